@@ -1,0 +1,57 @@
+#pragma once
+// A non-owning, strided view of an n-dimensional array on the host or a CUDA device: what the
+// C++ API takes, and what the Python bindings build from any DLPack array without copying.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ironkernels {
+
+enum class DType : std::uint8_t { float16, bfloat16, float32, float64 };
+
+/// Size of one element in bytes.
+std::size_t dtype_size(DType dt);
+/// The NumPy-style name ("float32", "bfloat16", ...).
+const char* dtype_name(DType dt);
+
+enum class DeviceType : std::uint8_t { cpu, cuda };
+
+struct Device {
+  DeviceType type = DeviceType::cpu;
+  int id = 0;
+  bool operator==(const Device& o) const { return type == o.type && id == o.id; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+};
+std::string device_name(const Device& d);
+
+/// A CUDA stream handle (cudaStream_t) carried without the CUDA headers; nullptr is the default stream.
+using Stream = void*;
+
+struct ArrayView {
+  void* data = nullptr;
+  DType dtype = DType::float32;
+  Device device{};
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;  ///< in elements, not bytes
+
+  int ndim() const { return static_cast<int>(shape.size()); }
+  std::int64_t size() const;
+  bool is_c_contiguous() const;
+
+  /// A C-contiguous view of host or device memory.
+  static ArrayView contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,
+                              Device device = {});
+};
+
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::float64;
+};
+
+}  // namespace ironkernels

@@ -1,0 +1,38 @@
+#pragma once
+// Fast Walsh–Hadamard transform.
+//
+// Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
+// H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
+// N = 2^k, k = 0 … kMaxLog2N, along the last axis, which must be contiguous (stride 1); the
+// leading (batch) dimensions may have any shape and strides. float16 and bfloat16 are computed in
+// float32 and rounded once at the end; float32 in float32; float64 in float64.
+// `out` may be the same array as `x` (in place); any other overlap is rejected.
+// Host arrays run on the CPU (all of cpu_threads() across the batch), CUDA arrays on their device,
+// ordered on `stream`; the call does not synchronize.
+#include <cstdint>
+#include <optional>
+
+#include "ironkernels/core/array.hpp"
+
+namespace ironkernels {
+
+struct FwtOptions {
+  int axis = -1;                ///< only the last axis for now
+  std::optional<double> scale;  ///< overrides `normalized`
+  bool normalized = false;      ///< scale = 1/sqrt(N)
+};
+
+constexpr int kFwtMaxLog2N = 15;
+
+/// Validates everything (throws TypeError / ValueError before touching `out`), then transforms.
+void fwt(const ArrayView& x, const ArrayView& out, const FwtOptions& options = {},
+         Stream stream = nullptr);
+
+/// Convenience for contiguous host rows: transforms `rows` rows of length `n` in place.
+template <class T>
+void fwt_inplace(T* data, std::int64_t rows, std::int64_t n, const FwtOptions& options = {}) {
+  ArrayView v = ArrayView::contiguous(data, dtype_of<T>::value, {rows, n});
+  fwt(v, v, options);
+}
+
+}  // namespace ironkernels

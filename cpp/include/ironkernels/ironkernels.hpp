@@ -1,0 +1,7 @@
+#pragma once
+// The whole C++ API.
+#include "ironkernels/core/array.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "ironkernels/core/version.hpp"
+#include "ironkernels/fwt.hpp"

@@ -1,0 +1,58 @@
+#include "ironkernels/core/array.hpp"
+
+#include "ironkernels/core/error.hpp"
+
+namespace ironkernels {
+
+std::size_t dtype_size(DType dt) {
+  switch (dt) {
+    case DType::float16:
+    case DType::bfloat16: return 2;
+    case DType::float32: return 4;
+    case DType::float64: return 8;
+  }
+  raise<TypeError>("unknown dtype");
+}
+
+const char* dtype_name(DType dt) {
+  switch (dt) {
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
+    case DType::float32: return "float32";
+    case DType::float64: return "float64";
+  }
+  return "unknown";
+}
+
+std::string device_name(const Device& d) {
+  return d.type == DeviceType::cpu ? std::string("cpu") : "cuda:" + std::to_string(d.id);
+}
+
+std::int64_t ArrayView::size() const {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+bool ArrayView::is_c_contiguous() const {
+  std::int64_t expected = 1;
+  for (int d = ndim() - 1; d >= 0; --d) {
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+ArrayView ArrayView::contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,
+                                Device device) {
+  ArrayView v;
+  v.data = data;
+  v.dtype = dtype;
+  v.device = device;
+  v.strides.assign(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) v.strides[d] = v.strides[d + 1] * shape[d + 1];
+  v.shape = std::move(shape);
+  return v;
+}
+
+}  // namespace ironkernels

@@ -1,0 +1,208 @@
+// CPU FWT kernels. Compiled once per ISA level with IRONKERNELS_CPU_ISA set to baseline, avx2 or
+// avx512 (and the matching -m flags); GCC vector extensions give portable SIMD of that width.
+//
+// Plan for a row of N = 2^n elements, with L the SIMD width in elements:
+//   1. the low log2(L) bits inside each vector (a shuffle and a ±1 FMA per stage, exact);
+//   2. the remaining bits as radix-8/4/2 passes over whole vectors (vertical adds only);
+//   3. rows larger than an L1-sized block B use H_N = (H_{N/B} ⊗ I_B)(I_{N/B} ⊗ H_B): every block of
+//      B is transformed while it sits in L1, then narrow column strips (in L2) take the rest.
+// Stages for different bits commute, so this order gives exactly H_N (and the same rounding as any
+// order up to the association of the adds, which is fixed, so results are deterministic).
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "fwt/fwt_cpu.hpp"
+
+#ifndef IRONKERNELS_CPU_ISA
+#error "IRONKERNELS_CPU_ISA must be defined"
+#endif
+#define IK_CAT2(a, b) a##b
+#define IK_CAT(a, b) IK_CAT2(a, b)
+
+namespace ironkernels::detail::IK_CAT(cpu_, IRONKERNELS_CPU_ISA) {
+namespace {
+
+#if defined(__AVX512F__)
+constexpr int kVecBytes = 64;
+#elif defined(__AVX2__)
+constexpr int kVecBytes = 32;
+#else
+constexpr int kVecBytes = 16;
+#endif
+
+template <class T>
+struct Simd {
+  static constexpr int L = kVecBytes / sizeof(T);
+  typedef T V __attribute__((vector_size(kVecBytes), aligned(sizeof(T)), may_alias));
+};
+
+template <class T>
+inline typename Simd<T>::V splat(T v) {
+  typename Simd<T>::V r;
+  for (int i = 0; i < Simd<T>::L; ++i) r[i] = v;
+  return r;
+}
+
+// Integer vector of the same width, for __builtin_shuffle masks.
+template <class T>
+struct Mask;
+template <>
+struct Mask<float> {
+  typedef std::int32_t M __attribute__((vector_size(kVecBytes)));
+};
+template <>
+struct Mask<double> {
+  typedef std::int64_t M __attribute__((vector_size(kVecBytes)));
+};
+
+// One butterfly stage on bit `b` inside a vector: r[i] = x[i^2^b] + (bit b of i ? -x[i] : x[i]).
+template <class T, int B>
+inline typename Simd<T>::V in_vector_stage(typename Simd<T>::V x) {
+  using V = typename Simd<T>::V;
+  using M = typename Mask<T>::M;
+  M perm;
+  V sign;
+  for (int i = 0; i < Simd<T>::L; ++i) {
+    perm[i] = i ^ (1 << B);
+    sign[i] = (i >> B) & 1 ? T(-1) : T(1);
+  }
+  V partner = __builtin_shuffle(x, perm);
+  return sign * x + partner;
+}
+
+template <class T, int B = 0>
+inline typename Simd<T>::V in_vector_all(typename Simd<T>::V x) {
+  if constexpr ((1 << B) < Simd<T>::L) {
+    return in_vector_all<T, B + 1>(in_vector_stage<T, B>(x));
+  } else {
+    return x;
+  }
+}
+
+template <class T>
+inline void butterfly(typename Simd<T>::V& a, typename Simd<T>::V& b) {
+  auto s = a + b;
+  b = a - b;
+  a = s;
+}
+
+// Radix-2^R over R bits of vector rows: rows p + t*hs (t < 2^R), each w vectors wide.
+template <class T, int R>
+inline void radix(typename Simd<T>::V* __restrict p, std::int64_t hs, std::int64_t w, bool scaled,
+                  T scale) {
+  using V = typename Simd<T>::V;
+  constexpr int K = 1 << R;
+  const V sv = splat<T>(scale);
+  for (std::int64_t c = 0; c < w; ++c) {
+    V a[K];
+    for (int t = 0; t < K; ++t) a[t] = p[t * hs + c];
+    for (int s = 0; s < R; ++s)
+      for (int t = 0; t < K; ++t)
+        if (!(t & (1 << s))) butterfly<T>(a[t], a[t | (1 << s)]);
+    if (scaled)
+      for (int t = 0; t < K; ++t) a[t] *= sv;
+    for (int t = 0; t < K; ++t) p[t * hs + c] = a[t];
+  }
+}
+
+// H_{2^a} along the rows of a (2^a × w)-vector block whose rows are `stride` vectors apart.
+// Blocks too large for L2 are split in two halves of bits (recursively) to stay cache-resident.
+template <class T>
+void hadamard_rows(typename Simd<T>::V* x, int a, std::int64_t stride, std::int64_t w, bool scaled,
+                   T scale) {
+  constexpr std::int64_t kL2Bytes = 256 * 1024;
+  if (a > 3 && (std::int64_t(1) << a) * w * kVecBytes > kL2Bytes) {
+    int a2 = a / 2, a1 = a - a2;
+    for (std::int64_t i = 0; i < (std::int64_t(1) << a1); ++i)
+      hadamard_rows<T>(x + (i << a2) * stride, a2, stride, w, false, T(1));
+    for (std::int64_t i = 0; i < (std::int64_t(1) << a2); ++i)
+      hadamard_rows<T>(x + i * stride, a1, stride << a2, w, scaled, scale);
+    return;
+  }
+  if (a == 0) {
+    if (scaled) radix<T, 0>(x, stride, w, true, scale);
+    return;
+  }
+  int s = 0;
+  while (s < a) {
+    const int step = (a - s) >= 3 ? 3 : (a - s);
+    const bool last = s + step == a;
+    const std::int64_t h = std::int64_t(1) << s, group = h << step;
+    for (std::int64_t g = 0; g < (std::int64_t(1) << a); g += group)
+      for (std::int64_t j = 0; j < h; ++j) {
+        auto* p = x + (g + j) * stride;
+        if (step == 3) radix<T, 3>(p, h * stride, w, last && scaled, scale);
+        else if (step == 2) radix<T, 2>(p, h * stride, w, last && scaled, scale);
+        else radix<T, 1>(p, h * stride, w, last && scaled, scale);
+      }
+    s += step;
+  }
+}
+
+// A row short enough for L1: in-vector stages, then radix passes over its vectors.
+template <class T>
+void row_in_cache(T* row, int log_n, bool scaled, T scale) {
+  using V = typename Simd<T>::V;
+  constexpr int L = Simd<T>::L;
+  const std::int64_t nv = (std::int64_t(1) << log_n) / L;
+  V* v = reinterpret_cast<V*>(row);
+  const int a = log_n - __builtin_ctz(L);
+  const bool scale_here = scaled && a == 0;
+  const V sv = splat<T>(scale);
+  for (std::int64_t i = 0; i < nv; ++i) {
+    V r = in_vector_all<T>(v[i]);
+    v[i] = scale_here ? r * sv : r;
+  }
+  if (a > 0) hadamard_rows<T>(v, a, 1, 1, scaled, scale);
+}
+
+// Rows shorter than one vector: plain scalar butterflies.
+template <class T>
+void row_scalar(T* x, int log_n, bool scaled, T scale) {
+  const std::int64_t n = std::int64_t(1) << log_n;
+  for (std::int64_t h = 1; h < n; h <<= 1)
+    for (std::int64_t i = 0; i < n; i += 2 * h)
+      for (std::int64_t j = i; j < i + h; ++j) {
+        T a = x[j], b = x[j + h];
+        x[j] = a + b;
+        x[j + h] = a - b;
+      }
+  if (scaled)
+    for (std::int64_t i = 0; i < n; ++i) x[i] *= scale;
+}
+
+template <class T>
+void fwt_row(T* x, int log_n, T scale) {
+  using V = typename Simd<T>::V;
+  constexpr int L = Simd<T>::L;
+  const bool scaled = scale != T(1);
+  if ((std::int64_t(1) << log_n) < L) return row_scalar<T>(x, log_n, scaled, scale);
+  constexpr int kL1Bytes = 16 * 1024;
+  constexpr int log_b = __builtin_ctz(kL1Bytes / sizeof(T));
+  if (log_n <= log_b) return row_in_cache<T>(x, log_n, scaled, scale);
+  // (I_A ⊗ H_B): each L1-sized block; then (H_A ⊗ I_B): column strips of kStrip vectors.
+  const std::int64_t B = std::int64_t(1) << log_b, A = std::int64_t(1) << (log_n - log_b);
+  for (std::int64_t i = 0; i < A; ++i) row_in_cache<T>(x + i * B, log_b, false, T(1));
+  constexpr std::int64_t kStrip = 256 / kVecBytes > 0 ? 256 / kVecBytes : 1;
+  const std::int64_t bv = B / L;
+  V* v = reinterpret_cast<V*>(x);
+  for (std::int64_t c = 0; c < bv; c += kStrip)
+    hadamard_rows<T>(v + c, log_n - log_b, bv, kStrip, scaled, scale);
+}
+
+template <class T>
+void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, T scale) {
+  for (std::int64_t r = 0; r < rows; ++r) fwt_row<T>(x + r * row_stride, log_n, scale);
+}
+
+}  // namespace
+
+void fwt_rows(float* x, std::int64_t rows, std::int64_t row_stride, int log_n, float scale) {
+  fwt_rows_impl<float>(x, rows, row_stride, log_n, scale);
+}
+void fwt_rows(double* x, std::int64_t rows, std::int64_t row_stride, int log_n, double scale) {
+  fwt_rows_impl<double>(x, rows, row_stride, log_n, scale);
+}
+
+}  // namespace ironkernels::detail::IK_CAT(cpu_, IRONKERNELS_CPU_ISA)

@@ -1,0 +1,455 @@
+#pragma once
+// CUDA FWT kernels and their launchers, instantiated per dtype by fwt_<dtype>.cu.
+//
+// CUDA FWT: one read and one write of global memory, the row held in registers.
+//
+// A block transforms a tile of 2^TILE_BITS elements: one row of N = 2^n (n = TILE_BITS) or several
+// short rows (then the bits >= n are row bits). Each element's index bits are owned as
+//   [0, v)            inside the thread's 16-byte vectors          (register butterflies)
+//   [v, v+5)          the lane                                     (__shfl_xor_sync butterflies)
+//   [v+5, v+5+h)      which of the thread's K vectors              (register butterflies)
+//   [v+5+h, TILE)     the warp                                     (corner turns through shared memory)
+// so every load and store instruction of a warp covers 512 contiguous bytes. A corner turn swaps up
+// to h warp bits with the h register-vector bits (already transformed) through shared memory, then
+// those bits are butterflied in registers; the low v+5 bits never move, so the final layout still
+// stores 512-byte segments. The per-bit stages commute, so their order does not change H_N.
+// Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
+// conflict-free without swizzling.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/cuda_check.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "fwt/fwt_plan.hpp"
+
+namespace ironkernels::detail::fwt_gpu {
+
+constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
+
+template <class T>
+struct Compute {
+  using type = float;
+};
+template <>
+struct Compute<double> {
+  using type = double;
+};
+
+struct KernelArgs {
+  const void* x;
+  void* y;
+  std::int64_t rows;
+  int log_n;
+  int batch_ndim;
+  std::int64_t shape[kFwtMaxBatchDims];
+  std::int64_t xs[kFwtMaxBatchDims];
+  std::int64_t ys[kFwtMaxBatchDims];
+  double scale;
+  bool scaled;
+};
+
+// Element offsets of row `r` (the common one- and zero-dimensional batches skip the divisions).
+__device__ __forceinline__ void row_offsets(const KernelArgs& a, std::int64_t r, std::int64_t& xo,
+                                            std::int64_t& yo) {
+  if (a.batch_ndim == 1) {
+    xo = r * a.xs[0];
+    yo = r * a.ys[0];
+    return;
+  }
+  xo = yo = 0;
+  for (int d = a.batch_ndim - 1; d >= 0; --d) {
+    const std::int64_t i = r % a.shape[d];
+    r /= a.shape[d];
+    xo += i * a.xs[d];
+    yo += i * a.ys[d];
+  }
+}
+
+// ------------------------------------------------------------------ 16-byte vector I/O
+// Streaming (evict-first) loads and stores: every byte is touched exactly once.
+template <class T, int V>
+struct VecIO;
+
+template <>
+struct VecIO<float, 4> {
+  __device__ static void load(const float* p, float (&o)[4]) {
+    const float4 q = __ldcs(reinterpret_cast<const float4*>(p));
+    o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
+  }
+  __device__ static void store(float* p, const float (&i)[4]) {
+    __stcs(reinterpret_cast<float4*>(p), make_float4(i[0], i[1], i[2], i[3]));
+  }
+};
+template <>
+struct VecIO<double, 2> {
+  __device__ static void load(const double* p, double (&o)[2]) {
+    const double2 q = __ldcs(reinterpret_cast<const double2*>(p));
+    o[0] = q.x, o[1] = q.y;
+  }
+  __device__ static void store(double* p, const double (&i)[2]) {
+    __stcs(reinterpret_cast<double2*>(p), make_double2(i[0], i[1]));
+  }
+};
+template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
+struct Vec16bit {
+  template <class T>
+  __device__ static void load(const T* p, float (&o)[8]) {
+    const uint4 q = __ldcs(reinterpret_cast<const uint4*>(p));
+    const T2* h = reinterpret_cast<const T2*>(&q);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float2 f = ToFloat2(h[i]);
+      o[2 * i] = f.x, o[2 * i + 1] = f.y;
+    }
+  }
+  template <class T>
+  __device__ static void store(T* p, const float (&in)[8]) {
+    uint4 q;
+    T2* h = reinterpret_cast<T2*>(&q);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) h[i] = FromFloat2(make_float2(in[2 * i], in[2 * i + 1]));
+    __stcs(reinterpret_cast<uint4*>(p), q);
+  }
+};
+__device__ inline float2 half2_to_float2(__half2 h) { return __half22float2(h); }
+__device__ inline __half2 float2_to_half2(float2 f) { return __float22half2_rn(f); }
+__device__ inline float2 bf162_to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
+__device__ inline __nv_bfloat162 float2_to_bf162(float2 f) { return __float22bfloat162_rn(f); }
+template <>
+struct VecIO<__half, 8> : Vec16bit<__half2, half2_to_float2, float2_to_half2> {};
+template <>
+struct VecIO<__nv_bfloat16, 8> : Vec16bit<__nv_bfloat162, bf162_to_float2, float2_to_bf162> {};
+
+// Scalar fallback (misaligned data, odd strides, rows shorter than a vector).
+template <class T>
+struct VecIO<T, 1> {
+  using C = typename Compute<T>::type;
+  __device__ static void load(const T* p, C (&o)[1]) { o[0] = static_cast<C>(*p); }
+  __device__ static void store(T* p, const C (&i)[1]) { *p = static_cast<T>(i[0]); }
+};
+template <>
+struct VecIO<__half, 1> {
+  __device__ static void load(const __half* p, float (&o)[1]) { o[0] = __half2float(*p); }
+  __device__ static void store(__half* p, const float (&i)[1]) { *p = __float2half_rn(i[0]); }
+};
+template <>
+struct VecIO<__nv_bfloat16, 1> {
+  __device__ static void load(const __nv_bfloat16* p, float (&o)[1]) { o[0] = __bfloat162float(*p); }
+  __device__ static void store(__nv_bfloat16* p, const float (&i)[1]) { *p = __float2bfloat16_rn(i[0]); }
+};
+
+// ------------------------------------------------------------------ layouts
+// Logical bit position held by register-vector bit s / warp bit u after `t` corner turns.
+// Turn t swaps warp bits [t*h, (t+1)*h) with register-vector bits [0, h).
+template <int v, int h, int w>
+struct Layout {
+  __host__ __device__ static constexpr int reg_pos(int t, int s) {
+    // Register bit s holds warp bit (t-1)*h + s after turn t, if that warp bit exists.
+    return (t > 0 && (t - 1) * h + s < w) ? v + 5 + h + (t - 1) * h + s : v + 5 + s;
+  }
+  __host__ __device__ static constexpr int warp_pos(int t, int u) {
+    // Warp bit u was swapped in turn u/h + 1 and gave its place to register bit u % h; that
+    // register bit's logical position is the one it held before that turn.
+    return (t > u / h) ? reg_pos(u / h, u % h) : v + 5 + h + u;
+  }
+};
+
+template <int v, int h, int w>
+constexpr int turns_needed() {
+  return w == 0 ? 0 : (w + h - 1) / h;
+}
+
+// Butterfly on a pair: (a, b) <- (a + b, a - b).
+template <class C>
+__device__ __forceinline__ void bfly(C& a, C& b) {
+  const C s = a + b;
+  b = a - b;
+  a = s;
+}
+
+template <class T, int V, int K, int WARPS>
+__global__ void __launch_bounds__(32 * WARPS) fwt_tile_kernel(const KernelArgs a) {
+  using C = typename Compute<T>::type;
+  constexpr int v = ilog2(V), h = ilog2(K), w = ilog2(WARPS);
+  constexpr int kTileBits = v + 5 + h + w;
+  using L = Layout<v, h, w>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  C* smem = reinterpret_cast<C*>(smem_raw);
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int log_n = a.log_n;
+  const std::int64_t n_mask = (std::int64_t(1) << log_n) - 1;
+  const std::int64_t row0 = std::int64_t(blockIdx.x) << (kTileBits - log_n);
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  T* __restrict__ y = static_cast<T*>(a.y);
+
+  // Tile index of register vector j in the layout after `t` turns.
+  auto tile_index = [&](auto t_const, int j) {
+    constexpr int t = decltype(t_const)::value;
+    int idx = lane << v;
+#pragma unroll
+    for (int s = 0; s < h; ++s) idx |= ((j >> s) & 1) << L::reg_pos(t, s);
+#pragma unroll
+    for (int u = 0; u < w; ++u) idx |= ((warp >> u) & 1) << L::warp_pos(t, u);
+    return idx;
+  };
+
+  C r[K][V];
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const int idx = tile_index(std::integral_constant<int, 0>{}, j);
+    const std::int64_t row = row0 + (idx >> log_n);
+    if (row < a.rows) {
+      std::int64_t xo, yo;
+      row_offsets(a, row, xo, yo);
+      VecIO<T, V>::load(x + xo + (idx & n_mask), r[j]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[j][e] = C(0);
+    }
+  }
+
+  // Bits inside the vectors.
+#pragma unroll
+  for (int b = 0; b < v; ++b)
+    if (b < log_n)
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e)
+          if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
+  // Bits across the thread's vectors.
+#pragma unroll
+  for (int s = 0; s < h; ++s)
+    if (v + 5 + s < log_n)
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (!(j & (1 << s)))
+#pragma unroll
+          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+  // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+#pragma unroll
+  for (int b = 0; b < 5; ++b)
+    if (v + b < log_n) {
+      const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
+          r[j][e] = fma(sign, r[j][e], p);
+        }
+    }
+
+  // Warp bits: corner turns (only configurations with one row per tile have transform warp bits).
+  constexpr int kTurns = turns_needed<v, h, w>();
+  constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
+  constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
+  constexpr int kChunkLen = V < kChunk ? V : kChunk;
+  auto smem_pos = [&](int idx, int c) {  // element idx, chunk c of its vector
+    return (c << (kTileBits - v + ilog2(kChunkLen))) + ((idx >> v) << ilog2(kChunkLen));
+  };
+  auto turn = [&](auto t_const) {
+    constexpr int t = decltype(t_const)::value;
+    if (t > 0) __syncthreads();  // the previous turn's reads are done
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const int idx = tile_index(std::integral_constant<int, t>{}, j);
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) smem[smem_pos(idx, c) + e] = r[j][c * kChunkLen + e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const int idx = tile_index(std::integral_constant<int, t + 1>{}, j);
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) r[j][c * kChunkLen + e] = smem[smem_pos(idx, c) + e];
+    }
+#pragma unroll
+    for (int s = 0; s < h; ++s)
+      if (t * h + s < w)
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+          if (!(j & (1 << s)))
+#pragma unroll
+            for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+  };
+  bool turned = false;
+  if constexpr (kTurns > 0) {
+    if (log_n > v + 5 + h) {
+      turned = true;
+      turn(std::integral_constant<int, 0>{});
+      if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
+      if constexpr (kTurns > 2) turn(std::integral_constant<int, 2>{});
+      if constexpr (kTurns > 3) turn(std::integral_constant<int, 3>{});
+      if constexpr (kTurns > 4) turn(std::integral_constant<int, 4>{});
+    }
+  }
+
+  if (a.scaled) {
+    const C sc = static_cast<C>(a.scale);
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[j][e] *= sc;
+  }
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    const int idx = turned ? tile_index(std::integral_constant<int, kTurns>{}, j)
+                           : tile_index(std::integral_constant<int, 0>{}, j);
+    const std::int64_t row = row0 + (idx >> log_n);
+    if (row < a.rows) {
+      std::int64_t xo, yo;
+      row_offsets(a, row, xo, yo);
+      VecIO<T, V>::store(y + yo + (idx & n_mask), r[j]);
+    }
+  }
+}
+
+// Fallback for data the vector path cannot take (misaligned pointers, strides that are not a
+// multiple of 16 bytes, rows shorter than a vector that are not packed): scalar, coalesced loads into
+// shared memory and every stage there. Correct for any layout; not the fast path.
+constexpr int kSmemThreads = 256;
+constexpr int kSmemMinTileBits = 11;
+
+template <class T>
+__global__ void __launch_bounds__(kSmemThreads) fwt_smem_kernel(const KernelArgs a, int tile_bits) {
+  using C = typename Compute<T>::type;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  C* smem = reinterpret_cast<C*>(smem_raw);
+  const int log_n = a.log_n, tile = 1 << tile_bits;
+  const std::int64_t n_mask = (std::int64_t(1) << log_n) - 1;
+  const std::int64_t row0 = std::int64_t(blockIdx.x) << (tile_bits - log_n);
+  for (int i = threadIdx.x; i < tile; i += kSmemThreads) {
+    const std::int64_t row = row0 + (i >> log_n);
+    C v[1] = {C(0)};
+    if (row < a.rows) {
+      std::int64_t xo, yo;
+      row_offsets(a, row, xo, yo);
+      VecIO<T, 1>::load(static_cast<const T*>(a.x) + xo + (i & n_mask), v);
+    }
+    smem[i] = v[0];
+  }
+  for (int b = 0; b < log_n; ++b) {
+    __syncthreads();
+    for (int p = threadIdx.x; p < tile / 2; p += kSmemThreads) {
+      const int lo = ((p >> b) << (b + 1)) | (p & ((1 << b) - 1));
+      bfly(smem[lo], smem[lo | (1 << b)]);
+    }
+  }
+  __syncthreads();
+  const C sc = a.scaled ? static_cast<C>(a.scale) : C(1);
+  for (int i = threadIdx.x; i < tile; i += kSmemThreads) {
+    const std::int64_t row = row0 + (i >> log_n);
+    if (row < a.rows) {
+      std::int64_t xo, yo;
+      row_offsets(a, row, xo, yo);
+      const C v[1] = {smem[i] * sc};
+      VecIO<T, 1>::store(static_cast<T*>(a.y) + yo + (i & n_mask), v);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ host side
+inline KernelArgs make_args(const FwtPlan& p) {
+  KernelArgs a{};
+  a.x = p.x;
+  a.y = p.y;
+  a.rows = p.rows;
+  a.log_n = p.log_n;
+  a.batch_ndim = p.batch_ndim;
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    a.shape[d] = p.batch_shape[d];
+    a.xs[d] = p.x_stride[d];
+    a.ys[d] = p.y_stride[d];
+  }
+  a.scale = p.scale;
+  a.scaled = p.scale != 1.0;
+  return a;
+}
+
+// Raises the dynamic shared-memory limit of a kernel once per device.
+template <class Kernel>
+void allow_smem(Kernel kernel, int bytes, int device) {
+  static unsigned long long done_mask = 0;  // one bit per device id < 64; races only repeat the call
+  if (bytes <= 48 * 1024 || (device < 64 && (done_mask >> device) & 1ull)) return;
+  IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  if (device < 64) done_mask |= 1ull << device;
+}
+
+// Launches the tile kernel for storage type T with V elements per vector and K vectors per thread.
+// Short rows: kLocalWarps warps per block, each warp on its own rows (no shared memory).
+// Long rows: one row per block, 2^(n - (v+5+h)) warps, corner turns through shared memory.
+template <class T, int V, int K>
+void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
+  using C = typename Compute<T>::type;
+  constexpr int v = ilog2(V), h = ilog2(K), local_bits = v + 5 + h;
+  constexpr int kLocalWarps = 4;
+  const int n = a.log_n;
+  auto go = [&](auto kernel, int warps, int tile_bits) {
+    const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - n);
+    const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
+    if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
+    const int smem = n > local_bits ? int(sizeof(C)) << tile_bits : 0;
+    allow_smem(kernel, smem, device);
+    kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, stream>>>(a);
+    IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
+  };
+  switch (n <= local_bits ? 0 : n - local_bits) {
+    case 0: return go(fwt_tile_kernel<T, V, K, kLocalWarps>, kLocalWarps, local_bits + ilog2(kLocalWarps));
+    case 1: return go(fwt_tile_kernel<T, V, K, 2>, 2, local_bits + 1);
+    case 2: return go(fwt_tile_kernel<T, V, K, 4>, 4, local_bits + 2);
+    case 3: return go(fwt_tile_kernel<T, V, K, 8>, 8, local_bits + 3);
+    case 4: return go(fwt_tile_kernel<T, V, K, 16>, 16, local_bits + 4);
+    case 5: return go(fwt_tile_kernel<T, V, K, 32>, 32, local_bits + 5);
+    default: raise<ValueError>("fwt: N = 2^", n, " does not fit one CUDA tile for this dtype");
+  }
+}
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+// Vector path when both pointers are 16-byte aligned and every row start is too, and each vector
+// lies inside one row (or the rows are packed back to back and the total is a whole number of vectors).
+inline bool can_vectorize(const FwtPlan& p, int elems_per_vec) {
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
+  if (!aligned16(p.x) || !aligned16(p.y)) return false;
+  const std::int64_t n = std::int64_t(1) << p.log_n;
+  if (n >= elems_per_vec) {
+    for (int d = 0; d < p.batch_ndim; ++d)
+      if ((p.x_stride[d] * es) % 16 || (p.y_stride[d] * es) % 16) return false;
+    return true;
+  }
+  const bool packed = p.batch_ndim == 0 || (p.batch_ndim == 1 && p.x_stride[0] == n && p.y_stride[0] == n);
+  return packed && (p.rows * n) % elems_per_vec == 0;
+}
+
+template <class T>
+void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
+  using C = typename Compute<T>::type;
+  const int tile_bits = a.log_n > kSmemMinTileBits ? a.log_n : kSmemMinTileBits;
+  const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - a.log_n);
+  const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
+  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
+  const int smem = int(sizeof(C)) << tile_bits;
+  allow_smem(fwt_smem_kernel<T>, smem, device);
+  fwt_smem_kernel<T><<<static_cast<unsigned>(blocks), kSmemThreads, smem, stream>>>(a, tile_bits);
+  IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");
+}
+
+/// The dtype's launcher: K vectors of 16 bytes per thread on the fast path, else the fallback.
+template <class T, int K>
+void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
+  constexpr int V = 16 / sizeof(T);
+  const KernelArgs a = make_args(p);
+  if (can_vectorize(p, V)) return launch_tile<T, V, K>(a, stream, p.device.id);
+  return launch_smem<T>(a, stream, p.device.id);
+}
+
+}  // namespace ironkernels::detail::fwt_gpu

@@ -1,0 +1,38 @@
+"""ironkernels: GPU kernels under stated contracts.
+
+- :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA).
+
+Arrays from NumPy, PyTorch, CuPy (anything with ``__dlpack__``) are used in place, without copies;
+host arrays run on the CPU, CUDA arrays on their GPU, and results come back in the caller's framework.
+"""
+from __future__ import annotations
+
+import os as _os
+
+from . import _core
+from ._fwt import fwt
+from ._interop import empty
+
+__version__: str = _core.__version__
+
+__all__ = ["fwt", "empty", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+
+
+def build_info() -> dict:
+    """How this copy was built: version, CUDA on/off, architectures, cuBLAS, CPU kernel variants."""
+    return dict(_core.build_info())
+
+
+def cuda_devices() -> list:
+    """The CUDA devices this process sees (empty without CUDA, a driver or a GPU)."""
+    return list(_core.cuda_devices())
+
+
+def cmake_dir() -> str:
+    """Folder holding ironkernelsConfig.cmake: pass as ``-Dironkernels_DIR=...`` to CMake."""
+    return _os.path.join(_os.path.dirname(__file__), "lib", "cmake", "ironkernels")
+
+
+def include_dir() -> str:
+    """Folder holding the C++ headers (``ironkernels/ironkernels.hpp``)."""
+    return _os.path.join(_os.path.dirname(__file__), "include")

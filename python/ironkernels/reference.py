@@ -1,0 +1,40 @@
+"""Independent NumPy references used by the tests, the demo and the benchmarks (float64, slow, simple)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def hadamard_matrix(n: int) -> np.ndarray:
+    """The Sylvester Hadamard matrix H[i, j] = (-1)^popcount(i & j), float64."""
+    i = np.arange(n, dtype=np.uint64)
+    bits = np.bitwise_and(i[:, None], i[None, :])
+    parity = np.zeros_like(bits)
+    while bits.any():
+        parity ^= bits & np.uint64(1)
+        bits >>= np.uint64(1)
+    return np.where(parity == 0, 1.0, -1.0)
+
+
+def fwt_reference(x: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """scale · H_N · x along the last axis in float64, by the textbook radix-2 stages on reshapes."""
+    y = np.array(x, dtype=np.float64, copy=True)
+    n = y.shape[-1]
+    shape = y.shape
+    h = 1
+    while h < n:
+        y = y.reshape(-1, n // (2 * h), 2, h)
+        y = np.stack([y[:, :, 0] + y[:, :, 1], y[:, :, 0] - y[:, :, 1]], axis=2)
+        h *= 2
+    return y.reshape(shape) * scale
+
+
+def bf16_bits_from_float(x: np.ndarray) -> np.ndarray:
+    """float32 values -> bfloat16 bit patterns (uint16), round to nearest even."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def float_from_bf16_bits(b: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns (uint16) -> float32 values (exact)."""
+    return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)

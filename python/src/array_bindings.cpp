@@ -1,0 +1,80 @@
+// A minimal array allocator and copier, so that the package can hold device data (the demo,
+// callers whose framework cannot allocate) without PyTorch or CuPy. The arrays export DLPack.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "ironkernels/core/runtime.hpp"
+#include "ndarray_view.hpp"
+
+namespace nb = nanobind;
+using namespace ironkernels;
+
+namespace {
+nb::dlpack::dtype dlpack_dtype(const std::string& name) {
+  using code = nb::dlpack::dtype_code;
+  auto make = [](code c, int bits) {
+    nb::dlpack::dtype d;
+    d.code = static_cast<std::uint8_t>(c);
+    d.bits = static_cast<std::uint8_t>(bits);
+    d.lanes = 1;
+    return d;
+  };
+  if (name == "float16") return make(code::Float, 16);
+  if (name == "bfloat16") return make(code::Bfloat, 16);
+  if (name == "float32") return make(code::Float, 32);
+  if (name == "float64") return make(code::Float, 64);
+  if (name == "uint8") return make(code::UInt, 8);
+  raise<TypeError>("dtype '", name, "' is not accepted; accepted: float16, bfloat16, float32, float64, uint8");
+}
+}  // namespace
+
+void bind_array(nb::module_& m) {
+  m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& device, int device_id) {
+    const nb::dlpack::dtype dt = dlpack_dtype(dtype);
+    std::int64_t count = 1;
+    for (auto s : shape) {
+      if (s < 0) raise<ValueError>("empty: shape has a negative extent ", s);
+      count *= s;
+    }
+    Device dev;
+    int dl_device;
+    if (device == "cpu") {
+      dev = {DeviceType::cpu, 0};
+      dl_device = nb::device::cpu::value;
+    } else if (device == "cuda") {
+      dev = {DeviceType::cuda, device_id};
+      dl_device = nb::device::cuda::value;
+    } else {
+      raise<ValueError>("empty: device must be 'cpu' or 'cuda', got '", device, "'");
+    }
+    auto* buf = new Buffer(static_cast<std::size_t>(count) * (dt.bits / 8), dev);
+    nb::capsule owner(buf, [](void* p) noexcept { delete static_cast<Buffer*>(p); });
+    std::vector<std::size_t> ushape(shape.begin(), shape.end());
+    return nb::ndarray<>(buf->data(), ushape.size(), ushape.data(), owner, nullptr, dt, dl_device, device_id);
+  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device") = "cpu", nb::arg("device_id") = 0,
+     "Uninitialised C-contiguous array on the host or a CUDA device (exports DLPack).");
+
+  m.def("copy_", [](nb::ndarray<> dst, nb::ndarray<nb::ro> src, std::uintptr_t stream) {
+    const ArrayView d = python::to_view(dst, "dst", true), s = python::to_view(src, "src", true);
+    if (!d.is_c_contiguous() || !s.is_c_contiguous()) raise<ValueError>("copy_: dst and src must be C-contiguous");
+    if (d.shape != s.shape || d.dtype != s.dtype) raise<ValueError>("copy_: dst and src must have the same shape and dtype");
+    nb::gil_scoped_release release;
+    copy_bytes(d.data, d.device, s.data, s.device, static_cast<std::size_t>(d.size()) * dtype_size(d.dtype),
+               python::to_stream(stream));
+  }, nb::arg("dst").noconvert(), nb::arg("src").noconvert(), nb::arg("stream") = 0,
+     "Copy src into dst (host or device, ordered on `stream`).");
+
+  m.def("fill_bytes_", [](nb::ndarray<> dst, int value, std::uintptr_t stream) {
+    const ArrayView d = python::to_view(dst, "dst", true);
+    if (!d.is_c_contiguous()) raise<ValueError>("fill_bytes_: dst must be C-contiguous");
+    nb::gil_scoped_release release;
+    fill_bytes(d.data, d.device, value, static_cast<std::size_t>(d.size()) * dtype_size(d.dtype), python::to_stream(stream));
+  }, nb::arg("dst").noconvert(), nb::arg("value"), nb::arg("stream") = 0,
+     "Set every byte of dst to `value` (poisoning outputs in tests and benchmarks).");
+}

@@ -1,0 +1,148 @@
+"""FWT on CUDA: every dtype and N = 2^0 … 2^15 against the CPU path and a float64 reference, outputs
+poisoned before each run and every element checked; layouts, fallbacks, streams, determinism."""
+import numpy as np
+import pytest
+
+import ironkernels
+from ironkernels import _core
+
+from fwt_helpers import DTYPES, assert_fwt_close, np_dtype, random_input
+
+pytestmark = pytest.mark.gpu
+
+
+def _torch():
+    """torch with CUDA (GPU tests use it to hold device arrays)."""
+    return pytest.importorskip("torch")
+
+
+TORCH_DTYPE = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16"}
+
+
+def to_cuda(t, x_np, dtype):
+    """NumPy (ml_dtypes for bf16) -> torch CUDA tensor with the same values."""
+    tdt = getattr(t, TORCH_DTYPE[dtype])
+    return t.from_numpy(np.asarray(x_np).astype(np.float32)).to("cuda").to(tdt)
+
+
+def to_numpy(t, y, dtype):
+    return y.to(t.float64).cpu().numpy() if dtype != "float64" else y.cpu().numpy()
+
+
+def poisoned_like(t, x):
+    out = t.empty_like(x)
+    out.fill_(float("nan"))
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("log_n", range(0, 16))
+def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
+    t = _torch()
+    n = 1 << log_n
+    for batch in (1, 3, 37 if log_n < 14 else 5):
+        x = random_input(rng, (batch, n), dtype)
+        xd = to_cuda(t, x, dtype)
+        out = poisoned_like(t, xd)
+        y = ironkernels.fwt(xd, out=out)
+        assert y is out
+        t.cuda.synchronize()
+        got = to_numpy(t, y, dtype)
+        cpu = ironkernels.fwt(x)
+        # GPU and CPU add in different orders: each meets the contract, and they agree within it.
+        assert_fwt_close(cpu, x, dtype)
+        assert_fwt_close(got, x, dtype, other=cpu)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("log_n", [0, 2, 5, 9, 12, 15])
+def test_gpu_scaled_in_place_and_strided(rng, dtype, log_n):
+    t = _torch()
+    n = 1 << log_n
+    x = random_input(rng, (4, 6, n), dtype)
+    xd = to_cuda(t, x, dtype)
+    view = xd[1::2, ::3]  # strided batch dims
+    ref_in = np.asarray(x, np.float64)[1::2, ::3]
+    y = ironkernels.fwt(view, normalized=True)
+    t.cuda.synchronize()
+    assert_fwt_close(to_numpy(t, y, dtype), ref_in, dtype, scale=n**-0.5)
+    ironkernels.fwt(view, out=view, scale=-2.0)  # in place on a strided view
+    t.cuda.synchronize()
+    assert_fwt_close(to_numpy(t, view, dtype), ref_in, dtype, scale=-2.0)
+    # The rows not in the view are untouched.
+    untouched = to_numpy(t, xd[0::2], dtype)
+    np.testing.assert_array_equal(untouched, np.asarray(x, np.float64)[0::2])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("log_n", [1, 3, 8, 13, 15])
+def test_gpu_misaligned_takes_the_fallback(rng, dtype, log_n):
+    t = _torch()
+    n = 1 << log_n
+    x = random_input(rng, (3 * n + 1,), dtype)
+    xd = to_cuda(t, x, dtype)
+    view = xd[1:].view(3, n)  # starts 1 element past a 16-byte boundary
+    out = poisoned_like(t, view)
+    ironkernels.fwt(view, out=out)
+    t.cuda.synchronize()
+    assert_fwt_close(to_numpy(t, out, dtype), np.asarray(x, np.float64)[1:].reshape(3, n), dtype)
+
+
+def test_gpu_deterministic_run_to_run(rng):
+    t = _torch()
+    for dtype in DTYPES:
+        xd = to_cuda(t, random_input(rng, (64, 1 << 13), dtype), dtype)
+        a, b = ironkernels.fwt(xd), ironkernels.fwt(xd)
+        assert t.equal(a, b)
+
+
+def test_gpu_streams(rng):
+    t = _torch()
+    x = to_cuda(t, random_input(rng, (256, 4096), "float32"), "float32")
+    s = t.cuda.Stream()
+    for handle in (s, s.cuda_stream):
+        with t.cuda.stream(s):
+            y = ironkernels.fwt(x, stream=handle)
+        s.synchronize()
+        assert_fwt_close(y.cpu().numpy(), x.cpu().numpy(), "float32")
+    with t.cuda.stream(s):  # default: torch's current stream
+        y = ironkernels.fwt(x)
+    s.synchronize()
+    assert_fwt_close(y.cpu().numpy(), x.cpu().numpy(), "float32")
+
+
+def test_gpu_framework_free_arrays(rng):
+    x = random_input(rng, (16, 1024), "float32")
+    dx = ironkernels.empty(x.shape, "float32", "cuda")
+    dy = ironkernels.empty(x.shape, "float32", "cuda")
+    _core.copy_(dx, x)
+    _core.fill_bytes_(dy, 0xFF)
+    ironkernels.fwt(dx, out=dy)
+    got = np.empty_like(x)
+    _core.copy_(got, dy)
+    _core.synchronize()
+    assert_fwt_close(got, x, "float32")
+
+
+def test_gpu_cupy_in_cupy_out(rng):
+    cupy = pytest.importorskip("cupy")
+    x = random_input(rng, (8, 2048), "float32")
+    y = ironkernels.fwt(cupy.asarray(x))
+    assert isinstance(y, cupy.ndarray)
+    assert_fwt_close(cupy.asnumpy(y), x, "float32")
+
+
+def test_gpu_errors_leave_out_untouched(rng):
+    t = _torch()
+    big = t.zeros((2, 1 << 16), device="cuda")
+    with pytest.raises(ValueError, match="2\\^15"):
+        ironkernels.fwt(big)
+    x = t.ones((2, 8), device="cuda")
+    host_out = np.full((2, 8), 7.0, np.float32)
+    with pytest.raises(ValueError, match="same device"):
+        ironkernels.fwt(x, out=host_out)
+    assert (host_out == 7.0).all()
+    out = t.full((2, 8), 7.0, device="cuda", dtype=t.float64)
+    with pytest.raises(TypeError, match="dtype"):
+        ironkernels.fwt(x, out=out)
+    assert bool((out == 7.0).all())
