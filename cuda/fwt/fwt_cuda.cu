@@ -31,8 +31,9 @@ __global__ void fwt_halves_kernel(const KernelArgs a, std::int64_t half) {
   p[half] = static_cast<T>(hi);
 }
 
-// float64 rows of 2^15 (256 KB) do not fit one block's registers: transform the two halves as rows
-// of 2^14, then combine them. Two passes over memory; the 2^(n<=14) rows stay single-pass.
+// float64 rows of 2^15 (256 KB) do not fit one block's registers. Hopper splits them over a
+// cluster (one pass); elsewhere the two halves are transformed as rows of 2^14 and then combined,
+// two passes over memory.
 void fwt_cuda_float64_split(const FwtPlan& plan, cudaStream_t stream) {
   constexpr int kTileLog = 14;
   if (plan.log_n != kTileLog + 1 || plan.batch_ndim >= kFwtMaxBatchDims)
@@ -65,7 +66,9 @@ void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
     case DType::float16: return fwt_cuda_float16(plan, stream);
     case DType::bfloat16: return fwt_cuda_bfloat16(plan, stream);
     case DType::float64:
-      return plan.log_n <= 14 ? fwt_cuda_float64(plan, stream) : fwt_cuda_float64_split(plan, stream);
+      return plan.log_n <= 14 || fwt_gpu::clusters_available(plan.device.id)
+                 ? fwt_cuda_float64(plan, stream)
+                 : fwt_cuda_float64_split(plan, stream);
   }
 }
 

@@ -20,10 +20,15 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <map>
+#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "fwt/fwt_plan.hpp"
+#include "ironkernels/fwt.hpp"
 
 namespace ironkernels::detail::fwt_gpu {
 
@@ -147,8 +152,10 @@ struct VecIO<__nv_bfloat16, 1> {
 template <int v, int h, int w>
 struct Layout {
   __host__ __device__ static constexpr int reg_pos(int t, int s) {
-    // Register bit s holds warp bit (t-1)*h + s after turn t, if that warp bit exists.
-    return (t > 0 && (t - 1) * h + s < w) ? v + 5 + h + (t - 1) * h + s : v + 5 + s;
+    // Turn t (1-based) gives register bit s the place of warp bit (t-1)*h + s, if that exists;
+    // otherwise the bit keeps what it held after turn t-1.
+    return t == 0 ? v + 5 + s
+                  : (t - 1) * h + s < w ? v + 5 + h + (t - 1) * h + s : reg_pos(t - 1, s);
   }
   __host__ __device__ static constexpr int warp_pos(int t, int u) {
     // Warp bit u was swapped in turn u/h + 1 and gave its place to register bit u % h; that
@@ -162,6 +169,16 @@ constexpr int turns_needed() {
   return w == 0 ? 0 : (w + h - 1) / h;
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Generic address of the same shared-memory location in CTA `rank` of this cluster (mapa).
+template <class C>
+__device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
+  std::uint64_t out;
+  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<std::uint64_t>(p)), "r"(rank));
+  return reinterpret_cast<const C*>(out);
+}
+#endif
+
 // Butterfly on a pair: (a, b) <- (a + b, a - b).
 template <class C>
 __device__ __forceinline__ void bfly(C& a, C& b) {
@@ -170,19 +187,36 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
   a = s;
 }
 
-template <class T, int V, int K, int WARPS>
-__global__ void __launch_bounds__(32 * WARPS) fwt_tile_kernel(const KernelArgs a) {
+constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (rows per block > 1)
+
+// Warps per CTA for rows of 2^n_cta elements with V-element vectors and K vectors per thread.
+constexpr int tile_warps(int v, int h, int n_cta) {
+  return n_cta <= v + 5 + h ? kLocalWarps : 1 << (n_cta - (v + 5 + h));
+}
+
+// The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
+// every stage, bit position and address weight is a compile-time constant: no run-time branches
+// (and the register moves they force) between the butterflies.
+// CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
+// 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
+// reading the partner CTAs' values from distributed shared memory.
+template <class T, int V, int K, int LOG_N, int CLUSTER>
+__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)))
+    fwt_tile_kernel(const KernelArgs a) {
   using C = typename Compute<T>::type;
-  constexpr int v = ilog2(V), h = ilog2(K), w = ilog2(WARPS);
+  constexpr int v = ilog2(V), h = ilog2(K), c_bits = ilog2(CLUSTER);
+  constexpr int kN = LOG_N - c_bits;  // transform bits inside one CTA
+  constexpr int WARPS = tile_warps(v, h, kN), w = ilog2(WARPS);
+  [[maybe_unused]] constexpr int kThreads = 32 * WARPS;
   constexpr int kTileBits = v + 5 + h + w;
+  static_assert(CLUSTER == 1 || kTileBits == kN, "a cluster holds exactly one row");
   using L = Layout<v, h, w>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   C* smem = reinterpret_cast<C*>(smem_raw);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int log_n = a.log_n;
-  const std::int64_t n_mask = (std::int64_t(1) << log_n) - 1;
-  const std::int64_t row0 = std::int64_t(blockIdx.x) << (kTileBits - log_n);
+  const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
+  const std::int64_t row0 = std::int64_t(blockIdx.x / CLUSTER) << (kTileBits - kN);
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
 
@@ -197,55 +231,76 @@ __global__ void __launch_bounds__(32 * WARPS) fwt_tile_kernel(const KernelArgs a
     return idx;
   };
 
+  // Rows are a uniform stride apart (the launcher sends other batches to the fallback), so the
+  // memory offset of a tile index is linear in its bits: bit p weighs 2^p inside a row and
+  // 2^(p-n)·stride above. Each layout needs one per-thread base plus h per-register-bit weights.
+  const std::int64_t xs = a.batch_ndim ? a.xs[0] : 0, ys = a.batch_ndim ? a.ys[0] : 0;
+  auto weight = [&](int p, std::int64_t stride) -> std::int64_t {
+    return p < kN ? std::int64_t(1) << p : stride << (p - kN);
+  };
+  auto thread_offset = [&](auto t_const, std::int64_t stride) {
+    constexpr int t = decltype(t_const)::value;
+    std::int64_t off = row0 * stride + (std::int64_t(rank) << kN);
+#pragma unroll
+    for (int b = 0; b < 5; ++b)
+      if ((lane >> b) & 1) off += weight(v + b, stride);
+#pragma unroll
+    for (int u = 0; u < w; ++u)
+      if ((warp >> u) & 1) off += weight(L::warp_pos(t, u), stride);
+    return off;
+  };
+  // Full tiles (all but possibly the last) skip the per-vector row check.
+  const bool full_tile = row0 + (std::int64_t(1) << (kTileBits - kN)) <= a.rows;
+
   C r[K][V];
+  {
+    const T* xt = x + thread_offset(std::integral_constant<int, 0>{}, xs);
 #pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const int idx = tile_index(std::integral_constant<int, 0>{}, j);
-    const std::int64_t row = row0 + (idx >> log_n);
-    if (row < a.rows) {
-      std::int64_t xo, yo;
-      row_offsets(a, row, xo, yo);
-      VecIO<T, V>::load(x + xo + (idx & n_mask), r[j]);
-    } else {
+    for (int j = 0; j < K; ++j) {
+      std::int64_t off = 0;
 #pragma unroll
-      for (int e = 0; e < V; ++e) r[j][e] = C(0);
+      for (int s = 0; s < h; ++s)
+        if ((j >> s) & 1) off += weight(L::reg_pos(0, s), xs);
+      if (full_tile || row0 + (tile_index(std::integral_constant<int, 0>{}, j) >> kN) < a.rows) {
+        VecIO<T, V>::load(xt + off, r[j]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) r[j][e] = C(0);
+      }
     }
   }
 
   // Bits inside the vectors.
 #pragma unroll
-  for (int b = 0; b < v; ++b)
-    if (b < log_n)
+  for (int b = 0; b < v && b < kN; ++b)
 #pragma unroll
-      for (int j = 0; j < K; ++j)
+    for (int j = 0; j < K; ++j)
 #pragma unroll
-        for (int e = 0; e < V; ++e)
-          if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
+      for (int e = 0; e < V; ++e)
+        if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
   // Bits across the thread's vectors.
 #pragma unroll
-  for (int s = 0; s < h; ++s)
-    if (v + 5 + s < log_n)
+  for (int s = 0; s < h && v + 5 + s < kN; ++s)
 #pragma unroll
-      for (int j = 0; j < K; ++j)
-        if (!(j & (1 << s)))
+    for (int j = 0; j < K; ++j)
+      if (!(j & (1 << s)))
 #pragma unroll
-          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+        for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
   // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
 #pragma unroll
-  for (int b = 0; b < 5; ++b)
-    if (v + b < log_n) {
-      const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+  for (int b = 0; b < 5 && v + b < kN; ++b) {
+    const C sign = (lane >> b) & 1 ? C(-1) : C(1);
 #pragma unroll
-      for (int j = 0; j < K; ++j)
+    for (int j = 0; j < K; ++j)
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
-          r[j][e] = fma(sign, r[j][e], p);
-        }
-    }
+      for (int e = 0; e < V; ++e) {
+        const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
+        r[j][e] = fma(sign, r[j][e], p);
+      }
+  }
 
-  // Warp bits: corner turns (only configurations with one row per tile have transform warp bits).
-  constexpr int kTurns = turns_needed<v, h, w>();
+  // Warp bits: corner turns through shared memory (only when a row spans several warps).
+  constexpr int kTurns = kN > v + 5 + h ? turns_needed<v, h, w>() : 0;
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
@@ -273,24 +328,60 @@ __global__ void __launch_bounds__(32 * WARPS) fwt_tile_kernel(const KernelArgs a
         for (int e = 0; e < kChunkLen; ++e) r[j][c * kChunkLen + e] = smem[smem_pos(idx, c) + e];
     }
 #pragma unroll
-    for (int s = 0; s < h; ++s)
-      if (t * h + s < w)
+    for (int s = 0; s < h && t * h + s < w; ++s)
 #pragma unroll
-        for (int j = 0; j < K; ++j)
-          if (!(j & (1 << s)))
+      for (int j = 0; j < K; ++j)
+        if (!(j & (1 << s)))
 #pragma unroll
-            for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
   };
-  bool turned = false;
-  if constexpr (kTurns > 0) {
-    if (log_n > v + 5 + h) {
-      turned = true;
-      turn(std::integral_constant<int, 0>{});
-      if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
-      if constexpr (kTurns > 2) turn(std::integral_constant<int, 2>{});
-      if constexpr (kTurns > 3) turn(std::integral_constant<int, 3>{});
-      if constexpr (kTurns > 4) turn(std::integral_constant<int, 4>{});
-    }
+  if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
+  if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
+  if constexpr (kTurns > 2) turn(std::integral_constant<int, 2>{});
+  if constexpr (kTurns > 3) turn(std::integral_constant<int, 3>{});
+  if constexpr (kTurns > 4) turn(std::integral_constant<int, 4>{});
+
+  if constexpr (CLUSTER > 1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Cluster bits: every thread parks its values in its own shared memory (thread-major 16-byte
+    // chunks, conflict-free), and reads the same slots of the partner CTAs, which hold the elements
+    // that differ from its own only in the cluster bits.
+    if constexpr (kTurns > 0) __syncthreads();  // the turns' reads of smem are done
+    auto slot = [&](int j, int c) { return ((j * kChunks + c) * kThreads + int(threadIdx.x)) * kChunkLen; };
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) smem[slot(j, c) + e] = r[j][c * kChunkLen + e];
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    const C* part[CLUSTER];
+#pragma unroll
+    for (int q = 0; q < CLUSTER; ++q) part[q] = map_cluster_rank(smem, q);
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) {
+          C val[CLUSTER];  // element (rank q) of this slot, q = 0..CLUSTER-1
+#pragma unroll
+          for (int q = 0; q < CLUSTER; ++q) val[q] = q == rank ? r[j][c * kChunkLen + e] : part[q][slot(j, c) + e];
+#pragma unroll
+          for (int b = 0; b < c_bits; ++b)
+#pragma unroll
+            for (int q = 0; q < CLUSTER; ++q)
+              if (!(q & (1 << b))) bfly(val[q], val[q | (1 << b)]);
+          C out = val[0];
+#pragma unroll
+          for (int q = 1; q < CLUSTER; ++q) out = q == rank ? val[q] : out;
+          r[j][c * kChunkLen + e] = out;
+        }
+    // No CTA may leave (its shared memory) while partners still read it.
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __trap();  // cluster kernels are only launched on compute capability >= 9.0
+#endif
   }
 
   if (a.scaled) {
@@ -300,21 +391,24 @@ __global__ void __launch_bounds__(32 * WARPS) fwt_tile_kernel(const KernelArgs a
 #pragma unroll
       for (int e = 0; e < V; ++e) r[j][e] *= sc;
   }
+  {
+    constexpr int t = kTurns;
+    T* yt = y + thread_offset(std::integral_constant<int, t>{}, ys);
 #pragma unroll
-  for (int j = 0; j < K; ++j) {
-    const int idx = turned ? tile_index(std::integral_constant<int, kTurns>{}, j)
-                           : tile_index(std::integral_constant<int, 0>{}, j);
-    const std::int64_t row = row0 + (idx >> log_n);
-    if (row < a.rows) {
-      std::int64_t xo, yo;
-      row_offsets(a, row, xo, yo);
-      VecIO<T, V>::store(y + yo + (idx & n_mask), r[j]);
+    for (int j = 0; j < K; ++j) {
+      std::int64_t off = 0;
+#pragma unroll
+      for (int s = 0; s < h; ++s)
+        if ((j >> s) & 1) off += weight(L::reg_pos(t, s), ys);
+      if (full_tile || row0 + (tile_index(std::integral_constant<int, t>{}, j) >> kN) < a.rows)
+        VecIO<T, V>::store(yt + off, r[j]);
     }
   }
 }
 
 // Fallback for data the vector path cannot take (misaligned pointers, strides that are not a
-// multiple of 16 bytes, rows shorter than a vector that are not packed): scalar, coalesced loads into
+// multiple of 16 bytes, rows shorter than a vector that are not packed, batches whose dims do not
+// collapse to one uniform stride): scalar, coalesced loads into
 // shared memory and every stage there. Correct for any layout; not the fast path.
 constexpr int kSmemThreads = 256;
 constexpr int kSmemMinTileBits = 11;
@@ -375,41 +469,90 @@ inline KernelArgs make_args(const FwtPlan& p) {
   return a;
 }
 
-// Raises the dynamic shared-memory limit of a kernel once per device.
-template <class Kernel>
-void allow_smem(Kernel kernel, int bytes, int device) {
-  static unsigned long long done_mask = 0;  // one bit per device id < 64; races only repeat the call
-  if (bytes <= 48 * 1024 || (device < 64 && (done_mask >> device) & 1ull)) return;
+// Raises a kernel's dynamic shared-memory limit above the 48 KB default, per (kernel, device),
+// whenever a launch needs more than what was set before.
+inline void allow_smem(const void* kernel, int bytes, int device) {
+  if (bytes <= 48 * 1024) return;
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int> limit;
+  std::lock_guard<std::mutex> lock(mutex);
+  int& current = limit[{kernel, device}];
+  if (bytes <= current) return;
   IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  if (device < 64) done_mask |= 1ull << device;
+  current = bytes;
 }
 
-// Launches the tile kernel for storage type T with V elements per vector and K vectors per thread.
-// Short rows: kLocalWarps warps per block, each warp on its own rows (no shared memory).
-// Long rows: one row per block, 2^(n - (v+5+h)) warps, corner turns through shared memory.
-template <class T, int V, int K>
-void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
+// Thread-block clusters need compute capability 9.0 (and the driver's cluster launch);
+// IRONKERNELS_FWT_CLUSTERS=0 turns them off, to compare both paths on one machine.
+inline bool clusters_available(int device) {
+  static std::mutex mutex;
+  static std::map<int, bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(device);
+  if (it != known.end()) return it->second;
+  int major = 0, cluster_launch = 0;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
+  const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
+  const bool on = major >= 9 && cluster_launch && !(env && env[0] == '0');
+  known[device] = on;
+  return on;
+}
+
+// One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps,
+// no shared memory), long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps.
+template <class T, int V, int K, int LOG_N, int CLUSTER>
+void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
-  constexpr int v = ilog2(V), h = ilog2(K), local_bits = v + 5 + h;
-  constexpr int kLocalWarps = 4;
-  const int n = a.log_n;
-  auto go = [&](auto kernel, int warps, int tile_bits) {
-    const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - n);
-    const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
-    if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
-    const int smem = n > local_bits ? int(sizeof(C)) << tile_bits : 0;
-    allow_smem(kernel, smem, device);
+  constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
+  constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
+  const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
+  const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile * CLUSTER;
+  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
+  const int smem = (kN > v + 5 + h || CLUSTER > 1) ? int(sizeof(C)) << tile_bits : 0;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER>;
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  if constexpr (CLUSTER == 1) {
     kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, stream>>>(a);
     IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
-  };
-  switch (n <= local_bits ? 0 : n - local_bits) {
-    case 0: return go(fwt_tile_kernel<T, V, K, kLocalWarps>, kLocalWarps, local_bits + ilog2(kLocalWarps));
-    case 1: return go(fwt_tile_kernel<T, V, K, 2>, 2, local_bits + 1);
-    case 2: return go(fwt_tile_kernel<T, V, K, 4>, 4, local_bits + 2);
-    case 3: return go(fwt_tile_kernel<T, V, K, 8>, 8, local_bits + 3);
-    case 4: return go(fwt_tile_kernel<T, V, K, 16>, 16, local_bits + 4);
-    case 5: return go(fwt_tile_kernel<T, V, K, 32>, 32, local_bits + 5);
-    default: raise<ValueError>("fwt: N = 2^", n, " does not fit one CUDA tile for this dtype");
+  } else {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(32 * warps);
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = CLUSTER;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+  }
+}
+
+// Dispatches N = 2^a.log_n to its compile-time configuration. Rows that would need more than 16
+// warps in one CTA are split over a cluster where clusters exist (two CTAs per SM then stay
+// resident and overlap their memory and compute phases); beyond 32 warps a cluster is required.
+template <class T, int V, int K, int LOG_N = 0>
+void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
+  if constexpr (LOG_N > kFwtMaxLog2N) {
+    raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
+  } else {
+    if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
+    constexpr int local = ilog2(V) + 5 + ilog2(K);
+    constexpr int preferred = LOG_N > local + 4 ? LOG_N - (local + 4) : 0;  // cluster bits
+    constexpr int required = LOG_N > local + 5 ? LOG_N - (local + 5) : 0;
+    static_assert(preferred <= 2, "at most 4 CTAs per cluster");
+    if constexpr (preferred > 0) {
+      if (clusters_available(device)) return launch_tile_config<T, V, K, LOG_N, 1 << preferred>(a, stream, device);
+    }
+    if constexpr (required == 0) {
+      return launch_tile_config<T, V, K, LOG_N, 1>(a, stream, device);
+    } else {
+      raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");
+    }
   }
 }
 
@@ -438,7 +581,7 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
   if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   const int smem = int(sizeof(C)) << tile_bits;
-  allow_smem(fwt_smem_kernel<T>, smem, device);
+  allow_smem(reinterpret_cast<const void*>(fwt_smem_kernel<T>), smem, device);
   fwt_smem_kernel<T><<<static_cast<unsigned>(blocks), kSmemThreads, smem, stream>>>(a, tile_bits);
   IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");
 }
@@ -448,7 +591,7 @@ template <class T, int K>
 void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T);
   const KernelArgs a = make_args(p);
-  if (can_vectorize(p, V)) return launch_tile<T, V, K>(a, stream, p.device.id);
+  if (p.batch_ndim <= 1 && can_vectorize(p, V)) return launch_tile<T, V, K>(a, stream, p.device.id);
   return launch_smem<T>(a, stream, p.device.id);
 }
 

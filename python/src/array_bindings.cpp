@@ -56,7 +56,7 @@ void bind_array(nb::module_& m) {
     auto* buf = new Buffer(static_cast<std::size_t>(count) * (dt.bits / 8), dev);
     nb::capsule owner(buf, [](void* p) noexcept { delete static_cast<Buffer*>(p); });
     std::vector<std::size_t> ushape(shape.begin(), shape.end());
-    return nb::ndarray<>(buf->data(), ushape.size(), ushape.data(), owner, nullptr, dt, dl_device, device_id);
+    return nb::ndarray<nb::array_api>(buf->data(), ushape.size(), ushape.data(), owner, nullptr, dt, dl_device, device_id);
   }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device") = "cpu", nb::arg("device_id") = 0,
      "Uninitialised C-contiguous array on the host or a CUDA device (exports DLPack).");
 
