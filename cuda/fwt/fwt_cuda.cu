@@ -42,11 +42,19 @@ void fwt_cuda_float64_split(const FwtPlan& plan, cudaStream_t stream) {
   FwtPlan sub = plan;
   sub.log_n = kTileLog;
   sub.rows = plan.rows * 2;
-  sub.batch_shape[sub.batch_ndim] = 2;
-  sub.x_stride[sub.batch_ndim] = half;
-  sub.y_stride[sub.batch_ndim] = half;
-  sub.batch_ndim += 1;
   sub.scale = 1.0;
+  const bool packed = plan.batch_ndim == 0 ||
+                      (plan.batch_ndim == 1 && plan.x_stride[0] == 2 * half && plan.y_stride[0] == 2 * half);
+  if (packed) {  // rows back to back: the halves are rows of a one-dimensional batch
+    sub.batch_ndim = 1;
+    sub.batch_shape[0] = sub.rows;
+    sub.x_stride[0] = sub.y_stride[0] = half;
+  } else {  // the halves as an extra innermost batch dimension
+    sub.batch_shape[sub.batch_ndim] = 2;
+    sub.x_stride[sub.batch_ndim] = half;
+    sub.y_stride[sub.batch_ndim] = half;
+    sub.batch_ndim += 1;
+  }
   fwt_cuda_float64(sub, stream);
   const KernelArgs a = fwt_gpu::make_args(plan);
   const std::int64_t total = plan.rows * half;
@@ -66,7 +74,7 @@ void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
     case DType::float16: return fwt_cuda_float16(plan, stream);
     case DType::bfloat16: return fwt_cuda_bfloat16(plan, stream);
     case DType::float64:
-      return plan.log_n <= 14 || fwt_gpu::clusters_available(plan.device.id)
+      return plan.log_n <= 14 || (fwt_gpu::clusters_available(plan.device.id) && fwt_gpu::uses_tile_kernel(plan))
                  ? fwt_cuda_float64(plan, stream)
                  : fwt_cuda_float64_split(plan, stream);
   }

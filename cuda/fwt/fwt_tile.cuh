@@ -179,6 +179,21 @@ __device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
 }
 #endif
 
+// One 16-byte chunk (4 floats or 2 doubles; smaller vectors element by element) from any address space.
+template <class C, int N>
+__device__ __forceinline__ void load_chunk(const C* p, C (&o)[N]) {
+  if constexpr (N * sizeof(C) == 16 && sizeof(C) == 4) {
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
+  } else if constexpr (N * sizeof(C) == 16 && sizeof(C) == 8) {
+    const double2 q = *reinterpret_cast<const double2*>(p);
+    o[0] = q.x, o[1] = q.y;
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) o[i] = p[i];
+  }
+}
+
 // Butterfly on a pair: (a, b) <- (a + b, a - b).
 template <class C>
 __device__ __forceinline__ void bfly(C& a, C& b) {
@@ -187,11 +202,43 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
   a = s;
 }
 
+// Lane transposes apply to four-byte compute values, 32 per thread, in 16-byte chunks.
+template <class C, int V, int K>
+struct LaneTranspose {
+  static constexpr bool value = sizeof(C) == 4 && V * K == 32 && V % 4 == 0;
+};
+
+// Shared-memory word of logical index idx in a warp's 2^B-word region for the lane transposes.
+// 16-byte chunks stay contiguous (float4 stores of the load layout), chunk c of an 8-wide vector
+// goes to region half c, and bits [2,5) are XORed with (c, bits >= v+5) so that the scalar
+// accesses of the transposed layout hit 32 different banks.
+template <int v, int kChunks, int B>
+__device__ __forceinline__ int lane_word(int idx) {
+  constexpr int cb = ilog2(kChunks);
+  const int c = (idx >> 2) & (kChunks - 1);
+  const int q = ((idx >> (2 + cb)) << 2) | (idx & 3);
+  const int x = (c | ((idx >> (v + 5)) << cb)) & 7;
+  return c * ((1 << B) / kChunks) + (q ^ (x << 2));
+}
+
+/// Dynamic shared memory of a tile configuration (corner turns, lane transposes, cluster exchange).
+template <class T, int V, int K, int LOG_N, int CLUSTER>
+constexpr int tile_smem_bytes();
+
 constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (rows per block > 1)
 
 // Warps per CTA for rows of 2^n_cta elements with V-element vectors and K vectors per thread.
 constexpr int tile_warps(int v, int h, int n_cta) {
   return n_cta <= v + 5 + h ? kLocalWarps : 1 << (n_cta - (v + 5 + h));
+}
+
+template <class T, int V, int K, int LOG_N, int CLUSTER>
+constexpr int tile_smem_bytes() {
+  using C = typename Compute<T>::type;
+  constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
+  constexpr int tile_bits = v + 5 + h + ilog2(tile_warps(v, h, kN));
+  constexpr bool lane_transpose = LaneTranspose<C, V, K>::value && kN >= v + 2;
+  return (kN > v + 5 + h || CLUSTER > 1 || lane_transpose) ? int(sizeof(C)) << tile_bits : 0;
 }
 
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
@@ -286,17 +333,62 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       if (!(j & (1 << s)))
 #pragma unroll
         for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
-  // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+  // Lane bits. With 32 four-byte values per thread (v + h = 5), a warp-private transpose through
+  // shared memory swaps the 5 lane bits with the 5 register bits, the lane bits are butterflied in
+  // registers, and a second transpose restores the coalesced layout: about 2.5 shared-memory
+  // instructions per element instead of two (shuffle + FMA) per lane bit.
+  constexpr int kLaneBits = kN - v >= 5 ? 5 : (kN > v ? kN - v : 0);
+  constexpr bool kLaneTranspose = LaneTranspose<C, V, K>::value && kLaneBits >= 2;
+  if constexpr (kLaneTranspose) {
+    constexpr int B = v + 5 + h, kChunks = V / 4;
+    C* ws = smem + (warp << B);
+    auto word = [](int idx) { return lane_word<v, kChunks, B>(idx); };
+    // L0 -> L1: thread l now holds logical index (l mod V) | reg << v | (l / V) << (v + 5).
+    auto to_l1 = [&]() {
 #pragma unroll
-  for (int b = 0; b < 5 && v + b < kN; ++b) {
-    const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+      for (int j = 0; j < K; ++j)
 #pragma unroll
-    for (int j = 0; j < K; ++j)
+        for (int c = 0; c < kChunks; ++c)
+          *reinterpret_cast<float4*>(ws + word((c << 2) | (lane << v) | (j << (v + 5)))) =
+              make_float4(r[j][4 * c], r[j][4 * c + 1], r[j][4 * c + 2], r[j][4 * c + 3]);
+      __syncwarp();
 #pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
-        r[j][e] = fma(sign, r[j][e], p);
-      }
+      for (int q = 0; q < 32; ++q) r[q >> v][q & (V - 1)] = ws[word((lane & (V - 1)) | (q << v) | ((lane >> v) << (v + 5)))];
+    };
+    auto to_l0 = [&]() {
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < 32; ++q) ws[word((lane & (V - 1)) | (q << v) | ((lane >> v) << (v + 5)))] = r[q >> v][q & (V - 1)];
+      __syncwarp();
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const float4 f = *reinterpret_cast<const float4*>(ws + word((c << 2) | (lane << v) | (j << (v + 5))));
+          r[j][4 * c] = f.x, r[j][4 * c + 1] = f.y, r[j][4 * c + 2] = f.z, r[j][4 * c + 3] = f.w;
+        }
+    };
+    to_l1();
+    // Register bit b of q = (j, e) holds logical bit v + b.
+#pragma unroll
+    for (int b = 0; b < kLaneBits; ++b)
+#pragma unroll
+      for (int q = 0; q < 32; ++q)
+        if (!(q & (1 << b))) bfly(r[q >> v][q & (V - 1)], r[(q | (1 << b)) >> v][(q | (1 << b)) & (V - 1)]);
+    to_l0();
+  } else {
+    // The partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+#pragma unroll
+    for (int b = 0; b < kLaneBits; ++b) {
+      const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
+          r[j][e] = fma(sign, r[j][e], p);
+        }
+    }
   }
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
@@ -309,7 +401,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
-    if (t > 0) __syncthreads();  // the previous turn's reads are done
+    if (t > 0 || kLaneTranspose) __syncthreads();  // earlier reads of shared memory are done
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const int idx = tile_index(std::integral_constant<int, t>{}, j);
@@ -346,7 +438,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     // Cluster bits: every thread parks its values in its own shared memory (thread-major 16-byte
     // chunks, conflict-free), and reads the same slots of the partner CTAs, which hold the elements
     // that differ from its own only in the cluster bits.
-    if constexpr (kTurns > 0) __syncthreads();  // the turns' reads of smem are done
+    if constexpr (kTurns > 0 || kLaneTranspose) __syncthreads();  // earlier reads of smem are done
     auto slot = [&](int j, int c) { return ((j * kChunks + c) * kThreads + int(threadIdx.x)) * kChunkLen; };
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -361,12 +453,15 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
     for (int j = 0; j < K; ++j)
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c)
+      for (int c = 0; c < kChunks; ++c) {
+        C remote[CLUSTER][kChunkLen];  // one 16-byte load per partner
+#pragma unroll
+        for (int q = 0; q < CLUSTER; ++q) load_chunk(part[q] + slot(j, c), remote[q]);
 #pragma unroll
         for (int e = 0; e < kChunkLen; ++e) {
           C val[CLUSTER];  // element (rank q) of this slot, q = 0..CLUSTER-1
 #pragma unroll
-          for (int q = 0; q < CLUSTER; ++q) val[q] = q == rank ? r[j][c * kChunkLen + e] : part[q][slot(j, c) + e];
+          for (int q = 0; q < CLUSTER; ++q) val[q] = q == rank ? r[j][c * kChunkLen + e] : remote[q][e];
 #pragma unroll
           for (int b = 0; b < c_bits; ++b)
 #pragma unroll
@@ -377,6 +472,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
           for (int q = 1; q < CLUSTER; ++q) out = q == rank ? val[q] : out;
           r[j][c * kChunkLen + e] = out;
         }
+      }
     // No CTA may leave (its shared memory) while partners still read it.
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
@@ -482,8 +578,9 @@ inline void allow_smem(const void* kernel, int bytes, int device) {
   current = bytes;
 }
 
-// Thread-block clusters need compute capability 9.0 (and the driver's cluster launch);
-// IRONKERNELS_FWT_CLUSTERS=0 turns them off, to compare both paths on one machine.
+// Splitting the longest rows over a thread-block cluster needs compute capability 9.0. It is off
+// unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
+// (bench/NOTES.md), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
   static std::mutex mutex;
   static std::map<int, bool> known;
@@ -494,7 +591,7 @@ inline bool clusters_available(int device) {
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
   const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-  const bool on = major >= 9 && cluster_launch && !(env && env[0] == '0');
+  const bool on = major >= 9 && cluster_launch && env && env[0] == '1';
   known[device] = on;
   return on;
 }
@@ -509,7 +606,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile * CLUSTER;
   if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
-  const int smem = (kN > v + 5 + h || CLUSTER > 1) ? int(sizeof(C)) << tile_bits : 0;
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER>();
   auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   if constexpr (CLUSTER == 1) {
@@ -586,12 +683,17 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");
 }
 
+/// Whether the register-tile kernel takes this plan (else the shared-memory fallback does).
+inline bool uses_tile_kernel(const FwtPlan& p) {
+  return p.batch_ndim <= 1 && can_vectorize(p, 16 / static_cast<int>(dtype_size(p.dtype)));
+}
+
 /// The dtype's launcher: K vectors of 16 bytes per thread on the fast path, else the fallback.
 template <class T, int K>
 void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
   constexpr int V = 16 / sizeof(T);
   const KernelArgs a = make_args(p);
-  if (p.batch_ndim <= 1 && can_vectorize(p, V)) return launch_tile<T, V, K>(a, stream, p.device.id);
+  if (uses_tile_kernel(p)) return launch_tile<T, V, K>(a, stream, p.device.id);
   return launch_smem<T>(a, stream, p.device.id);
 }
 

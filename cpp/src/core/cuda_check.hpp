@@ -11,6 +11,7 @@
   do {                                                                                        \
     cudaError_t ik_err_ = (call);                                                             \
     if (ik_err_ != cudaSuccess) {                                                             \
+      cudaGetLastError(); /* clear it, or the next launch check would report it again */     \
       ::ironkernels::raise<::ironkernels::CudaError>(#call, " failed: ", cudaGetErrorName(ik_err_), \
                                                     " (", cudaGetErrorString(ik_err_), ") at ", \
                                                     __FILE__ ":" IK_STRINGIFY(__LINE__));    \

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/cpu_isa.hpp"
@@ -135,17 +136,23 @@ void fwt_rows_dispatch(T* y, std::int64_t rows, std::int64_t stride, int log_n, 
   }
 }
 
-// float32 / float64: copy the row to out (unless in place), transform there.
+// float32 / float64: copy the rows to out (unless in place), transform there. A one-dimensional
+// batch goes to the kernel in one call (no per-row dispatch for short rows).
 template <class T>
 void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
   const std::int64_t n = std::int64_t(1) << p.log_n;
   const T* x = static_cast<const T*>(p.x);
   T* y = static_cast<T*>(p.y);
+  const T scale = static_cast<T>(p.scale);
   for (std::int64_t r = begin; r < end; ++r) {
     std::int64_t xo, yo;
     p.row_offsets(r, xo, yo);
     if (x + xo != y + yo) std::memcpy(y + yo, x + xo, n * sizeof(T));
-    fwt_rows_dispatch<T>(y + yo, 1, n, p.log_n, static_cast<T>(p.scale));
+    if (p.batch_ndim > 1) fwt_rows_dispatch<T>(y + yo, 1, n, p.log_n, scale);
+  }
+  if (p.batch_ndim <= 1) {
+    const std::int64_t stride = p.batch_ndim ? p.y_stride[0] : n;
+    fwt_rows_dispatch<T>(y + begin * stride, end - begin, stride, p.log_n, scale);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "fwt/fwt_cpu.hpp"
 
@@ -181,14 +182,29 @@ void fwt_row(T* x, int log_n, T scale) {
   constexpr int kL1Bytes = 16 * 1024;
   constexpr int log_b = __builtin_ctz(kL1Bytes / sizeof(T));
   if (log_n <= log_b) return row_in_cache<T>(x, log_n, scaled, scale);
-  // (I_A ⊗ H_B): each L1-sized block; then (H_A ⊗ I_B): column strips of kStrip vectors.
+  // (I_A ⊗ H_B): each L1-sized block; then (H_A ⊗ I_B): column strips of kStrip vectors. The rows
+  // of a strip are B elements apart, a power-of-two stride that maps them onto a few cache sets,
+  // so a strip is copied into a contiguous buffer, transformed there and copied back.
   const std::int64_t B = std::int64_t(1) << log_b, A = std::int64_t(1) << (log_n - log_b);
   for (std::int64_t i = 0; i < A; ++i) row_in_cache<T>(x + i * B, log_b, false, T(1));
-  constexpr std::int64_t kStrip = 256 / kVecBytes > 0 ? 256 / kVecBytes : 1;
+  constexpr std::int64_t kStrip = 512 / kVecBytes > 0 ? 512 / kVecBytes : 1;
   const std::int64_t bv = B / L;
   V* v = reinterpret_cast<V*>(x);
-  for (std::int64_t c = 0; c < bv; c += kStrip)
-    hadamard_rows<T>(v + c, log_n - log_b, bv, kStrip, scaled, scale);
+  constexpr std::int64_t kMaxBuffered = std::int64_t(1) << 20;  // bytes of one buffered strip
+  if (A * kStrip * kVecBytes > kMaxBuffered) {
+    for (std::int64_t c = 0; c < bv; c += kStrip) hadamard_rows<T>(v + c, log_n - log_b, bv, kStrip, scaled, scale);
+    return;
+  }
+  thread_local std::vector<T> buffer;  // of T: std::vector drops the vector type's attributes
+  buffer.resize(static_cast<std::size_t>(A * kStrip * L));
+  V* buf = reinterpret_cast<V*>(buffer.data());
+  for (std::int64_t c = 0; c < bv; c += kStrip) {
+    for (std::int64_t i = 0; i < A; ++i)
+      for (std::int64_t k = 0; k < kStrip; ++k) buf[i * kStrip + k] = v[i * bv + c + k];
+    hadamard_rows<T>(buf, log_n - log_b, kStrip, kStrip, scaled, scale);
+    for (std::int64_t i = 0; i < A; ++i)
+      for (std::int64_t k = 0; k < kStrip; ++k) v[i * bv + c + k] = buf[i * kStrip + k];
+  }
 }
 
 template <class T>
