@@ -54,6 +54,7 @@ struct KernelArgs {
   std::int64_t ys[kFwtMaxBatchDims];
   double scale;
   bool scaled;
+  std::int64_t tiles;  // tile kernel: number of tiles (rows per tile depend on the configuration)
 };
 
 // Element offsets of row `r` (the common one- and zero-dimensional batches skip the divisions).
@@ -100,9 +101,10 @@ struct VecIO<double, 2> {
 };
 template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
 struct Vec16bit {
+  // Raw 16-byte vectors, so a prefetch holds 8 values in 4 registers until they are needed.
   template <class T>
-  __device__ static void load(const T* p, float (&o)[8]) {
-    const uint4 q = __ldcs(reinterpret_cast<const uint4*>(p));
+  __device__ static uint4 load_raw(const T* p) { return __ldcs(reinterpret_cast<const uint4*>(p)); }
+  __device__ static void unpack(const uint4& q, float (&o)[8]) {
     const T2* h = reinterpret_cast<const T2*>(&q);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -110,6 +112,8 @@ struct Vec16bit {
       o[2 * i] = f.x, o[2 * i + 1] = f.y;
     }
   }
+  template <class T>
+  __device__ static void load(const T* p, float (&o)[8]) { unpack(load_raw(p), o); }
   template <class T>
   __device__ static void store(T* p, const float (&in)[8]) {
     uint4 q;
@@ -202,30 +206,13 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
   a = s;
 }
 
-// Lane transposes apply to four-byte compute values, 32 per thread, in 16-byte chunks.
-template <class C, int V, int K>
-struct LaneTranspose {
-  static constexpr bool value = sizeof(C) == 4 && V * K == 32 && V % 4 == 0;
-};
-
-// Shared-memory word of logical index idx in a warp's 2^B-word region for the lane transposes.
-// 16-byte chunks stay contiguous (float4 stores of the load layout), chunk c of an 8-wide vector
-// goes to region half c, and bits [2,5) are XORed with (c, bits >= v+5) so that the scalar
-// accesses of the transposed layout hit 32 different banks.
-template <int v, int kChunks, int B>
-__device__ __forceinline__ int lane_word(int idx) {
-  constexpr int cb = ilog2(kChunks);
-  const int c = (idx >> 2) & (kChunks - 1);
-  const int q = ((idx >> (2 + cb)) << 2) | (idx & 3);
-  const int x = (c | ((idx >> (v + 5)) << cb)) & 7;
-  return c * ((1 << B) / kChunks) + (q ^ (x << 2));
-}
-
-/// Dynamic shared memory of a tile configuration (corner turns, lane transposes, cluster exchange).
+/// Dynamic shared memory of a tile configuration (corner turns, cluster exchange).
 template <class T, int V, int K, int LOG_N, int CLUSTER>
 constexpr int tile_smem_bytes();
 
-constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (rows per block > 1)
+constexpr int kLocalWarps = 4;
+// Blocks per SM the compiler must fit: 1024 threads per SM, i.e. at most 64 registers per thread.
+constexpr int kMinBlocks(int warps) { return warps >= 32 ? 1 : 32 / warps; }  // warps per block when rows fit one warp (rows per block > 1)
 
 // Warps per CTA for rows of 2^n_cta elements with V-element vectors and K vectors per thread.
 constexpr int tile_warps(int v, int h, int n_cta) {
@@ -237,8 +224,7 @@ constexpr int tile_smem_bytes() {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int tile_bits = v + 5 + h + ilog2(tile_warps(v, h, kN));
-  constexpr bool lane_transpose = LaneTranspose<C, V, K>::value && kN >= v + 2;
-  return (kN > v + 5 + h || CLUSTER > 1 || lane_transpose) ? int(sizeof(C)) << tile_bits : 0;
+  return (kN > v + 5 + h || CLUSTER > 1) ? int(sizeof(C)) << tile_bits : 0;
 }
 
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
@@ -247,8 +233,16 @@ constexpr int tile_smem_bytes() {
 // CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
 // 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
 // reading the partner CTAs' values from distributed shared memory.
+// 16-bit rows are software-pipelined: each block loops over tiles and loads the next tile's raw
+// vectors while it transforms the current one (twice the bytes in flight for the same registers).
+template <class T, int V, int CLUSTER>
+struct Pipelined {
+  static constexpr bool value = sizeof(T) == 2 && V == 8 && CLUSTER == 1;
+};
+
 template <class T, int V, int K, int LOG_N, int CLUSTER>
-__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)))
+__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
+                                  kMinBlocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER))))
     fwt_tile_kernel(const KernelArgs a) {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), c_bits = ilog2(CLUSTER);
@@ -263,7 +257,10 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
-  const std::int64_t row0 = std::int64_t(blockIdx.x / CLUSTER) << (kTileBits - kN);
+  constexpr bool kPipeline = Pipelined<T, V, CLUSTER>::value;
+  constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
+  std::int64_t tile = blockIdx.x / CLUSTER;
+  std::int64_t row0 = tile << kRowsLog;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
 
@@ -297,19 +294,49 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     return off;
   };
   // Full tiles (all but possibly the last) skip the per-vector row check.
-  const bool full_tile = row0 + (std::int64_t(1) << (kTileBits - kN)) <= a.rows;
+  auto in_tile = [&](std::int64_t r0, bool full, auto t_const, int j) {
+    return full || r0 + (tile_index(t_const, j) >> kN) < a.rows;
+  };
+  auto is_full = [&](std::int64_t r0) { return r0 + (std::int64_t(1) << kRowsLog) <= a.rows; };
+  auto load_offset = [&](int j) {
+    std::int64_t off = 0;
+#pragma unroll
+    for (int s = 0; s < h; ++s)
+      if ((j >> s) & 1) off += weight(L::reg_pos(0, s), xs);
+    return off;
+  };
 
+  uint4 raw[kPipeline ? K : 1];  // the next tile's vectors (pipelined 16-bit rows)
+  auto load_raw = [&]() {
+    if constexpr (kPipeline) {
+      const bool full = is_full(row0);
+      const T* xt = x + thread_offset(std::integral_constant<int, 0>{}, xs);
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        raw[j] = in_tile(row0, full, std::integral_constant<int, 0>{}, j) ? VecIO<T, V>::load_raw(xt + load_offset(j))
+                                                                         : make_uint4(0, 0, 0, 0);
+    }
+  };
+  if constexpr (kPipeline) load_raw();
+
+  for (;;) {
+  const bool full_tile = is_full(row0);
   C r[K][V];
-  {
+  if constexpr (kPipeline) {
+#pragma unroll
+    for (int j = 0; j < K; ++j) VecIO<T, V>::unpack(raw[j], r[j]);
+    const std::int64_t next = tile + gridDim.x;
+    if (next < a.tiles) {
+      row0 = next << kRowsLog;
+      load_raw();
+      row0 = tile << kRowsLog;
+    }
+  } else {
     const T* xt = x + thread_offset(std::integral_constant<int, 0>{}, xs);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      std::int64_t off = 0;
-#pragma unroll
-      for (int s = 0; s < h; ++s)
-        if ((j >> s) & 1) off += weight(L::reg_pos(0, s), xs);
-      if (full_tile || row0 + (tile_index(std::integral_constant<int, 0>{}, j) >> kN) < a.rows) {
-        VecIO<T, V>::load(xt + off, r[j]);
+      if (in_tile(row0, full_tile, std::integral_constant<int, 0>{}, j)) {
+        VecIO<T, V>::load(xt + load_offset(j), r[j]);
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) r[j][e] = C(0);
@@ -333,62 +360,18 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       if (!(j & (1 << s)))
 #pragma unroll
         for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
-  // Lane bits. With 32 four-byte values per thread (v + h = 5), a warp-private transpose through
-  // shared memory swaps the 5 lane bits with the 5 register bits, the lane bits are butterflied in
-  // registers, and a second transpose restores the coalesced layout: about 2.5 shared-memory
-  // instructions per element instead of two (shuffle + FMA) per lane bit.
-  constexpr int kLaneBits = kN - v >= 5 ? 5 : (kN > v ? kN - v : 0);
-  constexpr bool kLaneTranspose = LaneTranspose<C, V, K>::value && kLaneBits >= 2;
-  if constexpr (kLaneTranspose) {
-    constexpr int B = v + 5 + h, kChunks = V / 4;
-    C* ws = smem + (warp << B);
-    auto word = [](int idx) { return lane_word<v, kChunks, B>(idx); };
-    // L0 -> L1: thread l now holds logical index (l mod V) | reg << v | (l / V) << (v + 5).
-    auto to_l1 = [&]() {
+  // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+  // (A warp-private shared-memory transpose instead of the shuffles measured slower on H200.)
 #pragma unroll
-      for (int j = 0; j < K; ++j)
+  for (int b = 0; b < 5 && v + b < kN; ++b) {
+    const C sign = (lane >> b) & 1 ? C(-1) : C(1);
 #pragma unroll
-        for (int c = 0; c < kChunks; ++c)
-          *reinterpret_cast<float4*>(ws + word((c << 2) | (lane << v) | (j << (v + 5)))) =
-              make_float4(r[j][4 * c], r[j][4 * c + 1], r[j][4 * c + 2], r[j][4 * c + 3]);
-      __syncwarp();
+    for (int j = 0; j < K; ++j)
 #pragma unroll
-      for (int q = 0; q < 32; ++q) r[q >> v][q & (V - 1)] = ws[word((lane & (V - 1)) | (q << v) | ((lane >> v) << (v + 5)))];
-    };
-    auto to_l0 = [&]() {
-      __syncwarp();
-#pragma unroll
-      for (int q = 0; q < 32; ++q) ws[word((lane & (V - 1)) | (q << v) | ((lane >> v) << (v + 5)))] = r[q >> v][q & (V - 1)];
-      __syncwarp();
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int c = 0; c < kChunks; ++c) {
-          const float4 f = *reinterpret_cast<const float4*>(ws + word((c << 2) | (lane << v) | (j << (v + 5))));
-          r[j][4 * c] = f.x, r[j][4 * c + 1] = f.y, r[j][4 * c + 2] = f.z, r[j][4 * c + 3] = f.w;
-        }
-    };
-    to_l1();
-    // Register bit b of q = (j, e) holds logical bit v + b.
-#pragma unroll
-    for (int b = 0; b < kLaneBits; ++b)
-#pragma unroll
-      for (int q = 0; q < 32; ++q)
-        if (!(q & (1 << b))) bfly(r[q >> v][q & (V - 1)], r[(q | (1 << b)) >> v][(q | (1 << b)) & (V - 1)]);
-    to_l0();
-  } else {
-    // The partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
-#pragma unroll
-    for (int b = 0; b < kLaneBits; ++b) {
-      const C sign = (lane >> b) & 1 ? C(-1) : C(1);
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
-          r[j][e] = fma(sign, r[j][e], p);
-        }
-    }
+      for (int e = 0; e < V; ++e) {
+        const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
+        r[j][e] = fma(sign, r[j][e], p);
+      }
   }
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
@@ -401,7 +384,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
-    if (t > 0 || kLaneTranspose) __syncthreads();  // earlier reads of shared memory are done
+    if (t > 0) __syncthreads();  // the previous turn's reads are done
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const int idx = tile_index(std::integral_constant<int, t>{}, j);
@@ -438,7 +421,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     // Cluster bits: every thread parks its values in its own shared memory (thread-major 16-byte
     // chunks, conflict-free), and reads the same slots of the partner CTAs, which hold the elements
     // that differ from its own only in the cluster bits.
-    if constexpr (kTurns > 0 || kLaneTranspose) __syncthreads();  // earlier reads of smem are done
+    if constexpr (kTurns > 0) __syncthreads();  // the turns' reads of smem are done
     auto slot = [&](int j, int c) { return ((j * kChunks + c) * kThreads + int(threadIdx.x)) * kChunkLen; };
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -496,10 +479,18 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
       for (int s = 0; s < h; ++s)
         if ((j >> s) & 1) off += weight(L::reg_pos(t, s), ys);
-      if (full_tile || row0 + (tile_index(std::integral_constant<int, t>{}, j) >> kN) < a.rows)
-        VecIO<T, V>::store(yt + off, r[j]);
+      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) VecIO<T, V>::store(yt + off, r[j]);
     }
   }
+  if constexpr (!kPipeline) {
+    break;
+  } else {
+    tile += gridDim.x;
+    if (tile >= a.tiles) break;
+    row0 = tile << kRowsLog;
+    if constexpr (kTurns > 0) __syncthreads();  // this tile's shared-memory reads are done
+  }
+  }  // tile loop
 }
 
 // Fallback for data the vector path cannot take (misaligned pointers, strides that are not a
@@ -578,6 +569,21 @@ inline void allow_smem(const void* kernel, int bytes, int device) {
   current = bytes;
 }
 
+// Blocks of `kernel` that fit on the whole device at once (occupancy × SMs), per (kernel, device).
+inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, int device) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, std::int64_t> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find({kernel, device});
+  if (it != known.end()) return it->second;
+  int per_sm = 0, sms = 0;
+  IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t n = std::int64_t(per_sm > 0 ? per_sm : 1) * sms;
+  known[{kernel, device}] = n;
+  return n;
+}
+
 // Splitting the longest rows over a thread-block cluster needs compute capability 9.0. It is off
 // unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
@@ -604,13 +610,19 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
-  const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile * CLUSTER;
-  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
+  KernelArgs args = a;
+  args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
   constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER>();
   auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  std::int64_t blocks = args.tiles * CLUSTER;
+  if constexpr (Pipelined<T, V, CLUSTER>::value) {  // a resident grid that loops over the tiles
+    const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, device);
+    blocks = blocks < resident ? blocks : resident;
+  }
+  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   if constexpr (CLUSTER == 1) {
-    kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, stream>>>(a);
+    kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, stream>>>(args);
     IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
   } else {
     cudaLaunchConfig_t cfg{};
@@ -625,7 +637,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
   }
 }
 
