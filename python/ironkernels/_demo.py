@@ -101,7 +101,7 @@ def run(force_cpu: bool = False) -> int:
         print(f"{r['op']:<5}{r['dtype']:<10}{r['shape']:<14}{r['device']:<28}{r['rel_err']:>10.2e}{r['tol']:>9.0e}"
               f"{'  yes' if r['ok'] else '  NO':<6}{r['ms']:>9.3f}{r['gbps']:>9.1f}")
     print("\nGB/s counts one read and one write of the tensor; time is the median of the timed calls"
-          + (" (CUDA events, kernel only)." if gpu is not None else " (wall clock)."))
+          + (" (CUDA events around each call)." if gpu is not None else " (wall clock)."))
     bad = [r for r in rows if not r["ok"]]
     if bad:
         print(f"FAILED: {len(bad)} result(s) outside tolerance")
