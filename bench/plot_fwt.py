@@ -17,47 +17,37 @@ STYLE = {"ironkernels": ("tab:red", "o", "-"), "clone": ("black", "", "--"), "da
          "hadacore": ("tab:green", "^", "-"), "ffht": ("tab:blue", "s", "-"), "torch": ("tab:gray", "x", "-")}
 
 
-def plot_gpu(doc, out):
+def plot_panels(doc, metric, ylabel, title, out, width, legend_at):
+    """One panel per dtype: `metric` against log2 N for every implementation in the file."""
     dtypes = list(dict.fromkeys(r["dtype"] for r in doc["rows"]))
-    fig, axes = plt.subplots(1, len(dtypes), figsize=(4.2 * len(dtypes), 3.8), sharey=True)
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(width * len(dtypes), 3.8), sharey=True)
+    handles = {}
     for ax, dt in zip(axes, dtypes):
         for impl in dict.fromkeys(r["impl"] for r in doc["rows"]):
-            pts = sorted((r["log2n"], r["gbps"]) for r in doc["rows"] if r["dtype"] == dt and r["impl"] == impl)
+            pts = sorted((r["log2n"], r[metric]) for r in doc["rows"] if r["dtype"] == dt and r["impl"] == impl)
             if pts:
                 c, m, ls = STYLE.get(impl, ("gray", ".", "-"))
-                ax.plot(*zip(*pts), color=c, marker=m, ls=ls, ms=4, label=impl)
+                handles.setdefault(impl, ax.plot(*zip(*pts), color=c, marker=m, ls=ls, ms=4)[0])
         ax.set_title(dt)
         ax.set_xlabel("log2 N")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("GB/s (one read + one write)")
-    handles = {}
-    for ax in axes:
-        for h, l in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(l, h)
-    axes[0].legend(handles.values(), handles.keys(), fontsize=8, loc="lower left")
-    hw = doc["hardware"]
-    fig.suptitle(f"FWT, {hw['gpu']} ({hw['sm_count']} SMs), tensors >= 256 MB, median of 20 calls; "
-                 f"torch.clone = copy ceiling", fontsize=10)
+    axes[0].set_ylabel(ylabel)
+    axes[0].legend(handles.values(), handles.keys(), fontsize=8, loc=legend_at)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
+
+
+def plot_gpu(doc, out):
+    hw = doc["hardware"]
+    plot_panels(doc, "gbps", "GB/s (one read + one write)",
+                f"FWT, {hw['gpu']} ({hw['sm_count']} SMs), tensors >= 256 MB, median of 20 calls; "
+                "torch.clone = copy ceiling", out, 4.2, "lower left")
 
 
 def plot_cpu(doc, out):
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-    for ax, dt in zip(axes, ("float32", "float64")):
-        for impl in dict.fromkeys(r["impl"] for r in doc["rows"]):
-            pts = sorted((r["log2n"], r["ns_per_elem"]) for r in doc["rows"] if r["dtype"] == dt and r["impl"] == impl)
-            if pts:
-                c, m, ls = STYLE.get(impl, ("gray", ".", "-"))
-                ax.plot(*zip(*pts), color=c, marker=m, ls=ls, ms=4, label=impl)
-        ax.set_title(dt)
-        ax.set_xlabel("log2 N")
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("ns per element (lower is better)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"FWT on one core of {doc['hardware']['cpu']}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    plot_panels(doc, "ns_per_elem", "ns per element (lower is better)",
+                f"FWT on one core of {doc['hardware']['cpu']}", out, 4.5, "upper left")
 
 
 def main(paths):
