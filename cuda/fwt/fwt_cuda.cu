@@ -31,9 +31,9 @@ __global__ void fwt_halves_kernel(const KernelArgs a, std::int64_t half) {
   p[half] = static_cast<T>(hi);
 }
 
-// float64 rows of 2^15 (256 KB) do not fit one block's registers. Hopper splits them over a
-// cluster (one pass); elsewhere the two halves are transformed as rows of 2^14 and then combined,
-// two passes over memory.
+// float64 rows of 2^15 (256 KB) do not fit one block's registers: the two halves are transformed as
+// rows of 2^14 and then combined, two passes over memory (one pass over a thread-block cluster with
+// IRONKERNELS_FWT_CLUSTERS=1 on Hopper).
 void fwt_cuda_float64_split(const FwtPlan& plan, cudaStream_t stream) {
   constexpr int kTileLog = 14;
   if (plan.log_n != kTileLog + 1 || plan.batch_ndim >= kFwtMaxBatchDims)

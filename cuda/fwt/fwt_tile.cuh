@@ -1,10 +1,9 @@
 #pragma once
 // CUDA FWT kernels and their launchers, instantiated per dtype by fwt_<dtype>.cu.
 //
-// CUDA FWT: one read and one write of global memory, the row held in registers.
-//
-// A block transforms a tile of 2^TILE_BITS elements: one row of N = 2^n (n = TILE_BITS) or several
-// short rows (then the bits >= n are row bits). Each element's index bits are owned as
+// One read and one write of global memory; the row lives in registers. A block transforms a tile
+// of 2^TILE_BITS elements: one row of N = 2^n (n = TILE_BITS) or several short rows (then the bits
+// >= n are row bits). Each element's index bits are owned as
 //   [0, v)            inside the thread's 16-byte vectors          (register butterflies)
 //   [v, v+5)          the lane                                     (__shfl_xor_sync butterflies)
 //   [v+5, v+5+h)      which of the thread's K vectors              (register butterflies)
@@ -15,19 +14,24 @@
 // stores 512-byte segments. The per-bit stages commute, so their order does not change H_N.
 // Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
 // conflict-free without swizzling.
+//
+// N is a template parameter (every stage and address weight is a compile-time constant); 16-bit
+// rows are software-pipelined over a resident grid; rows the vector path cannot take (misaligned,
+// odd strides, batches that do not collapse to one stride) go to fwt_smem_kernel. bench/NOTES.md
+// has the measurements behind each choice.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <utility>
 
 #include "core/cuda_check.hpp"
-#include "ironkernels/core/runtime.hpp"
 #include "fwt/fwt_plan.hpp"
+#include "ironkernels/core/runtime.hpp"
 #include "ironkernels/fwt.hpp"
 
 namespace ironkernels::detail::fwt_gpu {

@@ -16,12 +16,9 @@ def _torch():
     return pytest.importorskip("torch")
 
 
-TORCH_DTYPE = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16"}
-
-
 def to_cuda(t, x_np, dtype):
     """NumPy (ml_dtypes for bf16) -> torch CUDA tensor with the same values."""
-    tdt = getattr(t, TORCH_DTYPE[dtype])
+    tdt = getattr(t, dtype)
     return t.from_numpy(np.asarray(x_np).astype(np.float32)).to("cuda").to(tdt)
 
 

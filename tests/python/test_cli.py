@@ -1,0 +1,40 @@
+"""The `ironkernels` command: info (text and JSON) and the demo on the CPU."""
+import json
+import subprocess
+import sys
+
+import ironkernels
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "ironkernels", *args], capture_output=True, text=True, timeout=600)
+
+
+def test_info_text_names_version_and_build():
+    out = run("info")
+    assert out.returncode == 0, out.stderr
+    assert ironkernels.__version__ in out.stdout
+    assert "CUDA backend" in out.stdout and "CPU kernels" in out.stdout
+
+
+def test_info_json_matches_the_module():
+    out = run("info", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["build"]["version"] == ironkernels.__version__
+    assert doc["build"]["cuda"] == ironkernels.build_info()["cuda"]
+    assert len(doc["cuda_devices"]) == len(ironkernels.cuda_devices())
+
+
+def test_demo_on_the_cpu_checks_every_dtype():
+    out = run("demo", "--cpu")
+    assert out.returncode == 0, out.stdout + out.stderr
+    for dtype in ("float32", "float16", "bfloat16", "float64"):
+        assert f"fwt  {dtype}" in out.stdout
+    assert " NO" not in out.stdout
+
+
+def test_unknown_command_is_an_error():
+    out = run("frobnicate")
+    assert out.returncode != 0
+    assert "invalid choice" in out.stderr
