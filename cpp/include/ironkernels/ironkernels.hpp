@@ -5,3 +5,4 @@
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/core/version.hpp"
 #include "ironkernels/fwt.hpp"
+#include "ironkernels/gemm.hpp"

@@ -1,0 +1,56 @@
+#pragma once
+// FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
+//
+// C = alpha · op(A) · op(B) + beta · C in float64. Each row of op(A) and column of op(B) is scaled by
+// a power of two and truncated to an integer (the only error of the method), the integer product
+// is computed exactly from its residues modulo `moduli` pairwise-coprime moduli ≤ 256 (INT8 × INT8 →
+// INT32 products), reconstructed exactly by the Chinese remainder theorem and rounded to float64
+// once. See notes/ozaki2.md of the steering repository for the maths.
+//
+// Status (issue 3): the CPU reference with "fast" scaling. The GPU backends, "accurate" scaling,
+// Contract.native() and the Python API follow.
+#include <array>
+#include <cstdint>
+
+#include "ironkernels/core/array.hpp"
+
+namespace ironkernels {
+
+constexpr int kGemmMaxModuli = 20;
+constexpr std::int64_t kGemmMaxK = std::int64_t(1) << 20;
+
+/// The moduli in the order contracts take them: a contract with n moduli uses the first n.
+/// Greedy pairwise-coprime from 256 down: 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, ...
+const std::array<int, kGemmMaxModuli>& gemm_moduli();
+
+enum class GemmScaling : std::uint8_t {
+  /// Shifts from the largest exponent of each row of op(A) and column of op(B), with the bound
+  /// Σ_l |A'_il|·|B'_lj| ≤ k · max|A'_i·| · max|B'_·j| < P/2. Deterministic (no sums involved).
+  fast,
+};
+
+struct GemmContract {
+  int moduli = 14;  ///< 2 … kGemmMaxModuli
+  GemmScaling scaling = GemmScaling::fast;
+};
+
+struct GemmOptions {
+  double alpha = 1.0, beta = 0.0;  ///< beta == 0 ignores C's contents (even NaN)
+  bool trans_a = false, trans_b = false;
+  GemmContract contract{};
+};
+
+/// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
+struct GemmReport {
+  int moduli = 0;
+  int bits_a = 0, bits_b = 0;        ///< |A'| < 2^bits_a, |B'| < 2^bits_b
+  std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
+};
+
+/// C = alpha op(A) op(B) + beta C on the CPU (the reference the GPU backends reproduce bit for bit).
+/// A, B, C: two-dimensional float64 host views with any strides. Validates everything before
+/// writing C (TypeError / ValueError).
+GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayView& c,
+                          const GemmOptions& options = {});
+
+}  // namespace ironkernels

@@ -1,0 +1,236 @@
+// Ozaki scheme II on the CPU: the reference the GPU backends reproduce bit for bit. Every step
+// after the scaling is exact integer arithmetic, and the result is rounded to float64 once, so any
+// implementation that computes the same shifts gets the same bits.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/threads.hpp"
+#include "gemm/wide_uint.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/gemm.hpp"
+
+namespace ironkernels {
+
+const std::array<int, kGemmMaxModuli>& gemm_moduli() {
+  static const std::array<int, kGemmMaxModuli> moduli = [] {
+    std::array<int, kGemmMaxModuli> m{};
+    int count = 0;
+    for (int p = 256; count < kGemmMaxModuli; --p) {
+      bool coprime = true;
+      for (int i = 0; i < count; ++i) coprime = coprime && std::gcd(p, m[i]) == 1;
+      if (coprime) m[count++] = p;
+    }
+    return m;
+  }();
+  return moduli;
+}
+
+namespace detail {
+namespace {
+
+struct Matrix {  // a strided float64 view, op() applied: element (r, c) = data[r*rs + c*cs]
+  const double* data;
+  std::int64_t rows, cols, rs, cs;
+  double operator()(std::int64_t r, std::int64_t c) const { return data[r * rs + c * cs]; }
+};
+
+Matrix op_view(const ArrayView& v, bool trans) {
+  Matrix m{static_cast<const double*>(v.data), v.shape[0], v.shape[1], v.strides[0], v.strides[1]};
+  if (trans) {
+    std::swap(m.rows, m.cols);
+    std::swap(m.rs, m.cs);
+  }
+  return m;
+}
+
+void check_matrix(const ArrayView& v, const char* name) {
+  if (v.dtype != DType::float64)
+    raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
+  if (v.device.type != DeviceType::cpu)
+    raise<ValueError>("gemm: ", name, " is on ", device_name(v.device), "; gemm_reference runs on host arrays");
+  if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
+}
+
+void byte_range(const ArrayView& v, std::uintptr_t& lo, std::uintptr_t& hi) {
+  std::int64_t min_off = 0, max_off = 0;
+  for (int d = 0; d < v.ndim(); ++d) {
+    const std::int64_t span = (v.shape[d] - 1) * v.strides[d];
+    (span < 0 ? min_off : max_off) += span;
+  }
+  lo = reinterpret_cast<std::uintptr_t>(v.data) + min_off * 8;
+  hi = reinterpret_cast<std::uintptr_t>(v.data) + (max_off + 1) * 8;
+}
+
+bool overlaps(const ArrayView& x, const ArrayView& y) {
+  if (x.size() == 0 || y.size() == 0) return false;
+  std::uintptr_t xl, xh, yl, yh;
+  byte_range(x, xl, xh);
+  byte_range(y, yl, yh);
+  return xl < yh && yl < xh;
+}
+
+int ceil_log2(std::int64_t k) {
+  int b = 0;
+  while ((std::int64_t(1) << b) < k) ++b;
+  return b;
+}
+
+// |x| < 2^exponent_bound(x) for finite nonzero x (ilogb works for subnormals too).
+int exponent_bound(double x) { return std::ilogb(x) + 1; }
+
+// Per row of op(A) (or column of op(B)): the largest exponent bound, and whether a non-finite
+// element is present (then the row takes the IEEE path).
+struct LineScale {
+  int exponent = std::numeric_limits<int>::min();  // min(): all zeros
+  bool nonfinite = false;
+};
+
+// Residue of an integer-valued |v| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
+std::int8_t residue(std::int64_t v, int p) {
+  std::int64_t r = v % p;
+  if (r < -(p / 2)) r += p;
+  if (r > (p + 1) / 2 - 1) r -= p;
+  return static_cast<std::int8_t>(r);
+}
+
+}  // namespace
+}  // namespace detail
+
+GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, const ArrayView& c_view,
+                          const GemmOptions& opt) {
+  using namespace detail;
+  check_matrix(a_view, "a");
+  check_matrix(b_view, "b");
+  check_matrix(c_view, "c");
+  const Matrix A = op_view(a_view, opt.trans_a), B = op_view(b_view, opt.trans_b);
+  const std::int64_t m = A.rows, k = A.cols, n = B.cols;
+  if (B.rows != k)
+    raise<ValueError>("gemm: op(a) is ", m, "x", k, " but op(b) is ", B.rows, "x", n, "; inner dimensions must match");
+  if (c_view.shape[0] != m || c_view.shape[1] != n)
+    raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
+  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
+  const int nmod = opt.contract.moduli;
+  if (nmod < 2 || nmod > kGemmMaxModuli)
+    raise<ValueError>("gemm: contract.moduli = ", nmod, "; accepted: 2 … ", kGemmMaxModuli);
+  for (int d = 0; d < 2; ++d)
+    if (c_view.shape[d] > 1 && c_view.strides[d] == 0)
+      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
+  if (overlaps(c_view, a_view) || overlaps(c_view, b_view))
+    raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
+
+  const auto& moduli = gemm_moduli();
+  WideUint P = WideUint::from(1);
+  for (int l = 0; l < nmod; ++l) P.mul_add_small(static_cast<std::uint32_t>(moduli[l]), 0);
+  // Bit budget: with |A'| < 2^ba and |B'| < 2^bb, Σ_l |A'||B'| < k·2^(ba+bb) <= 2^(bitlen(P)-2) <= P/2.
+  const int budget = P.bit_length() - 2 - ceil_log2(std::max<std::int64_t>(k, 1));
+  if (budget < 2)
+    raise<ValueError>("gemm: contract.moduli = ", nmod, " leaves no bits for k = ", k, "; use more moduli");
+  GemmReport report;
+  report.moduli = nmod;
+  report.bits_a = std::min(62, budget / 2);
+  report.bits_b = std::min(62, budget - budget / 2);
+
+  double* C = static_cast<double*>(c_view.data);
+  auto c_at = [&](std::int64_t i, std::int64_t j) -> double& { return C[i * c_view.strides[0] + j * c_view.strides[1]]; };
+  auto finish = [&](double product, std::int64_t i, std::int64_t j) {
+    double& c = c_at(i, j);
+    c = opt.beta == 0.0 ? opt.alpha * product : std::fma(opt.alpha, product, opt.beta * c);
+  };
+  if (m == 0 || n == 0) return report;
+
+  // 1. Shifts: row exponents of op(A), column exponents of op(B).
+  std::vector<LineScale> row(m), col(n);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t l = 0; l < k; ++l) {
+      const double v = A(i, l);
+      if (!std::isfinite(v)) row[i].nonfinite = true;
+      else if (v != 0.0) row[i].exponent = std::max(row[i].exponent, exponent_bound(v));
+    }
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t l = 0; l < k; ++l) {
+      const double v = B(l, j);
+      if (!std::isfinite(v)) col[j].nonfinite = true;
+      else if (v != 0.0) col[j].exponent = std::max(col[j].exponent, exponent_bound(v));
+    }
+  auto shift = [](const LineScale& s, int bits) {
+    return s.exponent == std::numeric_limits<int>::min() ? 0 : bits - s.exponent;
+  };
+
+  // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
+  std::vector<std::int8_t> ra(static_cast<std::size_t>(nmod * m * k)), rb(static_cast<std::size_t>(nmod * n * k));
+  parallel_for(m, 16, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const int s = shift(row[i], report.bits_a);
+      for (std::int64_t l = 0; l < k; ++l) {
+        const double v = A(i, l);
+        const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
+        for (int t = 0; t < nmod; ++t) ra[(t * m + i) * k + l] = residue(q, moduli[t]);
+      }
+    }
+  });
+  parallel_for(n, 16, [&](std::int64_t j0, std::int64_t j1) {
+    for (std::int64_t j = j0; j < j1; ++j) {
+      const int s = shift(col[j], report.bits_b);
+      for (std::int64_t l = 0; l < k; ++l) {
+        const double v = B(l, j);
+        const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
+        for (int t = 0; t < nmod; ++t) rb[(t * n + j) * k + l] = residue(q, moduli[t]);
+      }
+    }
+  });
+
+  // Garner's mixed-radix constants: inv[t][u] = p_u^{-1} mod p_t for u < t.
+  std::vector<int> inv(static_cast<std::size_t>(nmod * nmod), 0);
+  for (int t = 0; t < nmod; ++t)
+    for (int u = 0; u < t; ++u)
+      for (int x = 1; x < moduli[t]; ++x)
+        if ((moduli[u] % moduli[t]) * x % moduli[t] == 1) inv[t * nmod + u] = x;
+  const WideUint half_p = P.shifted_right(1);
+
+  // 3–6. Products mod p, exact reconstruction, one rounding; IEEE path for non-finite lines.
+  std::int64_t nonfinite = 0;
+  std::vector<std::int64_t> nonfinite_rows(static_cast<std::size_t>(m), 0);
+  parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
+    std::vector<int> r(static_cast<std::size_t>(nmod)), v(static_cast<std::size_t>(nmod));
+    for (std::int64_t i = i0; i < i1; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (row[i].nonfinite || col[j].nonfinite) {  // native arithmetic: Inf/NaN as IEEE gives them
+          double s = 0.0;
+          for (std::int64_t l = 0; l < k; ++l) s = std::fma(A(i, l), B(l, j), s);
+          finish(s, i, j);
+          ++nonfinite_rows[i];
+          continue;
+        }
+        for (int t = 0; t < nmod; ++t) {
+          const std::int8_t* x = &ra[(t * m + i) * k];
+          const std::int8_t* y = &rb[(t * n + j) * k];
+          std::int64_t dot = 0;  // exact; the GPU splits k so that INT32 stays exact
+          for (std::int64_t l = 0; l < k; ++l) dot += std::int32_t(x[l]) * std::int32_t(y[l]);
+          const int p = moduli[t];
+          r[t] = static_cast<int>(((dot % p) + p) % p);
+        }
+        for (int t = 0; t < nmod; ++t) {  // mixed-radix digits
+          int x = r[t];
+          for (int u = 0; u < t; ++u) x = ((x - v[u]) % moduli[t] + moduli[t]) * inv[t * nmod + u] % moduli[t];
+          v[t] = x;
+        }
+        WideUint X = WideUint::from(static_cast<std::uint64_t>(v[nmod - 1]));
+        for (int t = nmod - 2; t >= 0; --t) X.mul_add_small(static_cast<std::uint32_t>(moduli[t]), static_cast<std::uint32_t>(v[t]));
+        const bool negative = half_p < X;  // representative in (-P/2, P/2]
+        const WideUint mag = negative ? P - X : X;
+        const int e = shift(row[i], report.bits_a) + shift(col[j], report.bits_b);
+        const double product = mag.to_double_scaled(e);
+        finish(negative ? -product : product, i, j);
+      }
+  });
+  for (auto c : nonfinite_rows) nonfinite += c;
+  report.nonfinite_elements = nonfinite;
+  return report;
+}
+
+}  // namespace ironkernels

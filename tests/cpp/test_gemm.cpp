@@ -1,0 +1,267 @@
+// C++ tests of the Ozaki-II CPU reference: exact results on integer inputs, the truncation error
+// bound against a long-double reference, IEEE semantics for Inf/NaN, layouts, edge cases, errors.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ironkernels/ironkernels.hpp"
+
+using namespace ironkernels;
+
+static int failures = 0;
+#define CHECK(cond, ...)                               \
+  do {                                                 \
+    if (!(cond)) {                                     \
+      std::printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+      std::printf(__VA_ARGS__);                        \
+      std::printf("\n");                               \
+      ++failures;                                      \
+    }                                                  \
+  } while (0)
+
+struct Mat {
+  std::int64_t rows, cols;
+  std::vector<double> v;
+  Mat(std::int64_t r, std::int64_t c, double fill = 0.0) : rows(r), cols(c), v(r * c, fill) {}
+  double& operator()(std::int64_t i, std::int64_t j) { return v[i * cols + j]; }
+  double operator()(std::int64_t i, std::int64_t j) const { return v[i * cols + j]; }
+  ArrayView view() { return ArrayView::contiguous(v.data(), DType::float64, {rows, cols}); }
+};
+
+// (u - 0.5) · exp(phi · g): the standard test family.
+Mat family(std::int64_t r, std::int64_t c, double phi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> g;
+  Mat m(r, c);
+  for (auto& x : m.v) x = (u(rng) - 0.5) * std::exp(phi * g(rng));
+  return m;
+}
+
+long double ref_entry(const Mat& a, const Mat& b, std::int64_t i, std::int64_t j) {
+  long double s = 0;
+  for (std::int64_t l = 0; l < a.cols; ++l) s += static_cast<long double>(a(i, l)) * b(l, j);
+  return s;
+}
+
+void test_moduli_are_pairwise_coprime() {
+  const auto& m = gemm_moduli();
+  CHECK(m[0] == 256 && m[1] == 255, "moduli start 256, 255");
+  for (int i = 0; i < kGemmMaxModuli; ++i)
+    for (int j = i + 1; j < kGemmMaxModuli; ++j) {
+      int a = m[i], b = m[j];
+      while (b) a %= b, std::swap(a, b);
+      CHECK(a == 1, "moduli %d and %d share a factor", m[i], m[j]);
+    }
+}
+
+void test_integer_inputs_are_exact() {
+  std::mt19937_64 rng(1);
+  std::uniform_int_distribution<int> d(-1000, 1000);
+  for (int nmod : {4, 8, 14, 20}) {
+    Mat a(17, 64), b(64, 23), c(17, 23, -1.0);
+    for (auto& x : a.v) x = d(rng);
+    for (auto& x : b.v) x = d(rng);
+    GemmOptions opt;
+    opt.contract.moduli = nmod;
+    gemm_reference(a.view(), b.view(), c.view(), opt);
+    for (std::int64_t i = 0; i < 17; ++i)
+      for (std::int64_t j = 0; j < 23; ++j) {
+        std::int64_t exact = 0;
+        for (std::int64_t l = 0; l < 64; ++l) exact += std::int64_t(a(i, l)) * std::int64_t(b(l, j));
+        CHECK(c(i, j) == double(exact), "moduli=%d (%lld,%lld): %.17g != %lld", nmod, (long long)i, (long long)j, c(i, j), (long long)exact);
+      }
+  }
+}
+
+// The only error is the truncation of the scaled inputs: per element of C at most
+// k · 2^(e_i + f_j) · (2^-bits_a + 2^-bits_b + 2^-(bits_a+bits_b)) before the final rounding.
+void test_error_bound_on_the_standard_family() {
+  std::mt19937_64 rng(2);
+  for (double phi : {0.5, 2.0, 4.0})
+    for (int nmod : {8, 12, 14, 16, 20}) {
+      const std::int64_t m = 13, k = 97, n = 11;
+      Mat a = family(m, k, phi, rng), b = family(k, n, phi, rng), c(m, n);
+      GemmOptions opt;
+      opt.contract.moduli = nmod;
+      const GemmReport rep = gemm_reference(a.view(), b.view(), c.view(), opt);
+      double worst = 0;
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          double amax = 0, bmax = 0;
+          for (std::int64_t l = 0; l < k; ++l) amax = std::fmax(amax, std::fabs(a(i, l)));
+          for (std::int64_t l = 0; l < k; ++l) bmax = std::fmax(bmax, std::fabs(b(l, j)));
+          const double ea = std::ldexp(1.0, std::ilogb(amax) + 1), eb = std::ldexp(1.0, std::ilogb(bmax) + 1);
+          const long double ref = ref_entry(a, b, i, j);
+          const double bound = double(k) * ea * eb *
+                                   (std::ldexp(1.0, -rep.bits_a) + std::ldexp(1.0, -rep.bits_b) +
+                                    std::ldexp(1.0, -rep.bits_a - rep.bits_b)) +
+                               std::ldexp(std::fabs(double(ref)), -52);
+          worst = std::fmax(worst, double(std::fabs(c(i, j) - ref)) / bound);
+        }
+      CHECK(worst <= 1.0, "phi=%g moduli=%d: error %.3g x the truncation bound", phi, nmod, worst);
+    }
+}
+
+void test_more_moduli_are_more_accurate() {
+  std::mt19937_64 rng(3);
+  const std::int64_t m = 20, k = 200, n = 20;
+  Mat a = family(m, k, 0.5, rng), b = family(k, n, 0.5, rng);
+  double prev = std::numeric_limits<double>::infinity();
+  for (int nmod : {6, 10, 14, 18}) {
+    Mat c(m, n);
+    GemmOptions opt;
+    opt.contract.moduli = nmod;
+    gemm_reference(a.view(), b.view(), c.view(), opt);
+    double err = 0;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const long double ref = ref_entry(a, b, i, j);
+        err = std::fmax(err, double(std::fabs(c(i, j) - ref) / std::fabs(ref)));
+      }
+    CHECK(err < prev || err < 1e-15, "moduli=%d: max rel error %.3g not below %.3g", nmod, err, prev);
+    prev = err;
+  }
+  CHECK(prev < 1e-13, "18 moduli: max rel error %.3g", prev);
+}
+
+void test_nonfinite_follow_ieee_and_beta_zero_ignores_c() {
+  std::mt19937_64 rng(4);
+  Mat a = family(5, 7, 0.5, rng), b = family(7, 6, 0.5, rng);
+  a(1, 3) = std::numeric_limits<double>::infinity();
+  b(2, 4) = std::numeric_limits<double>::quiet_NaN();
+  Mat c(5, 6, std::numeric_limits<double>::quiet_NaN());  // beta = 0: C's NaN must not leak
+  const GemmReport rep = gemm_reference(a.view(), b.view(), c.view());
+  for (std::int64_t i = 0; i < 5; ++i)
+    for (std::int64_t j = 0; j < 6; ++j) {
+      double native = 0;
+      for (std::int64_t l = 0; l < 7; ++l) native = std::fma(a(i, l), b(l, j), native);
+      if (i == 1 || j == 4) {
+        CHECK(std::isnan(c(i, j)) == std::isnan(native) && (std::isnan(native) || c(i, j) == native),
+              "(%lld,%lld): %g, native %g", (long long)i, (long long)j, c(i, j), native);
+      } else {
+        CHECK(std::isfinite(c(i, j)) && std::fabs(c(i, j) - native) <= 1e-12 * (1 + std::fabs(native)),
+              "(%lld,%lld) finite part: %g vs %g", (long long)i, (long long)j, c(i, j), native);
+      }
+    }
+  CHECK(rep.nonfinite_elements == 5 + 6 - 1, "nonfinite elements %lld", (long long)rep.nonfinite_elements);
+}
+
+void test_transposes_strides_alpha_beta() {
+  std::mt19937_64 rng(5);
+  Mat at = family(9, 4, 1.0, rng), b = family(9, 6, 1.0, rng);  // op(A) = at^T: 4x9
+  Mat c0 = family(4, 6, 1.0, rng);
+  // C as a strided view: every other column of a 4x12 buffer.
+  Mat buf(4, 12, 0.0);
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 6; ++j) buf(i, 2 * j) = c0(i, j);
+  ArrayView cv;
+  cv.data = buf.v.data();
+  cv.dtype = DType::float64;
+  cv.shape = {4, 6};
+  cv.strides = {12, 2};
+  GemmOptions opt;
+  opt.trans_a = true;
+  opt.alpha = -1.5;
+  opt.beta = 0.25;
+  opt.contract.moduli = 18;
+  gemm_reference(at.view(), b.view(), cv, opt);
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 6; ++j) {
+      long double s = 0;
+      for (std::int64_t l = 0; l < 9; ++l) s += static_cast<long double>(at(l, i)) * b(l, j);
+      const long double want = -1.5L * s + 0.25L * c0(i, j);
+      CHECK(std::fabs(buf(i, 2 * j) - want) <= 1e-13 * (1 + std::fabs(double(want))), "(%lld,%lld)", (long long)i, (long long)j);
+      CHECK(buf(i, 2 * j + 1) == 0.0, "gap column written");
+    }
+}
+
+void test_edge_cases() {
+  // k = 0: C = beta·C.
+  Mat a(3, 0), b(0, 2), c(3, 2, 4.0);
+  GemmOptions opt;
+  opt.beta = 0.5;
+  gemm_reference(a.view(), b.view(), c.view(), opt);
+  for (double x : c.v) CHECK(x == 2.0, "k=0: %g", x);
+  // Zero rows, subnormals, values near overflow.
+  Mat x(3, 2), y(2, 2);
+  x(0, 0) = x(0, 1) = 0.0;
+  x(1, 0) = 3e-310, x(1, 1) = -1e-309;  // subnormal row
+  x(2, 0) = 1e300, x(2, 1) = 1e300;
+  y(0, 0) = 1e8, y(1, 0) = 2e8, y(0, 1) = 1.0, y(1, 1) = 1e7;
+  Mat z(3, 2, -1.0);
+  gemm_reference(x.view(), y.view(), z.view());
+  CHECK(z(0, 0) == 0.0 && z(0, 1) == 0.0, "zero row");
+  const double want10 = 3e-310 * 1e8 - 1e-309 * 2e8;
+  CHECK(std::fabs(z(1, 0) - want10) <= 1e-15 * std::fabs(want10), "subnormal row: %.17g vs %.17g", z(1, 0), want10);
+  CHECK(std::isinf(z(2, 0)) && z(2, 0) > 0, "overflow to +inf: %g", z(2, 0));
+  CHECK(std::fabs(z(2, 1) - 1.0000001e307) <= 1e-15 * 1e307, "near overflow: %.17g", z(2, 1));
+  // m, n, k = 1.
+  Mat p(1, 1, 3.0), q(1, 1, -0.5), r(1, 1);
+  gemm_reference(p.view(), q.view(), r.view());
+  CHECK(r(0, 0) == -1.5, "1x1x1: %g", r(0, 0));
+}
+
+void test_errors() {
+  Mat a(2, 3), b(4, 2), c(2, 2);
+  bool threw = false;
+  try {
+    gemm_reference(a.view(), b.view(), c.view());
+  } catch (const ValueError& e) {
+    threw = std::strstr(e.what(), "inner dimensions") != nullptr;
+  }
+  CHECK(threw, "inner dimension mismatch");
+  threw = false;
+  Mat b2(3, 2);
+  GemmOptions opt;
+  opt.contract.moduli = 21;
+  try {
+    gemm_reference(a.view(), b2.view(), c.view(), opt);
+  } catch (const ValueError& e) {
+    threw = std::strstr(e.what(), "moduli") != nullptr;
+  }
+  CHECK(threw, "moduli out of range");
+  threw = false;
+  try {
+    gemm_reference(a.view(), b2.view(), a.view());
+  } catch (const ValueError&) {
+    threw = true;
+  }
+  CHECK(threw, "c must not overlap a (and has the wrong shape)");
+  std::vector<float> f(6);
+  threw = false;
+  try {
+    gemm_reference(ArrayView::contiguous(f.data(), DType::float32, {2, 3}), b2.view(), c.view());
+  } catch (const TypeError&) {
+    threw = true;
+  }
+  CHECK(threw, "float32 input must raise TypeError");
+}
+
+void test_threads_do_not_change_bits() {
+  std::mt19937_64 rng(6);
+  Mat a = family(33, 40, 2.0, rng), b = family(40, 29, 2.0, rng), c1(33, 29), c4(33, 29);
+  const int saved = cpu_threads();
+  set_cpu_threads(1);
+  gemm_reference(a.view(), b.view(), c1.view());
+  set_cpu_threads(4);
+  gemm_reference(a.view(), b.view(), c4.view());
+  set_cpu_threads(saved);
+  CHECK(std::memcmp(c1.v.data(), c4.v.data(), c1.v.size() * 8) == 0, "results differ with thread count");
+}
+
+int main() {
+  test_moduli_are_pairwise_coprime();
+  test_integer_inputs_are_exact();
+  test_error_bound_on_the_standard_family();
+  test_more_moduli_are_more_accurate();
+  test_nonfinite_follow_ieee_and_beta_zero_ignores_c();
+  test_transposes_strides_alpha_beta();
+  test_edge_cases();
+  test_errors();
+  test_threads_do_not_change_bits();
+  std::printf("%s (%d failures)\n", failures ? "FAILED" : "OK", failures);
+  return failures ? 1 : 0;
+}
