@@ -1,6 +1,7 @@
 """ironkernels: GPU kernels under stated contracts.
 
 - :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA).
+- :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II (CPU reference so far).
 
 Arrays from NumPy, PyTorch, CuPy (anything with ``__dlpack__``) are used in place, without copies;
 host arrays run on the CPU, CUDA arrays on their GPU, and results come back in the caller's framework.
@@ -11,11 +12,12 @@ import os as _os
 
 from . import _core
 from ._fwt import fwt
+from ._gemm import Contract, gemm
 from ._interop import empty
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "empty", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+__all__ = ["fwt", "gemm", "Contract", "empty", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
 
 
 def build_info() -> dict:

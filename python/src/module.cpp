@@ -8,6 +8,7 @@ namespace nb = nanobind;
 void bind_array(nb::module_& m);
 void bind_core(nb::module_& m);
 void bind_fwt(nb::module_& m);
+void bind_gemm(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "ironkernels native core (use the `ironkernels` package, not this module directly)";
@@ -25,4 +26,5 @@ NB_MODULE(_core, m) {
   bind_core(m);
   bind_array(m);
   bind_fwt(m);
+  bind_gemm(m);
 }

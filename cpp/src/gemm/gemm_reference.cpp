@@ -74,6 +74,8 @@ bool overlaps(const ArrayView& x, const ArrayView& y) {
   return xl < yh && yl < xh;
 }
 
+constexpr std::int64_t kChunkK = std::int64_t(1) << 16;
+
 int ceil_log2(std::int64_t k) {
   int b = 0;
   while ((std::int64_t(1) << b) < k) ++b;
@@ -209,8 +211,14 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
         for (int t = 0; t < nmod; ++t) {
           const std::int8_t* x = &ra[(t * m + i) * k];
           const std::int8_t* y = &rb[(t * n + j) * k];
-          std::int64_t dot = 0;  // exact; the GPU splits k so that INT32 stays exact
-          for (std::int64_t l = 0; l < k; ++l) dot += std::int32_t(x[l]) * std::int32_t(y[l]);
+          // Exact: INT32 partial sums over chunks of 2^16 (|x·y| <= 2^14), as the GPU splits k.
+          std::int64_t dot = 0;
+          for (std::int64_t l0 = 0; l0 < k; l0 += kChunkK) {
+            const std::int64_t l1 = std::min(k, l0 + kChunkK);
+            std::int32_t part = 0;
+            for (std::int64_t l = l0; l < l1; ++l) part += std::int32_t(x[l]) * std::int32_t(y[l]);
+            dot += part;
+          }
           const int p = moduli[t];
           r[t] = static_cast<int>(((dot % p) + p) % p);
         }

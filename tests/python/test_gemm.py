@@ -1,0 +1,133 @@
+"""gemm (Ozaki scheme II), CPU reference: exact on integers, within the truncation bound against a
+long-double reference, IEEE semantics for Inf/NaN, layouts, alpha/beta/c/out, report, errors."""
+import numpy as np
+import pytest
+
+import ironkernels
+from ironkernels import Contract, gemm
+
+
+def family(rng, shape, phi):
+    """(u - 0.5) · exp(phi · g), the standard test family."""
+    return (rng.random(shape) - 0.5) * np.exp(phi * rng.standard_normal(shape))
+
+
+def exact_reference(a, b):
+    return np.matmul(a.astype(np.longdouble), b.astype(np.longdouble))
+
+
+@pytest.mark.parametrize("moduli", [4, 9, 14, 20])
+def test_integer_inputs_give_the_exact_product(rng, moduli):
+    a = rng.integers(-999, 1000, size=(21, 70)).astype(np.float64)
+    b = rng.integers(-999, 1000, size=(70, 13)).astype(np.float64)
+    want = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
+    np.testing.assert_array_equal(gemm(a, b, contract=Contract(moduli=moduli)), want)
+
+
+@pytest.mark.parametrize("phi", [0.5, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("moduli", [8, 14, 18])
+def test_error_within_the_truncation_bound(rng, phi, moduli):
+    m, k, n = 19, 150, 17
+    a, b = family(rng, (m, k), phi), family(rng, (k, n), phi)
+    c, rep = gemm(a, b, contract=Contract(moduli=moduli), report=True)
+    ref = exact_reference(a, b)
+    ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
+    eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
+    trunc = k * np.outer(ea, eb) * (2.0 ** -rep["bits_a"] + 2.0 ** -rep["bits_b"] + 2.0 ** -(rep["bits_a"] + rep["bits_b"]))
+    bound = trunc + 2.0**-52 * np.abs(ref.astype(np.float64))
+    assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
+
+
+def test_twenty_moduli_match_or_beat_native_dgemm(rng):
+    a, b = family(rng, (40, 300), 0.5), family(rng, (300, 40), 0.5)
+    ref = exact_reference(a, b)
+    ours = np.abs((gemm(a, b, contract=Contract(moduli=20)) - ref) / ref).max()
+    native = np.abs((a @ b - ref) / ref).max()
+    assert ours <= native * 1.0000001 + 1e-300
+
+
+def test_nonfinite_follow_ieee(rng):
+    a, b = family(rng, (6, 8), 1.0), family(rng, (8, 5), 1.0)
+    a[2, 4] = np.inf
+    b[1, 3] = np.nan
+    c, rep = gemm(a, b, report=True)
+    with np.errstate(invalid="ignore"):
+        native = a @ b
+    assert rep["nonfinite_elements"] == 6 + 5 - 1
+    np.testing.assert_array_equal(np.isnan(c), np.isnan(native))
+    np.testing.assert_array_equal(np.isinf(c), np.isinf(native))
+    finite = np.isfinite(native)
+    np.testing.assert_allclose(c[finite], native[finite], rtol=1e-12)
+
+
+def test_transposes_alpha_beta_c_and_out(rng):
+    a, b = family(rng, (30, 12), 1.0), family(rng, (9, 30), 1.0)  # op(a) = a.T (12x30), op(b) = b.T (30x9)
+    c = family(rng, (12, 9), 1.0)
+    want = -2.0 * exact_reference(a.T, b.T) + 0.5 * c.astype(np.longdouble)
+    got = gemm(a, b, c=c, alpha=-2.0, beta=0.5, trans_a=True, trans_b=True, contract=Contract(moduli=18))
+    np.testing.assert_allclose(got, want.astype(np.float64), rtol=1e-13, atol=1e-13)
+    c_before = c.copy()
+    out = gemm(a, b, c=c, alpha=-2.0, beta=0.5, trans_a=True, trans_b=True, contract=Contract(moduli=18), out=c)
+    assert out is c
+    np.testing.assert_allclose(c, want.astype(np.float64), rtol=1e-13, atol=1e-13)
+    assert not np.array_equal(c, c_before)
+
+
+def test_beta_zero_ignores_nan_in_c(rng):
+    a, b = family(rng, (4, 5), 0.5), family(rng, (5, 3), 0.5)
+    c = np.full((4, 3), np.nan)
+    assert np.isfinite(gemm(a, b, c=c, beta=0.0)).all()
+
+
+def test_strided_inputs_and_fortran_order(rng):
+    big = family(rng, (40, 40), 1.0)
+    a = big[::2, 1::3]  # strided view
+    b = np.asfortranarray(family(rng, (a.shape[1], 7), 1.0))
+    np.testing.assert_allclose(gemm(a, b, contract=Contract(moduli=18)), exact_reference(a, b).astype(np.float64),
+                               rtol=1e-13, atol=1e-14)
+
+
+def test_deterministic_and_report(rng):
+    a, b = family(rng, (33, 45), 2.0), family(rng, (45, 29), 2.0)
+    first, rep = gemm(a, b, report=True)
+    np.testing.assert_array_equal(first, gemm(a, b))
+    assert rep["moduli"] == 14 and rep["moduli_set"] == ironkernels._gemm.MODULI[:14]
+    assert rep["bits_a"] + rep["bits_b"] > 90 and rep["backend"] == "cpu-reference"
+
+
+def test_edge_shapes(rng):
+    assert gemm(np.zeros((3, 0)), np.zeros((0, 2))).tolist() == [[0.0, 0.0]] * 3
+    assert gemm(np.array([[3.0]]), np.array([[-0.5]]))[0, 0] == -1.5
+    x = np.array([[0.0, 0.0], [3e-310, -1e-309]])
+    y = np.array([[1e8, 1.0], [2e8, 1e7]])
+    z = gemm(x, y)
+    assert (z[0] == 0).all()
+    np.testing.assert_allclose(z[1, 0], 3e-310 * 1e8 - 1e-309 * 2e8, rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"contract": Contract(moduli=14), "backend": "gpu"}, ValueError, "backend"),
+        ({"contract": "fast"}, TypeError, "Contract"),
+        ({"alpha": "1"}, TypeError, "alpha"),
+    ],
+)
+def test_bad_arguments(rng, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        gemm(np.ones((2, 3)), np.ones((3, 2)), **kwargs)
+
+
+def test_bad_shapes_dtypes_contracts():
+    with pytest.raises(ValueError, match="inner dimensions"):
+        gemm(np.ones((2, 3)), np.ones((4, 2)))
+    with pytest.raises(TypeError, match="float64"):
+        gemm(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match="2 … 20"):
+        Contract(moduli=21)
+    with pytest.raises(ValueError, match="scaling"):
+        Contract(scaling="accurate")
+    out = np.full((2, 2), 7.0)
+    with pytest.raises(ValueError, match="shape"):
+        gemm(np.ones((2, 3)), np.ones((3, 3)), out=out)
+    assert (out == 7.0).all()
