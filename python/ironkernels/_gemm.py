@@ -1,7 +1,7 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
-Status: the CPU reference (host arrays). The CUDA backends, "accurate" scaling and
-``Contract.native()`` are in progress (issue 3); until then CUDA arrays raise a ValueError."""
+Status: the CPU reference (host arrays). The CUDA backends and ``Contract.native()`` are in progress
+(issue 3); until then CUDA arrays raise a ValueError."""
 from __future__ import annotations
 
 import numbers
@@ -23,9 +23,11 @@ class Contract:
     ``bits_a + bits_b = floor(log2 P) - 1 - ceil(log2 k)``; ``report=True`` returns both.
 
     scaling ``"fast"``: shifts from the largest exponent of each row/column (deterministic).
+    scaling ``"accurate"``: columns of op(B) as in "fast"; each row of op(A) keeps as many bits as a
+    per-element bound of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer).
     """
 
-    SCALINGS = ("fast",)
+    SCALINGS = ("fast", "accurate")
 
     def __init__(self, moduli: int = 14, scaling: str = "fast"):
         if isinstance(moduli, bool) or not isinstance(moduli, numbers.Integral):
@@ -33,8 +35,7 @@ class Contract:
         if not 2 <= moduli <= len(MODULI):
             raise ValueError(f"Contract: moduli = {moduli}; accepted: 2 … {len(MODULI)}")
         if scaling not in self.SCALINGS:
-            raise ValueError(f"Contract: scaling = {scaling!r}; accepted: {', '.join(map(repr, self.SCALINGS))}"
-                             " ('accurate' is in progress)")
+            raise ValueError(f"Contract: scaling = {scaling!r}; accepted: {', '.join(map(repr, self.SCALINGS))}")
         self.moduli = int(moduli)
         self.scaling = scaling
 

@@ -19,8 +19,8 @@ void bind_gemm(nb::module_& m) {
   m.attr("GEMM_MAX_K") = kGemmMaxK;
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling) {
-    if (scaling != "fast")
-      raise<ValueError>("gemm: contract scaling '", scaling, "' is not available yet; accepted: 'fast'");
+    if (scaling != "fast" && scaling != "accurate")
+      raise<ValueError>("gemm: contract scaling '", scaling, "'; accepted: 'fast', 'accurate'");
     const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
     GemmOptions opt;
     opt.alpha = alpha;
@@ -28,7 +28,7 @@ void bind_gemm(nb::module_& m) {
     opt.trans_a = trans_a;
     opt.trans_b = trans_b;
     opt.contract.moduli = moduli;
-    opt.contract.scaling = GemmScaling::fast;
+    opt.contract.scaling = scaling == "fast" ? GemmScaling::fast : GemmScaling::accurate;
     GemmReport rep;
     {
       nb::gil_scoped_release release;

@@ -60,12 +60,14 @@ void test_moduli_are_pairwise_coprime() {
 void test_integer_inputs_are_exact() {
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<int> d(-1000, 1000);
-  for (int nmod : {4, 8, 14, 20}) {
+  for (int nmod : {4, 8, 14, 20})
+  for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate}) {
     Mat a(17, 64), b(64, 23), c(17, 23, -1.0);
     for (auto& x : a.v) x = d(rng);
     for (auto& x : b.v) x = d(rng);
     GemmOptions opt;
     opt.contract.moduli = nmod;
+    opt.contract.scaling = scaling;
     gemm_reference(a.view(), b.view(), c.view(), opt);
     for (std::int64_t i = 0; i < 17; ++i)
       for (std::int64_t j = 0; j < 23; ++j) {
@@ -81,11 +83,13 @@ void test_integer_inputs_are_exact() {
 void test_error_bound_on_the_standard_family() {
   std::mt19937_64 rng(2);
   for (double phi : {0.5, 2.0, 4.0})
-    for (int nmod : {8, 12, 14, 16, 20}) {
+    for (int nmod : {8, 12, 14, 16, 20})
+    for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate}) {
       const std::int64_t m = 13, k = 97, n = 11;
       Mat a = family(m, k, phi, rng), b = family(k, n, phi, rng), c(m, n);
       GemmOptions opt;
       opt.contract.moduli = nmod;
+      opt.contract.scaling = scaling;
       const GemmReport rep = gemm_reference(a.view(), b.view(), c.view(), opt);
       double worst = 0;
       for (std::int64_t i = 0; i < m; ++i)

@@ -16,26 +16,39 @@ def exact_reference(a, b):
     return np.matmul(a.astype(np.longdouble), b.astype(np.longdouble))
 
 
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
 @pytest.mark.parametrize("moduli", [4, 9, 14, 20])
-def test_integer_inputs_give_the_exact_product(rng, moduli):
+def test_integer_inputs_give_the_exact_product(rng, moduli, scaling):
     a = rng.integers(-999, 1000, size=(21, 70)).astype(np.float64)
     b = rng.integers(-999, 1000, size=(70, 13)).astype(np.float64)
     want = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float64)
-    np.testing.assert_array_equal(gemm(a, b, contract=Contract(moduli=moduli)), want)
+    np.testing.assert_array_equal(gemm(a, b, contract=Contract(moduli=moduli, scaling=scaling)), want)
 
 
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
 @pytest.mark.parametrize("phi", [0.5, 1.0, 2.0, 4.0])
 @pytest.mark.parametrize("moduli", [8, 14, 18])
-def test_error_within_the_truncation_bound(rng, phi, moduli):
+def test_error_within_the_truncation_bound(rng, phi, moduli, scaling):
     m, k, n = 19, 150, 17
     a, b = family(rng, (m, k), phi), family(rng, (k, n), phi)
-    c, rep = gemm(a, b, contract=Contract(moduli=moduli), report=True)
+    c, rep = gemm(a, b, contract=Contract(moduli=moduli, scaling=scaling), report=True)
     ref = exact_reference(a, b)
     ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
     eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
     trunc = k * np.outer(ea, eb) * (2.0 ** -rep["bits_a"] + 2.0 ** -rep["bits_b"] + 2.0 ** -(rep["bits_a"] + rep["bits_b"]))
     bound = trunc + 2.0**-52 * np.abs(ref.astype(np.float64))
     assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
+
+
+@pytest.mark.parametrize("phi", [0.5, 2.0, 4.0])
+def test_accurate_scaling_keeps_at_least_the_fast_bits(rng, phi):
+    a, b = family(rng, (25, 120), phi), family(rng, (120, 21), phi)
+    ref = exact_reference(a, b)
+    fast, rf = gemm(a, b, contract=Contract(14, "fast"), report=True)
+    acc, ra = gemm(a, b, contract=Contract(14, "accurate"), report=True)
+    assert ra["bits_a"] >= rf["bits_a"] and ra["bits_b"] == rf["bits_b"]
+    err = lambda c: float(np.abs((c - ref) / np.abs(ref).max()).max())  # noqa: E731
+    assert err(acc) <= err(fast) * 1.01 + 1e-300
 
 
 def test_twenty_moduli_match_or_beat_native_dgemm(rng):
@@ -126,7 +139,7 @@ def test_bad_shapes_dtypes_contracts():
     with pytest.raises(ValueError, match="2 … 20"):
         Contract(moduli=21)
     with pytest.raises(ValueError, match="scaling"):
-        Contract(scaling="accurate")
+        Contract(scaling="exact")
     out = np.full((2, 2), 7.0)
     with pytest.raises(ValueError, match="shape"):
         gemm(np.ones((2, 3)), np.ones((3, 3)), out=out)

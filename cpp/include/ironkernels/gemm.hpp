@@ -7,7 +7,7 @@
 // INT32 products), reconstructed exactly by the Chinese remainder theorem and rounded to float64
 // once. See notes/ozaki2.md of the steering repository for the maths.
 //
-// Status (issue 3): the CPU reference with "fast" scaling. The GPU backends, "accurate" scaling,
+// Status (issue 3): the CPU reference with "fast" and "accurate" scaling. The GPU backends, "accurate" scaling,
 // Contract.native() and the Python API follow.
 #include <array>
 #include <cstdint>
@@ -27,6 +27,9 @@ enum class GemmScaling : std::uint8_t {
   /// Shifts from the largest exponent of each row of op(A) and column of op(B), with the bound
   /// Σ_l |A'_il|·|B'_lj| ≤ k · max|A'_i·| · max|B'_·j| < P/2. Deterministic (no sums involved).
   fast,
+  /// As fast for op(B); each row of op(A) then keeps as many bits as a per-element bound of
+  /// |op(A)|·|op(B)| from one extra small-integer product allows (never fewer than fast).
+  accurate,
 };
 
 struct GemmContract {
@@ -43,7 +46,8 @@ struct GemmOptions {
 /// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
 struct GemmReport {
   int moduli = 0;
-  int bits_a = 0, bits_b = 0;        ///< |A'| < 2^bits_a, |B'| < 2^bits_b
+  int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (bits_a: the
+                                     ///< fewest over the rows)
   std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
 };
 

@@ -92,6 +92,40 @@ struct LineScale {
   bool nonfinite = false;
 };
 
+// Small-integer upper bounds of |x| relative to its line's exponent bound e: ceil(|x|·2^(6-e)) in
+// [0, 64], at least 1 for any nonzero x (also where the scaled value underflows).
+std::int32_t magnitude_bound(double x, int e) {
+  if (x == 0.0 || !std::isfinite(x)) return 0;
+  const double v = std::ceil(std::ldexp(std::fabs(x), 6 - e));
+  return v < 1.0 ? 1 : static_cast<std::int32_t>(v);
+}
+
+// "accurate" scaling: with Ā = ceil(|A|·2^σ_i), B̄ = ceil(|B|·2^τ_j) (σ_i = 6 - e_i, τ_j = 6 - f_j)
+// and C̄ = Ā·B̄ exact, Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·C̄_ij. With B's shifts fixed at
+// t_j = bits_b - f_j, row i may keep bits_a(i) = top + 12 - bits_b - max_j ceil_log2(C̄_ij + 1) bits
+// and still satisfy Σ|A'||B'| < 2^top <= P/2. (The GPU computes C̄ with one extra INT8 product.)
+void accurate_row_bits(const Matrix& A, const Matrix& B, const std::vector<LineScale>& row,
+                       const std::vector<LineScale>& col, int top, int bits_b, std::vector<int>& row_bits) {
+  const std::int64_t m = A.rows, k = A.cols, n = B.cols;
+  std::vector<std::int32_t> bt(static_cast<std::size_t>(n * k));
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t l = 0; l < k; ++l) bt[j * k + l] = magnitude_bound(B(l, j), col[j].exponent);
+  parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
+    std::vector<std::int32_t> ai(static_cast<std::size_t>(k));
+    for (std::int64_t i = i0; i < i1; ++i) {
+      if (row[i].exponent == std::numeric_limits<int>::min()) continue;  // zero row: shift unused
+      for (std::int64_t l = 0; l < k; ++l) ai[l] = magnitude_bound(A(i, l), row[i].exponent);
+      int worst = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        std::int64_t bound = 0;
+        for (std::int64_t l = 0; l < k; ++l) bound += std::int64_t(ai[l]) * bt[j * k + l];
+        worst = std::max(worst, ceil_log2(bound + 1));
+      }
+      row_bits[i] = std::max(row_bits[i], std::min(62, top + 12 - bits_b - worst));
+    }
+  });
+}
+
 // Residue of an integer-valued |v| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
 std::int8_t residue(std::int64_t v, int p) {
   std::int64_t r = v % p;
@@ -117,6 +151,8 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
     raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
   if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
   const int nmod = opt.contract.moduli;
+  if (opt.contract.scaling != GemmScaling::fast && opt.contract.scaling != GemmScaling::accurate)
+    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
   if (nmod < 2 || nmod > kGemmMaxModuli)
     raise<ValueError>("gemm: contract.moduli = ", nmod, "; accepted: 2 … ", kGemmMaxModuli);
   for (int d = 0; d < 2; ++d)
@@ -162,12 +198,18 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   auto shift = [](const LineScale& s, int bits) {
     return s.exponent == std::numeric_limits<int>::min() ? 0 : bits - s.exponent;
   };
+  // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
+  // bound from one extra small-integer product allows (never fewer than "fast").
+  std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a);
+  if (opt.contract.scaling == GemmScaling::accurate)
+    accurate_row_bits(A, B, row, col, P.bit_length() - 2, report.bits_b, row_bits);
+  report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
 
   // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
   std::vector<std::int8_t> ra(static_cast<std::size_t>(nmod * m * k)), rb(static_cast<std::size_t>(nmod * n * k));
   parallel_for(m, 16, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) {
-      const int s = shift(row[i], report.bits_a);
+      const int s = shift(row[i], row_bits[i]);
       for (std::int64_t l = 0; l < k; ++l) {
         const double v = A(i, l);
         const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
@@ -231,7 +273,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
         for (int t = nmod - 2; t >= 0; --t) X.mul_add_small(static_cast<std::uint32_t>(moduli[t]), static_cast<std::uint32_t>(v[t]));
         const bool negative = half_p < X;  // representative in (-P/2, P/2]
         const WideUint mag = negative ? P - X : X;
-        const int e = shift(row[i], report.bits_a) + shift(col[j], report.bits_b);
+        const int e = shift(row[i], row_bits[i]) + shift(col[j], report.bits_b);
         const double product = mag.to_double_scaled(e);
         finish(negative ? -product : product, i, j);
       }
