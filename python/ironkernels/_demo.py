@@ -112,6 +112,17 @@ def demo_gemm(n: int = 256) -> list[dict]:
     return rows
 
 
+def _ok(r: dict) -> str:
+    return f"{'  yes' if r['ok'] else '  NO':<6}"
+
+
+def _table(header: str, lines: list) -> None:
+    print(header)
+    print("-" * len(header))
+    for line in lines:
+        print(line)
+
+
 def run(force_cpu: bool = False) -> int:
     devices = [] if force_cpu else _core.cuda_devices()
     gpu = devices[0]["id"] if devices else None
@@ -120,24 +131,18 @@ def run(force_cpu: bool = False) -> int:
     print(f"ironkernels {info['version']} demo on {where}")
     print("fwt: y = H_N x along the last axis, checked against a float64 NumPy reference (relative L2 error)\n")
     rows = demo_fwt(gpu, megabytes=256 if gpu is not None else 32)
-    hdr = f"{'op':<5}{'dtype':<10}{'shape':<14}{'device':<28}{'rel.err':>10}{'tol':>9}{'  ok':<6}{'ms':>9}{'GB/s':>9}"
-    print(hdr)
-    print("-" * len(hdr))
-    for r in rows:
-        print(f"{r['op']:<5}{r['dtype']:<10}{r['shape']:<14}{r['device']:<28}{r['rel_err']:>10.2e}{r['tol']:>9.0e}"
-              f"{'  yes' if r['ok'] else '  NO':<6}{r['ms']:>9.3f}{r['gbps']:>9.1f}")
+    _table(f"{'op':<5}{'dtype':<10}{'shape':<14}{'device':<28}{'rel.err':>10}{'tol':>9}{'  ok':<6}{'ms':>9}{'GB/s':>9}",
+           [f"{r['op']:<5}{r['dtype']:<10}{r['shape']:<14}{r['device']:<28}{r['rel_err']:>10.2e}{r['tol']:>9.0e}"
+            f"{_ok(r)}{r['ms']:>9.3f}{r['gbps']:>9.1f}" for r in rows])
     print("\nGB/s counts one read and one write of the tensor; time is the median of the timed calls"
           + (" (CUDA events around each call)." if gpu is not None else " (wall clock)."))
     print("\ngemm: C = A·B in float64 by Ozaki scheme II, 14 moduli, CPU reference (CUDA backends in progress);"
           "\n      max relative error against a long-double product, beside native float64 (NumPy/BLAS);"
           "\n      ok = every element within the contract's truncation bound\n")
     g = demo_gemm()
-    hdr2 = f"{'op':<5}{'inputs':<22}{'shape':<14}{'device':<16}{'max.rel.err':>13}{'native':>11}{'  ok':<6}{'ms':>9}"
-    print(hdr2)
-    print("-" * len(hdr2))
-    for r in g:
-        print(f"{'gemm':<5}{'(u-0.5)exp(' + str(r['phi']) + 'g)':<22}{str(r['n']) + '^3':<14}{'cpu':<16}{r['err']:>13.2e}"
-              f"{r['native']:>11.2e}{'  yes' if r['ok'] else '  NO':<6}{r['ms']:>9.1f}")
+    _table(f"{'op':<5}{'inputs':<22}{'shape':<14}{'device':<16}{'max.rel.err':>13}{'native':>11}{'  ok':<6}{'ms':>9}",
+           [f"{'gemm':<5}{'(u-0.5)exp(' + str(r['phi']) + 'g)':<22}{str(r['n']) + '^3':<14}{'cpu':<16}{r['err']:>13.2e}"
+            f"{r['native']:>11.2e}{_ok(r)}{r['ms']:>9.1f}" for r in g])
     rows = rows + g
     bad = [r for r in rows if not r["ok"]]
     if bad:

@@ -7,20 +7,11 @@
 #include <random>
 #include <vector>
 
+#include "check.hpp"
 #include "ironkernels/ironkernels.hpp"
 
 using namespace ironkernels;
 
-static int failures = 0;
-#define CHECK(cond, ...)                        \
-  do {                                          \
-    if (!(cond)) {                              \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      std::printf(__VA_ARGS__);                 \
-      std::printf("\n");                        \
-      ++failures;                               \
-    }                                           \
-  } while (0)
 
 template <class T>
 std::vector<long double> reference(const std::vector<T>& x, std::int64_t rows, std::int64_t n, long double scale) {
@@ -141,6 +132,5 @@ int main(int argc, char** argv) {
     test_cpu_large_involution<double>();
     test_errors();
   }
-  std::printf("%s (%d failures)\n", failures ? "FAILED" : "OK", failures);
-  return failures ? 1 : 0;
+  return report_and_exit_code();
 }

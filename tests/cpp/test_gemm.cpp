@@ -7,20 +7,11 @@
 #include <random>
 #include <vector>
 
+#include "check.hpp"
 #include "ironkernels/ironkernels.hpp"
 
 using namespace ironkernels;
 
-static int failures = 0;
-#define CHECK(cond, ...)                               \
-  do {                                                 \
-    if (!(cond)) {                                     \
-      std::printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      std::printf(__VA_ARGS__);                        \
-      std::printf("\n");                               \
-      ++failures;                                      \
-    }                                                  \
-  } while (0)
 
 struct Mat {
   std::int64_t rows, cols;
@@ -266,6 +257,5 @@ int main() {
   test_edge_cases();
   test_errors();
   test_threads_do_not_change_bits();
-  std::printf("%s (%d failures)\n", failures ? "FAILED" : "OK", failures);
-  return failures ? 1 : 0;
+  return report_and_exit_code();
 }

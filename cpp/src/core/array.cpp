@@ -43,6 +43,27 @@ bool ArrayView::is_c_contiguous() const {
   return true;
 }
 
+namespace {
+void byte_range(const ArrayView& v, std::uintptr_t& lo, std::uintptr_t& hi) {
+  std::int64_t min_off = 0, max_off = 0;
+  for (int d = 0; d < v.ndim(); ++d) {
+    const std::int64_t span = (v.shape[d] - 1) * v.strides[d];
+    (span < 0 ? min_off : max_off) += span;
+  }
+  const auto es = static_cast<std::int64_t>(dtype_size(v.dtype));
+  lo = reinterpret_cast<std::uintptr_t>(v.data) + min_off * es;
+  hi = reinterpret_cast<std::uintptr_t>(v.data) + (max_off + 1) * es;
+}
+}  // namespace
+
+bool ArrayView::overlaps(const ArrayView& other) const {
+  if (size() == 0 || other.size() == 0) return false;
+  std::uintptr_t lo, hi, olo, ohi;
+  byte_range(*this, lo, hi);
+  byte_range(other, olo, ohi);
+  return lo < ohi && olo < hi;
+}
+
 ArrayView ArrayView::contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,
                                 Device device) {
   ArrayView v;

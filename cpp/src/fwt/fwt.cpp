@@ -18,18 +18,6 @@ namespace ironkernels {
 namespace detail {
 namespace {
 
-// Byte range [lo, hi) touched by a view (for overlap checks).
-void byte_extent(const ArrayView& v, std::uintptr_t& lo, std::uintptr_t& hi) {
-  std::int64_t min_off = 0, max_off = 0;
-  for (int d = 0; d < v.ndim(); ++d) {
-    const std::int64_t span = (v.shape[d] - 1) * v.strides[d];
-    (span < 0 ? min_off : max_off) += span;
-  }
-  const auto es = static_cast<std::int64_t>(dtype_size(v.dtype));
-  lo = reinterpret_cast<std::uintptr_t>(v.data) + min_off * es;
-  hi = reinterpret_cast<std::uintptr_t>(v.data) + (max_off + 1) * es;
-}
-
 bool same_layout(const ArrayView& a, const ArrayView& b) {
   if (a.data != b.data) return false;
   for (int d = 0; d < a.ndim(); ++d)
@@ -91,12 +79,8 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   p.scale = opt.scale ? *opt.scale : (opt.normalized ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0);
   if (p.rows == 0) return p;
 
-  if (!same_layout(x, out)) {
-    std::uintptr_t xl, xh, ol, oh;
-    byte_extent(x, xl, xh);
-    byte_extent(out, ol, oh);
-    if (xl < oh && ol < xh)
-      raise<ValueError>("fwt: out overlaps x without being the same array; pass out=x for in place, or a separate array");
+  if (!same_layout(x, out) && x.overlaps(out)) {
+    raise<ValueError>("fwt: out overlaps x without being the same array; pass out=x for in place, or a separate array");
   }
 
   // Collapse the batch dims (drop size-1 dims, merge dims that are contiguous in both x and out).

@@ -56,24 +56,6 @@ void check_matrix(const ArrayView& v, const char* name) {
   if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
 }
 
-void byte_range(const ArrayView& v, std::uintptr_t& lo, std::uintptr_t& hi) {
-  std::int64_t min_off = 0, max_off = 0;
-  for (int d = 0; d < v.ndim(); ++d) {
-    const std::int64_t span = (v.shape[d] - 1) * v.strides[d];
-    (span < 0 ? min_off : max_off) += span;
-  }
-  lo = reinterpret_cast<std::uintptr_t>(v.data) + min_off * 8;
-  hi = reinterpret_cast<std::uintptr_t>(v.data) + (max_off + 1) * 8;
-}
-
-bool overlaps(const ArrayView& x, const ArrayView& y) {
-  if (x.size() == 0 || y.size() == 0) return false;
-  std::uintptr_t xl, xh, yl, yh;
-  byte_range(x, xl, xh);
-  byte_range(y, yl, yh);
-  return xl < yh && yl < xh;
-}
-
 constexpr std::int64_t kChunkK = std::int64_t(1) << 16;
 
 int ceil_log2(std::int64_t k) {
@@ -158,7 +140,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   for (int d = 0; d < 2; ++d)
     if (c_view.shape[d] > 1 && c_view.strides[d] == 0)
       raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
-  if (overlaps(c_view, a_view) || overlaps(c_view, b_view))
+  if (c_view.overlaps(a_view) || c_view.overlaps(b_view))
     raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
 
   const auto& moduli = gemm_moduli();

@@ -38,6 +38,9 @@ struct ArrayView {
   std::int64_t size() const;
   bool is_c_contiguous() const;
 
+  /// Whether the bytes this view spans (from its lowest to its highest element) intersect another's.
+  bool overlaps(const ArrayView& other) const;
+
   /// A C-contiguous view of host or device memory.
   static ArrayView contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,
                               Device device = {});
