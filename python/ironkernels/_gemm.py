@@ -23,8 +23,8 @@ class Contract:
     ``bits_a + bits_b = floor(log2 P) - 1 - ceil(log2 k)``; ``report=True`` returns both.
 
     scaling ``"fast"``: shifts from the largest exponent of each row/column (deterministic).
-    scaling ``"accurate"``: columns of op(B) as in "fast"; each row of op(A) keeps as many bits as a
-    per-element bound of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer).
+    scaling ``"accurate"``: rows of op(A) and columns of op(B) keep as many bits as a per-element bound
+    of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer than "fast").
     """
 
     SCALINGS = ("fast", "accurate")

@@ -46,7 +46,7 @@ def test_accurate_scaling_keeps_at_least_the_fast_bits(rng, phi):
     ref = exact_reference(a, b)
     fast, rf = gemm(a, b, contract=Contract(14, "fast"), report=True)
     acc, ra = gemm(a, b, contract=Contract(14, "accurate"), report=True)
-    assert ra["bits_a"] >= rf["bits_a"] and ra["bits_b"] == rf["bits_b"]
+    assert ra["bits_a"] >= rf["bits_a"] and ra["bits_b"] >= rf["bits_b"]
     err = lambda c: float(np.abs((c - ref) / np.abs(ref).max()).max())  # noqa: E731
     assert err(acc) <= err(fast) * 1.01 + 1e-300
 

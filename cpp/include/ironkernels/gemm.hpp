@@ -27,8 +27,9 @@ enum class GemmScaling : std::uint8_t {
   /// Shifts from the largest exponent of each row of op(A) and column of op(B), with the bound
   /// Σ_l |A'_il|·|B'_lj| ≤ k · max|A'_i·| · max|B'_·j| < P/2. Deterministic (no sums involved).
   fast,
-  /// As fast for op(B); each row of op(A) then keeps as many bits as a per-element bound of
-  /// |op(A)|·|op(B)| from one extra small-integer product allows (never fewer than fast).
+  /// Rows of op(A) and columns of op(B) keep as many bits as a per-element bound of |op(A)|·|op(B)|
+  /// from one extra small-integer product allows, the slack split between both sides (never fewer
+  /// bits than fast on either side).
   accurate,
 };
 
@@ -46,8 +47,8 @@ struct GemmOptions {
 /// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
 struct GemmReport {
   int moduli = 0;
-  int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (bits_a: the
-                                     ///< fewest over the rows)
+  int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (the fewest
+                                     ///< over the rows of op(A) / the columns of op(B))
   std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
 };
 

@@ -83,29 +83,40 @@ std::int32_t magnitude_bound(double x, int e) {
 }
 
 // "accurate" scaling: with Ā = ceil(|A|·2^σ_i), B̄ = ceil(|B|·2^τ_j) (σ_i = 6 - e_i, τ_j = 6 - f_j)
-// and C̄ = Ā·B̄ exact, Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·C̄_ij. With B's shifts fixed at
-// t_j = bits_b - f_j, row i may keep bits_a(i) = top + 12 - bits_b - max_j ceil_log2(C̄_ij + 1) bits
-// and still satisfy Σ|A'||B'| < 2^top <= P/2. (The GPU computes C̄ with one extra INT8 product.)
-void accurate_row_bits(const Matrix& A, const Matrix& B, const std::vector<LineScale>& row,
-                       const std::vector<LineScale>& col, int top, int bits_b, std::vector<int>& row_bits) {
+// and C̄ = Ā·B̄ exact, Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·C̄_ij. Row i and column j may then keep
+// α_i + β_j <= G_ij = top + 12 - ceil_log2(C̄_ij) bits: Σ|A'||B'| <= 2^top < P/2 (P is not a power of
+// two). G_ij is at least the fast budget everywhere; each column takes half of its slack over the
+// fast split, each row the rest, so neither side keeps fewer bits than "fast". (The GPU computes C̄
+// with one extra INT8 product and the two minimum reductions.)
+void accurate_bits(const Matrix& A, const Matrix& B, const std::vector<LineScale>& row,
+                   const std::vector<LineScale>& col, int top, std::vector<int>& row_bits,
+                   std::vector<int>& col_bits) {
   const std::int64_t m = A.rows, k = A.cols, n = B.cols;
-  std::vector<std::int32_t> bt(static_cast<std::size_t>(n * k));
+  const int fast_a = row_bits.empty() ? 0 : row_bits[0], fast_b = col_bits.empty() ? 0 : col_bits[0];
+  std::vector<std::int32_t> at(static_cast<std::size_t>(m * k)), bt(static_cast<std::size_t>(n * k));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t l = 0; l < k; ++l) at[i * k + l] = magnitude_bound(A(i, l), row[i].exponent);
   for (std::int64_t j = 0; j < n; ++j)
     for (std::int64_t l = 0; l < k; ++l) bt[j * k + l] = magnitude_bound(B(l, j), col[j].exponent);
+  std::vector<int> g(static_cast<std::size_t>(m * n));
   parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
-    std::vector<std::int32_t> ai(static_cast<std::size_t>(k));
-    for (std::int64_t i = i0; i < i1; ++i) {
-      if (row[i].exponent == std::numeric_limits<int>::min()) continue;  // zero row: shift unused
-      for (std::int64_t l = 0; l < k; ++l) ai[l] = magnitude_bound(A(i, l), row[i].exponent);
-      int worst = 0;
+    for (std::int64_t i = i0; i < i1; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t bound = 0;
-        for (std::int64_t l = 0; l < k; ++l) bound += std::int64_t(ai[l]) * bt[j * k + l];
-        worst = std::max(worst, ceil_log2(bound + 1));
+        for (std::int64_t l = 0; l < k; ++l) bound += std::int64_t(at[i * k + l]) * bt[j * k + l];
+        g[i * n + j] = top + 12 - ceil_log2(bound);
       }
-      row_bits[i] = std::max(row_bits[i], std::min(62, top + 12 - bits_b - worst));
-    }
   });
+  for (std::int64_t j = 0; j < n; ++j) {
+    int slack = std::numeric_limits<int>::max();
+    for (std::int64_t i = 0; i < m; ++i) slack = std::min(slack, g[i * n + j] - fast_a - fast_b);
+    col_bits[j] = std::min(62, fast_b + slack / 2);
+  }
+  for (std::int64_t i = 0; i < m; ++i) {
+    int bits = 62;
+    for (std::int64_t j = 0; j < n; ++j) bits = std::min(bits, g[i * n + j] - col_bits[j]);
+    row_bits[i] = bits;
+  }
 }
 
 // Residue of an integer-valued |v| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
@@ -182,10 +193,10 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   };
   // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
   // bound from one extra small-integer product allows (never fewer than "fast").
-  std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a);
-  if (opt.contract.scaling == GemmScaling::accurate)
-    accurate_row_bits(A, B, row, col, P.bit_length() - 2, report.bits_b, row_bits);
+  std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a), col_bits(static_cast<std::size_t>(n), report.bits_b);
+  if (opt.contract.scaling == GemmScaling::accurate) accurate_bits(A, B, row, col, P.bit_length() - 2, row_bits, col_bits);
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
+  report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
 
   // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
   std::vector<std::int8_t> ra(static_cast<std::size_t>(nmod * m * k)), rb(static_cast<std::size_t>(nmod * n * k));
@@ -201,7 +212,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   });
   parallel_for(n, 16, [&](std::int64_t j0, std::int64_t j1) {
     for (std::int64_t j = j0; j < j1; ++j) {
-      const int s = shift(col[j], report.bits_b);
+      const int s = shift(col[j], col_bits[j]);
       for (std::int64_t l = 0; l < k; ++l) {
         const double v = B(l, j);
         const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
@@ -255,7 +266,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
         for (int t = nmod - 2; t >= 0; --t) X.mul_add_small(static_cast<std::uint32_t>(moduli[t]), static_cast<std::uint32_t>(v[t]));
         const bool negative = half_p < X;  // representative in (-P/2, P/2]
         const WideUint mag = negative ? P - X : X;
-        const int e = shift(row[i], row_bits[i]) + shift(col[j], report.bits_b);
+        const int e = shift(row[i], row_bits[i]) + shift(col[j], col_bits[j]);
         const double product = mag.to_double_scaled(e);
         finish(negative ? -product : product, i, j);
       }
