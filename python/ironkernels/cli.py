@@ -1,4 +1,4 @@
-"""The `ironkernels` command: info, demo."""
+"""The `ironkernels` command: info, demo, lcn check."""
 from __future__ import annotations
 
 import argparse
@@ -35,6 +35,31 @@ def _info(as_json: bool) -> int:
     return 0
 
 
+def _lcn_check(files: list) -> int:
+    """One line per file; the violations of invalid drawings below it. Exit 1 if any is invalid."""
+    from . import lcn
+
+    status = 0
+    for path in files:
+        try:
+            d = lcn.load(path)
+        except (OSError, ValueError) as e:
+            print(f"{path}: ERROR {e}")
+            status = max(status, 2)
+            continue
+        ev = lcn.evaluate(d)
+        verdict = "valid" if ev.valid else f"INVALID ({len(ev.violations)} violations)"
+        print(f"{path}: n={d.n} m={d.m} W={d.width} H={d.height} {verdict} k={ev.k} edges_at_k={ev.edges_at_k} "
+              f"total={ev.total_crossings}" + (f" duplicate_edges={len(d.duplicate_edges)}" if d.duplicate_edges else ""))
+        for v in ev.violations[:20]:
+            print("   ", *v)
+        if len(ev.violations) > 20:
+            print(f"    … {len(ev.violations) - 20} more")
+        if not ev.valid:
+            status = max(status, 1)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ironkernels", description="GPU kernels under stated contracts")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -42,9 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("--json", action="store_true")
     pd = sub.add_parser("demo", help="run every op on built-in data (GPU if present), check and time it")
     pd.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is present")
+    pl = sub.add_parser("lcn", help="k-plane drawings: check contest JSON files")
+    lsub = pl.add_subparsers(dest="lcn_cmd", required=True)
+    pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file")
+    pc.add_argument("files", nargs="+")
     args = p.parse_args(argv)
     if args.cmd == "info":
         return _info(args.json)
+    if args.cmd == "lcn":
+        return _lcn_check(args.files)
     from ._demo import run
 
     return run(force_cpu=args.cpu)

@@ -6,3 +6,4 @@
 #include "ironkernels/core/version.hpp"
 #include "ironkernels/fwt.hpp"
 #include "ironkernels/gemm.hpp"
+#include "ironkernels/lcn.hpp"

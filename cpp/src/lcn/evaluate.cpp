@@ -1,0 +1,132 @@
+// Exact evaluation of a grid drawing on the CPU: all pairs of edges (and of vertices and edges),
+// across all cores. The bounding-box test in front of every predicate rejects most pairs cheaply.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/threads.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/lcn.hpp"
+
+namespace ironkernels::lcn {
+namespace {
+
+struct Point {
+  std::int64_t x, y;
+};
+
+// Sign of the orientation of (a, b, c): +1 counter-clockwise, -1 clockwise, 0 collinear.
+// |coordinates| <= 2^30, so each product is at most 2^60 and the difference at most 2^61: exact.
+int orientation(Point a, Point b, Point c) {
+  const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+  return (d > 0) - (d < 0);
+}
+
+// Proper crossing: the endpoints of each segment lie strictly on both sides of the other's line.
+bool cross_properly(Point a, Point b, Point c, Point d) {
+  const int o1 = orientation(a, b, c), o2 = orientation(a, b, d);
+  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
+  const int o3 = orientation(c, d, a), o4 = orientation(c, d, b);
+  return o3 != 0 && o4 != 0 && o3 != o4;
+}
+
+// p on the closed segment [a, b] (p distinct from a and b is the caller's concern).
+bool on_segment(Point p, Point a, Point b) {
+  return orientation(a, b, p) == 0 && std::min(a.x, b.x) <= p.x && p.x <= std::max(a.x, b.x) &&
+         std::min(a.y, b.y) <= p.y && p.y <= std::max(a.y, b.y);
+}
+
+struct Box {
+  std::int64_t x0, y0, x1, y1;
+};
+
+}  // namespace
+
+Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                    std::int64_t width, std::int64_t height) {
+  if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
+    raise<ValueError>("lcn: width and height must lie in [0, 2^30], got ", width, " and ", height);
+  std::vector<Point> p(static_cast<std::size_t>(n));
+  for (std::int64_t v = 0; v < n; ++v) {
+    p[v] = {xy[2 * v], xy[2 * v + 1]};
+    if (p[v].x < 0 || p[v].x > kMaxCoordinate || p[v].y < 0 || p[v].y > kMaxCoordinate)
+      raise<ValueError>("lcn: vertex ", v, " at (", p[v].x, ", ", p[v].y, ") has a coordinate outside [0, 2^30]");
+  }
+  std::vector<std::int64_t> s(static_cast<std::size_t>(m)), t(static_cast<std::size_t>(m));
+  std::vector<Box> box(static_cast<std::size_t>(m));
+  for (std::int64_t e = 0; e < m; ++e) {
+    s[e] = edges[2 * e];
+    t[e] = edges[2 * e + 1];
+    if (s[e] < 0 || s[e] >= n || t[e] < 0 || t[e] >= n)
+      raise<ValueError>("lcn: edge ", e, " joins vertices ", s[e], " and ", t[e], "; vertices are 0 … ", n - 1);
+    if (s[e] == t[e]) raise<ValueError>("lcn: edge ", e, " is a self-loop at vertex ", s[e]);
+    const Point a = p[s[e]], b = p[t[e]];
+    box[e] = {std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)};
+  }
+
+  Evaluation ev;
+  ev.edge_crossings.assign(static_cast<std::size_t>(m), 0);
+  // Crossings: each thread counts pairs (e, f > e) for a range of e into its own array, then adds it
+  // in (integer sums: the same counts whatever the thread count).
+  detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
+    std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
+    for (std::int64_t e = e0; e < e1; ++e)
+      for (std::int64_t f = e + 1; f < m; ++f) {
+        if (box[f].x0 > box[e].x1 || box[e].x0 > box[f].x1 || box[f].y0 > box[e].y1 || box[e].y0 > box[f].y1) continue;
+        if (s[e] == s[f] || s[e] == t[f] || t[e] == s[f] || t[e] == t[f]) continue;
+        if (cross_properly(p[s[e]], p[t[e]], p[s[f]], p[t[f]])) {
+          ++local[e];
+          ++local[f];
+        }
+      }
+    for (std::int64_t i = 0; i < m; ++i)
+      if (local[i]) __atomic_fetch_add(&ev.edge_crossings[i], local[i], __ATOMIC_RELAXED);
+  });
+  for (std::int64_t e = 0; e < m; ++e) {
+    ev.total_crossings += ev.edge_crossings[e];
+    if (ev.edge_crossings[e] > ev.k) {
+      ev.k = ev.edge_crossings[e];
+      ev.edges_at_k = 0;
+    }
+    if (ev.edge_crossings[e] == ev.k) ++ev.edges_at_k;
+  }
+  ev.total_crossings /= 2;
+  if (m == 0) ev.edges_at_k = 0;
+
+  // Validity: outside the grid, shared points (sorted by point), vertices on non-incident edges.
+  for (std::int64_t v = 0; v < n; ++v)
+    if (p[v].x > width || p[v].y > height) ev.violations.push_back({Violation::Kind::outside_grid, v, -1});
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  for (std::int64_t v = 0; v < n; ++v) order[v] = v;
+  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+    return p[a].x != p[b].x ? p[a].x < p[b].x : p[a].y != p[b].y ? p[a].y < p[b].y : a < b;
+  });
+  for (std::int64_t i = 0; i < n;) {
+    std::int64_t j = i + 1;
+    while (j < n && p[order[j]].x == p[order[i]].x && p[order[j]].y == p[order[i]].y) ++j;
+    for (std::int64_t a = i; a < j; ++a)
+      for (std::int64_t b = a + 1; b < j; ++b)
+        ev.violations.push_back({Violation::Kind::same_point, std::min(order[a], order[b]), std::max(order[a], order[b])});
+    i = j;
+  }
+  std::vector<std::vector<Violation>> on_edge(static_cast<std::size_t>(n));
+  detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
+    for (std::int64_t v = v0; v < v1; ++v)
+      for (std::int64_t e = 0; e < m; ++e) {
+        if (v == s[e] || v == t[e]) continue;
+        if (p[v].x < box[e].x0 || p[v].x > box[e].x1 || p[v].y < box[e].y0 || p[v].y > box[e].y1) continue;
+        // A vertex at an endpoint's point is a same-point violation already.
+        const Point a = p[s[e]], b = p[t[e]];
+        if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) continue;
+        if (on_segment(p[v], a, b)) on_edge[v].push_back({Violation::Kind::vertex_on_edge, v, e});
+      }
+  });
+  for (auto& list : on_edge) ev.violations.insert(ev.violations.end(), list.begin(), list.end());
+  std::stable_sort(ev.violations.begin(), ev.violations.end(), [](const Violation& x, const Violation& y) {
+    if (x.kind != y.kind) return x.kind < y.kind;
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  });
+  return ev;
+}
+
+}  // namespace ironkernels::lcn

@@ -1,0 +1,166 @@
+"""Straight-line grid drawings (GD Contest 2025 "k-plane drawings"): load, check, count crossings.
+
+Semantics (the contest's): two edges cross iff they share no endpoint and their segments cross
+properly; a drawing is valid iff vertices lie at distinct grid points inside [0, width] × [0, height]
+and no vertex lies on an edge it is not an endpoint of; k is the largest number of crossings on one
+edge. Exact integer arithmetic throughout (ironkernels' C++ core).
+
+Input policy: node ids may be any integers (mapped to 0 … n-1 in file order and written back as
+given); unknown keys are ignored; duplicate node ids, edges to unknown ids and self-loops are
+errors; coordinates must be integers in [0, 2^30] and width and height integers in [0, 2^30].
+Duplicate edges (the same unordered pair again, as in some published instances) are kept as separate
+edges, as the file gives them: each copy is counted, and copies never cross each other (they share
+their endpoints). ``Drawing.duplicate_edges`` lists them as (edge, first edge with that pair).
+
+Status (issue 4): load, save and the CPU evaluator. Drawing pictures, incremental moves, batched
+candidates and the GPU evaluator follow.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import numpy as np
+
+from . import _core
+
+MAX_COORDINATE = 1 << 30
+
+
+@dataclass
+class Drawing:
+    """A drawing: node ids (file order), (n, 2) int64 positions, (m, 2) int64 vertex indices."""
+
+    ids: list
+    xy: np.ndarray
+    edges: np.ndarray
+    width: int
+    height: int
+    duplicate_edges: list = field(default_factory=list)  # (edge index, index of its first copy)
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    @property
+    def m(self) -> int:
+        return int(self.edges.shape[0])
+
+
+@dataclass
+class Evaluation:
+    edge_crossings: np.ndarray  # per edge, in file order
+    k: int
+    edges_at_k: int
+    total_crossings: int
+    violations: list  # ("same_point", id, id) | ("vertex_on_edge", id, (source id, target id)) | ("outside_grid", id)
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+
+def _int(value: Any, where: str, lo: int = 0, hi: int = MAX_COORDINATE) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{where} must be an integer, got {json.dumps(value)}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{where} = {value} is outside [{lo}, {hi}]")
+    return value
+
+
+def load(source: Union[str, os.PathLike, dict]) -> Drawing:
+    """Parse a contest JSON file (or an already-decoded dict); raises ValueError naming the field."""
+    where = "drawing"
+    if isinstance(source, dict):
+        doc = source
+    else:
+        where = os.fspath(source)
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{where}: not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where}: the top level must be an object with nodes, edges, width, height")
+    for key in ("nodes", "edges", "width", "height"):
+        if key not in doc:
+            raise ValueError(f"{where}: missing key '{key}'")
+    width = _int(doc["width"], f"{where}: width")
+    height = _int(doc["height"], f"{where}: height")
+    if not isinstance(doc["nodes"], list) or not isinstance(doc["edges"], list):
+        raise ValueError(f"{where}: 'nodes' and 'edges' must be lists")
+    ids, index, xy = [], {}, []
+    for i, node in enumerate(doc["nodes"]):
+        if not isinstance(node, dict):
+            raise ValueError(f"{where}: nodes[{i}] must be an object with id, x, y")
+        for key in ("id", "x", "y"):
+            if key not in node:
+                raise ValueError(f"{where}: nodes[{i}] is missing '{key}'")
+        nid = node["id"]
+        if isinstance(nid, bool) or not isinstance(nid, (int, str)):
+            raise ValueError(f"{where}: nodes[{i}].id must be an integer or a string, got {json.dumps(nid)}")
+        if nid in index:
+            raise ValueError(f"{where}: nodes[{i}].id = {json.dumps(nid)} repeats nodes[{index[nid]}].id")
+        index[nid] = i
+        ids.append(nid)
+        xy.append((_int(node["x"], f"{where}: nodes[{i}].x"), _int(node["y"], f"{where}: nodes[{i}].y")))
+    edges, seen, duplicates = [], {}, []
+    for e, edge in enumerate(doc["edges"]):
+        if not isinstance(edge, dict) or "source" not in edge or "target" not in edge:
+            raise ValueError(f"{where}: edges[{e}] must be an object with source and target")
+        ends = []
+        for key in ("source", "target"):
+            if edge[key] not in index or isinstance(edge[key], bool):
+                raise ValueError(f"{where}: edges[{e}].{key} = {json.dumps(edge[key])} is not a node id")
+            ends.append(index[edge[key]])
+        if ends[0] == ends[1]:
+            raise ValueError(f"{where}: edges[{e}] is a self-loop at node {json.dumps(edge['source'])}")
+        pair = (min(ends), max(ends))
+        if pair in seen:
+            duplicates.append((e, seen[pair]))
+        else:
+            seen[pair] = e
+        edges.append(ends)
+    return Drawing(ids=ids, xy=np.array(xy, dtype=np.int64).reshape(-1, 2),
+                   edges=np.array(edges, dtype=np.int64).reshape(-1, 2), width=width, height=height,
+                   duplicate_edges=duplicates)
+
+
+def to_dict(drawing: Drawing) -> dict:
+    """The contest JSON object of a drawing, ids as given."""
+    return {
+        "nodes": [{"id": nid, "x": int(x), "y": int(y)} for nid, (x, y) in zip(drawing.ids, drawing.xy.tolist())],
+        "edges": [{"source": drawing.ids[s], "target": drawing.ids[t]} for s, t in drawing.edges.tolist()],
+        "width": int(drawing.width),
+        "height": int(drawing.height),
+    }
+
+
+def save(drawing: Drawing, path: Union[str, os.PathLike]) -> None:
+    """Write the drawing as contest JSON (written to a temporary file, then renamed into place)."""
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(to_dict(drawing), f)
+    os.replace(tmp, path)
+
+
+def evaluate(drawing: Drawing) -> Evaluation:
+    """Exact per-edge crossing counts, k, edges at k, total crossings and every violation (by id)."""
+    xy = np.ascontiguousarray(drawing.xy, dtype=np.int64).reshape(-1, 2)
+    edges = np.ascontiguousarray(drawing.edges, dtype=np.int64).reshape(-1, 2)
+    r = _core.lcn_evaluate(xy, edges, int(drawing.width), int(drawing.height))
+    ids = drawing.ids
+    violations = []
+    for kind, a, b in r["violations"]:
+        if kind == "same_point":
+            violations.append((kind, ids[a], ids[b]))
+        elif kind == "vertex_on_edge":
+            s, t = edges[b]
+            violations.append((kind, ids[a], (ids[s], ids[t])))
+        else:
+            violations.append((kind, ids[a]))
+    return Evaluation(edge_crossings=np.asarray(r["edge_crossings"]), k=int(r["k"]), edges_at_k=int(r["edges_at_k"]),
+                      total_crossings=int(r["total_crossings"]), violations=violations)

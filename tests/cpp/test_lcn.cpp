@@ -1,0 +1,51 @@
+// C++ tests of the grid-drawing evaluator: crossings, shared endpoints, degenerate configurations,
+// violations, and the input checks.
+#include <cstring>
+#include <vector>
+
+#include "check.hpp"
+#include "ironkernels/ironkernels.hpp"
+
+using namespace ironkernels;
+
+int main() {
+  {  // K4 drawn with its two diagonals crossing: one crossing pair, k = 1 on the diagonals.
+    std::vector<std::int64_t> xy = {0, 0, 10, 0, 10, 10, 0, 10};
+    std::vector<std::int64_t> e = {0, 1, 1, 2, 2, 3, 3, 0, 0, 2, 1, 3};
+    const auto ev = lcn::evaluate(xy.data(), 4, e.data(), 6, 10, 10);
+    CHECK(ev.valid() && ev.k == 1 && ev.edges_at_k == 2 && ev.total_crossings == 1, "K4: k=%lld at_k=%lld total=%lld",
+          (long long)ev.k, (long long)ev.edges_at_k, (long long)ev.total_crossings);
+  }
+  {  // Near the coordinate limit: exact predicates (an X spanning the whole 2^30 grid).
+    const std::int64_t L = lcn::kMaxCoordinate;
+    std::vector<std::int64_t> xy = {0, 0, L, L, 0, L, L, 0, L / 2, L / 2 + 1};
+    std::vector<std::int64_t> e = {0, 1, 2, 3};
+    const auto ev = lcn::evaluate(xy.data(), 5, e.data(), 2, L, L);
+    CHECK(ev.total_crossings == 1 && ev.valid(), "large X: total=%lld valid=%d", (long long)ev.total_crossings, ev.valid());
+    xy[9] = L / 2;  // vertex 4 now on both diagonals
+    const auto ev2 = lcn::evaluate(xy.data(), 5, e.data(), 2, L, L);
+    CHECK(ev2.violations.size() == 2 && ev2.violations[0].kind == lcn::Violation::Kind::vertex_on_edge, "vertex on edges: %zu",
+          ev2.violations.size());
+  }
+  {  // Input checks: coordinate beyond 2^30, unknown vertex, self-loop.
+    std::vector<std::int64_t> xy = {0, 0, (std::int64_t(1) << 30) + 1, 0};
+    std::vector<std::int64_t> e = {0, 1};
+    bool threw = false;
+    try {
+      lcn::evaluate(xy.data(), 2, e.data(), 1, 10, 10);
+    } catch (const ValueError& err) {
+      threw = std::strstr(err.what(), "2^30") != nullptr;
+    }
+    CHECK(threw, "coordinate above 2^30");
+    xy[2] = 5;
+    e = {0, 2};
+    threw = false;
+    try {
+      lcn::evaluate(xy.data(), 2, e.data(), 1, 10, 10);
+    } catch (const ValueError&) {
+      threw = true;
+    }
+    CHECK(threw, "edge to an unknown vertex");
+  }
+  return report_and_exit_code();
+}

@@ -1,0 +1,178 @@
+"""lcn: contest-format I/O, validation and exact crossing counts, against an independent brute-force
+NumPy implementation on every instance in tests/data/lcn (copied from the steering corpus), the
+official sample solutions' k, and hand-made degenerate configurations."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ironkernels
+from ironkernels import lcn
+
+DATA = pathlib.Path(__file__).parent.parent / "data" / "lcn"
+FILES = sorted(DATA.glob("*/*.json"))
+
+
+def orient(ax, ay, bx, by, cx, cy):
+    return np.sign((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
+
+
+def brute_force(d):
+    """Per-edge proper-crossing counts and the set of violations, pair by pair with NumPy."""
+    p, q = d.xy[d.edges[:, 0]], d.xy[d.edges[:, 1]]
+    s, t = d.edges[:, 0], d.edges[:, 1]
+    counts = np.zeros(d.m, dtype=np.int64)
+    for e in range(d.m):
+        o1 = orient(p[e, 0], p[e, 1], q[e, 0], q[e, 1], p[:, 0], p[:, 1])
+        o2 = orient(p[e, 0], p[e, 1], q[e, 0], q[e, 1], q[:, 0], q[:, 1])
+        o3 = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], p[e, 0], p[e, 1])
+        o4 = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], q[e, 0], q[e, 1])
+        disjoint = (s != s[e]) & (s != t[e]) & (t != s[e]) & (t != t[e])
+        counts[e] = np.count_nonzero(disjoint & (o1 * o2 < 0) & (o3 * o4 < 0))
+    violations = set()
+    for v in range(d.n):
+        x, y = d.xy[v]
+        if x > d.width or y > d.height:
+            violations.add(("outside_grid", v))
+        same = np.nonzero((d.xy[:, 0] == x) & (d.xy[:, 1] == y))[0]
+        violations.update(("same_point", v, int(u)) for u in same if u > v)
+        on_line = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], x, y) == 0
+        inside = (np.minimum(p[:, 0], q[:, 0]) <= x) & (x <= np.maximum(p[:, 0], q[:, 0])) & \
+                 (np.minimum(p[:, 1], q[:, 1]) <= y) & (y <= np.maximum(p[:, 1], q[:, 1]))
+        at_end = ((p[:, 0] == x) & (p[:, 1] == y)) | ((q[:, 0] == x) & (q[:, 1] == y))
+        for e in np.nonzero(on_line & inside & ~at_end & (s != v) & (t != v))[0]:
+            violations.add(("vertex_on_edge", v, int(e)))
+    return counts, violations
+
+
+def as_index_violations(d, ev):
+    index = {nid: i for i, nid in enumerate(d.ids)}
+    out = set()
+    for v in ev.violations:
+        if v[0] == "same_point":
+            out.add((v[0], index[v[1]], index[v[2]]))
+        elif v[0] == "vertex_on_edge":
+            ends = (index[v[2][0]], index[v[2][1]])
+            edges = [e for e in range(d.m) if tuple(d.edges[e]) == ends]
+            out.update((v[0], index[v[1]], e) for e in edges)
+        else:
+            out.add((v[0], index[v[1]]))
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.name}" for p in FILES])
+def test_corpus_matches_brute_force(path):
+    d = lcn.load(path)
+    ev = lcn.evaluate(d)
+    counts, violations = brute_force(d)
+    np.testing.assert_array_equal(ev.edge_crossings, counts)
+    assert ev.k == (counts.max() if d.m else 0)
+    assert ev.edges_at_k == (np.count_nonzero(counts == counts.max()) if d.m else 0)
+    assert ev.total_crossings == counts.sum() // 2
+    assert as_index_violations(d, ev) == violations
+    assert ev.valid == (not violations)
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("gd2025-examples/sol-*.json")), ids=lambda p: p.name)
+def test_official_solutions_have_their_k(path):
+    k = int(re.match(r"sol-\d+-nodes-(\d+)-planar", path.stem).group(1))
+    if path.stem == "sol-625-nodes-5-planar":
+        k = 2  # the file name says 5; the drawing is 2-planar
+    ev = lcn.evaluate(lcn.load(path))
+    assert ev.valid and ev.k == k
+
+
+def drawing(points, edges, w=100, h=100):
+    return lcn.load({"nodes": [{"id": i, "x": x, "y": y} for i, (x, y) in enumerate(points)],
+                     "edges": [{"source": a, "target": b} for a, b in edges], "width": w, "height": h})
+
+
+@pytest.mark.parametrize(
+    "points, edges, crossings, violations",
+    [
+        ([(0, 0), (10, 10), (0, 10), (10, 0)], [(0, 1), (2, 3)], [1, 1], []),  # an X
+        ([(0, 5), (10, 5), (5, 0), (5, 10)], [(0, 1), (2, 3)], [1, 1], []),  # horizontal × vertical
+        ([(0, 0), (10, 0), (5, 0), (5, 10)], [(0, 1), (2, 3)], [0, 0], [("vertex_on_edge", 2, (0, 1))]),  # T on a horizontal edge
+        ([(0, 0), (0, 10), (0, 5), (7, 5)], [(0, 1), (2, 3)], [0, 0], [("vertex_on_edge", 2, (0, 1))]),  # T on a vertical edge
+        ([(0, 0), (10, 0), (4, 0), (20, 0)], [(0, 1), (2, 3)], [0, 0], [("vertex_on_edge", 1, (2, 3)), ("vertex_on_edge", 2, (0, 1))]),  # collinear overlap
+        ([(0, 0), (10, 0), (20, 0), (30, 0)], [(0, 1), (2, 3)], [0, 0], []),  # collinear, disjoint
+        ([(0, 0), (10, 10), (10, 0)], [(0, 1), (1, 2), (0, 2)], [0, 0, 0], []),  # shared endpoints never cross
+        ([(0, 0), (10, 10), (0, 10), (10, 0), (5, 5)], [(0, 1), (2, 3)], [1, 1], [("vertex_on_edge", 4, (0, 1)), ("vertex_on_edge", 4, (2, 3))]),
+        ([(3, 3), (3, 3), (9, 9)], [(0, 2)], [0], [("same_point", 0, 1)]),
+        ([(0, 0), (200, 5)], [(0, 1)], [0], [("outside_grid", 1)]),
+    ],
+)
+def test_hand_made_configurations(points, edges, crossings, violations):
+    ev = lcn.evaluate(drawing(points, edges))
+    assert ev.edge_crossings.tolist() == crossings
+    assert ev.violations == violations
+
+
+def test_counts_do_not_depend_on_threads():
+    d = lcn.load(DATA / "gd2025-examples" / "150-nodes.json")
+    saved = ironkernels._core.cpu_threads()
+    try:
+        ironkernels._core.set_cpu_threads(1)
+        one = lcn.evaluate(d).edge_crossings
+        ironkernels._core.set_cpu_threads(3)
+        three = lcn.evaluate(d).edge_crossings
+    finally:
+        ironkernels._core.set_cpu_threads(saved)
+    np.testing.assert_array_equal(one, three)
+
+
+def test_save_and_load_round_trip_keeps_ids(tmp_path):
+    d = lcn.load({"nodes": [{"id": "a", "x": 1, "y": 2}, {"id": 7, "x": 3, "y": 4}],
+                  "edges": [{"source": 7, "target": "a"}], "width": 5, "height": 5})
+    lcn.save(d, tmp_path / "out.json")
+    back = json.loads((tmp_path / "out.json").read_text())
+    assert back == {"nodes": [{"id": "a", "x": 1, "y": 2}, {"id": 7, "x": 3, "y": 4}],
+                    "edges": [{"source": 7, "target": "a"}], "width": 5, "height": 5}
+
+
+def test_duplicate_edges_are_kept_and_listed():
+    d = drawing([(0, 0), (10, 10), (0, 10), (10, 0)], [(0, 1), (1, 0), (2, 3)])
+    assert d.duplicate_edges == [(1, 0)]
+    assert lcn.evaluate(d).edge_crossings.tolist() == [1, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "doc, match",
+    [
+        ('{"nodes": [], "edges": []', "not valid JSON: .* line 1"),
+        ({"nodes": [], "edges": [], "width": 1}, "missing key 'height'"),
+        ({"nodes": [{"id": 0, "x": 1}], "edges": [], "width": 1, "height": 1}, r"nodes\[0\] is missing 'y'"),
+        ({"nodes": [{"id": 0, "x": 1, "y": 1}, {"id": 0, "x": 2, "y": 1}], "edges": [], "width": 9, "height": 9}, r"nodes\[1\].id = 0 repeats nodes\[0\]"),
+        ({"nodes": [{"id": 0, "x": 1, "y": 1}], "edges": [{"source": 0, "target": 5}], "width": 9, "height": 9}, r"edges\[0\].target = 5 is not a node id"),
+        ({"nodes": [{"id": 0, "x": 1, "y": 1}], "edges": [{"source": 0, "target": 0}], "width": 9, "height": 9}, "self-loop"),
+        ({"nodes": [{"id": 0, "x": 1.5, "y": 1}], "edges": [], "width": 9, "height": 9}, r"nodes\[0\].x must be an integer"),
+        ({"nodes": [{"id": 0, "x": -1, "y": 1}], "edges": [], "width": 9, "height": 9}, r"nodes\[0\].x = -1 is outside"),
+        ({"nodes": [], "edges": [], "width": 2**31, "height": 9}, "width = 2147483648 is outside"),
+    ],
+)
+def test_malformed_input_is_named(tmp_path, doc, match):
+    if isinstance(doc, str):
+        path = tmp_path / "bad.json"
+        path.write_text(doc)
+        doc = path
+    with pytest.raises(ValueError, match=match):
+        lcn.load(doc)
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "ironkernels", "lcn", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_check_prints_the_figures_and_fails_on_invalid():
+    good = DATA / "gd2025-examples" / "sol-15-nodes-5-planar.json"
+    out = run_cli("check", str(good))
+    assert out.returncode == 0, out.stderr
+    assert "k=5" in out.stdout and "valid" in out.stdout
+    bad = DATA / "gd2025-examples" / "100-nodes.json"
+    out = run_cli("check", str(good), str(bad))
+    assert out.returncode == 1
+    assert "INVALID" in out.stdout and "vertex_on_edge" in out.stdout
