@@ -1,4 +1,4 @@
-"""The `ironkernels` command: info, demo, lcn check."""
+"""The `ironkernels` command: info, demo, lcn check, lcn draw."""
 from __future__ import annotations
 
 import argparse
@@ -71,9 +71,18 @@ def main(argv: list[str] | None = None) -> int:
     lsub = pl.add_subparsers(dest="lcn_cmd", required=True)
     pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file")
     pc.add_argument("files", nargs="+")
+    pdw = lsub.add_parser("draw", help="picture of a drawing (SVG, or PNG with matplotlib)")
+    pdw.add_argument("input")
+    pdw.add_argument("output")
     args = p.parse_args(argv)
     if args.cmd == "info":
         return _info(args.json)
+    if args.cmd == "lcn" and args.lcn_cmd == "draw":
+        from . import lcn
+
+        lcn.draw(lcn.load(args.input), args.output)
+        print(f"wrote {args.output}")
+        return 0
     if args.cmd == "lcn":
         return _lcn_check(args.files)
     from ._demo import run

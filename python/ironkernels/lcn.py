@@ -12,8 +12,8 @@ Duplicate edges (the same unordered pair again, as in some published instances) 
 edges, as the file gives them: each copy is counted, and copies never cross each other (they share
 their endpoints). ``Drawing.duplicate_edges`` lists them as (edge, first edge with that pair).
 
-Status (issue 4): load, save and the CPU evaluator. Drawing pictures, incremental moves, batched
-candidates and the GPU evaluator follow.
+Status (issue 4): load, save, draw and the CPU evaluator. Incremental moves, batched candidates and
+the GPU evaluator follow.
 """
 from __future__ import annotations
 
@@ -164,3 +164,74 @@ def evaluate(drawing: Drawing) -> Evaluation:
             violations.append((kind, ids[a]))
     return Evaluation(edge_crossings=np.asarray(r["edge_crossings"]), k=int(r["k"]), edges_at_k=int(r["edges_at_k"]),
                       total_crossings=int(r["total_crossings"]), violations=violations)
+
+
+# ---------------------------------------------------------------------------------------------- drawing
+_RAMP = [(0x31, 0x36, 0x95), (0x45, 0x75, 0xB4), (0x74, 0xAD, 0xD1), (0xAB, 0xD9, 0xE9), (0xFE, 0xE0, 0x90),
+         (0xFD, 0xAE, 0x61), (0xF4, 0x6D, 0x43)]  # blue (few crossings) to orange (many)
+_AT_K = "#d7191c"
+
+
+def _color(c: int, k: int) -> str:
+    if k <= 0:
+        return "#%02x%02x%02x" % _RAMP[0]
+    f = (len(_RAMP) - 1) * min(c, k) / k
+    i = min(int(f), len(_RAMP) - 2)
+    t = f - i
+    rgb = [round(a + (b - a) * t) for a, b in zip(_RAMP[i], _RAMP[i + 1])]
+    return "#%02x%02x%02x" % tuple(rgb)
+
+
+def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation = None, size: int = 900) -> None:
+    """Picture of a drawing: edges coloured by their crossing count (blue few … orange many), the
+    edges at k on top in red and thicker, vertices as small dots, the grid box [0, W]×[0, H] outlined;
+    y grows upwards. SVG, or PNG when the path ends in .png (needs matplotlib)."""
+    ev = evaluate(drawing) if evaluation is None else evaluation
+    w, h = max(drawing.width, 1), max(drawing.height, 1)
+    margin, scale = 20, (size - 40) / max(w, h)
+    px = lambda x: margin + x * scale  # noqa: E731
+    py = lambda y: margin + (h - y) * scale  # noqa: E731
+    order = np.argsort(ev.edge_crossings, kind="stable")  # most crossed last, on top
+    at_k = ev.edge_crossings == ev.k if drawing.m else np.zeros(0, bool)
+    width_px, height_px = int(2 * margin + w * scale), int(2 * margin + h * scale)
+    title = (f"n={drawing.n} m={drawing.m} k={ev.k} edges at k={ev.edges_at_k} total={ev.total_crossings}"
+             + ("" if ev.valid else f" INVALID ({len(ev.violations)} violations)"))
+    if os.fspath(path).lower().endswith(".png"):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
+
+        fig, ax = plt.subplots(figsize=(size / 100, size / 100), dpi=100)
+        segs = [[tuple(drawing.xy[s]), tuple(drawing.xy[t])] for s, t in drawing.edges[order]]
+        cols = [_AT_K if at_k[e] else _color(int(ev.edge_crossings[e]), ev.k) for e in order]
+        widths = [1.8 if at_k[e] else 0.6 for e in order]
+        ax.add_collection(LineCollection(segs, colors=cols, linewidths=widths))
+        ax.scatter(drawing.xy[:, 0], drawing.xy[:, 1], s=4, c="black", zorder=3)
+        ax.add_patch(plt.Rectangle((0, 0), w, h, fill=False, ec="#888888", lw=0.8))
+        ax.set_xlim(-0.02 * w, 1.02 * w)
+        ax.set_ylim(-0.02 * h, 1.02 * h)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(title, fontsize=9)
+        fig.savefig(path, bbox_inches="tight")
+        plt.close(fig)
+        return
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px + 24}" '
+           f'viewBox="0 -24 {width_px} {height_px + 24}">',
+           f'<text x="{margin}" y="-8" font-family="sans-serif" font-size="13">{title}</text>',
+           f'<rect x="{px(0):.2f}" y="{py(h):.2f}" width="{w * scale:.2f}" height="{h * scale:.2f}" '
+           'fill="none" stroke="#888" stroke-width="1"/>']
+    for e in order:
+        (x0, y0), (x1, y1) = drawing.xy[drawing.edges[e, 0]], drawing.xy[drawing.edges[e, 1]]
+        color = _AT_K if at_k[e] else _color(int(ev.edge_crossings[e]), ev.k)
+        out.append(f'<line x1="{px(x0):.2f}" y1="{py(y0):.2f}" x2="{px(x1):.2f}" y2="{py(y1):.2f}" '
+                   f'stroke="{color}" stroke-width="{1.8 if at_k[e] else 0.7}"/>')
+    r = max(1.2, min(3.0, 300 / max(drawing.n, 1)))
+    out.extend(f'<circle cx="{px(x):.2f}" cy="{py(y):.2f}" r="{r:.2f}" fill="black"/>' for x, y in drawing.xy.tolist())
+    out.append("</svg>")
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+    os.replace(tmp, path)

@@ -176,3 +176,21 @@ def test_cli_check_prints_the_figures_and_fails_on_invalid():
     out = run_cli("check", str(good), str(bad))
     assert out.returncode == 1
     assert "INVALID" in out.stdout and "vertex_on_edge" in out.stdout
+
+
+def test_draw_svg_has_every_edge_and_vertex(tmp_path):
+    d = lcn.load(DATA / "gd2025-examples" / "sol-15-nodes-5-planar.json")
+    out = tmp_path / "d.svg"
+    lcn.draw(d, out)
+    text = out.read_text()
+    assert text.count("<line ") == d.m and text.count("<circle ") == d.n
+    assert text.count('stroke="#d7191c"') == lcn.evaluate(d).edges_at_k  # edges at k highlighted
+    assert "k=5" in text
+
+
+def test_draw_png_and_cli(tmp_path):
+    pytest.importorskip("matplotlib")
+    src = DATA / "tum2024" / "ex4.json"
+    out = run_cli("draw", str(src), str(tmp_path / "d.png"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"
