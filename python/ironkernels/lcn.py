@@ -235,3 +235,34 @@ def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation
     with open(tmp, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
     os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------------------------- incremental moves
+class Evaluator:
+    """A drawing's per-edge crossing counts, kept exact as vertices move (a move recounts only the
+    moving vertex's edges: O(degree · m) instead of O(m²)), and batched evaluation of candidate
+    positions for one vertex: the solver's inner loop."""
+
+    def __init__(self, drawing: Drawing):
+        self.drawing = drawing
+        self.xy = np.array(drawing.xy, dtype=np.int64).reshape(-1, 2)
+        self._core = _core.LcnEvaluator(self.xy, np.ascontiguousarray(drawing.edges, dtype=np.int64).reshape(-1, 2),
+                                        int(drawing.width), int(drawing.height))
+
+    @property
+    def edge_crossings(self) -> np.ndarray:
+        return np.asarray(self._core.edge_crossings())
+
+    def move(self, v: int, x: int, y: int) -> None:
+        """Move vertex v (index) to (x, y); the counts follow exactly."""
+        self._core.move(int(v), int(x), int(y))
+        self.xy[v] = (x, y)
+
+    def candidates(self, v: int, xy) -> dict:
+        """For each (x, y) row of `xy`: the k, edges at k and total crossings the drawing would have with
+        v there, and whether that position is legal for v (inside the grid, on no other vertex, on no
+        non-incident edge, no other vertex on v's edges). Nothing moves."""
+        pts = np.ascontiguousarray(np.asarray(xy, dtype=np.int64).reshape(-1, 2))
+        r = self._core.candidates(int(v), pts)
+        return {"k": np.asarray(r["k"]), "edges_at_k": np.asarray(r["edges_at_k"]),
+                "total_crossings": np.asarray(r["total_crossings"]), "legal": np.asarray(r["legal"]).astype(bool)}

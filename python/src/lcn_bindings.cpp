@@ -3,7 +3,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
-#include <cstring>
+#include <algorithm>
+#include <vector>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
@@ -13,7 +14,46 @@ using namespace ironkernels;
 
 using IndexPairs = nb::ndarray<const std::int64_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
 
+template <class T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(const std::vector<T>& v) {
+  auto* data = new T[v.empty() ? 1 : v.size()];
+  std::copy(v.begin(), v.end(), data);
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {v.size()}, owner);
+}
+
 void bind_lcn(nb::module_& m) {
+  nb::class_<lcn::Evaluator>(m, "LcnEvaluator", "Per-edge crossing counts kept exact under vertex moves.")
+      .def("__init__", [](lcn::Evaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
+        nb::gil_scoped_release release;
+        new (self) lcn::Evaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
+                                  static_cast<std::int64_t>(edges.shape(0)), width, height);
+      }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"))
+      .def("edge_crossings", [](const lcn::Evaluator& e) { return to_numpy(e.edge_crossings()); })
+      .def("move", &lcn::Evaluator::move, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>())
+      .def("candidates", [](const lcn::Evaluator& e, std::int64_t v, IndexPairs xy) {
+        const std::size_t count = xy.shape(0);
+        std::vector<lcn::CandidateFigures> out(count);
+        {
+          nb::gil_scoped_release release;
+          e.candidates(v, xy.data(), static_cast<std::int64_t>(count), out.data());
+        }
+        std::vector<std::int64_t> k(count), at_k(count), total(count);
+        std::vector<std::uint8_t> legal(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          k[i] = out[i].k;
+          at_k[i] = out[i].edges_at_k;
+          total[i] = out[i].total_crossings;
+          legal[i] = out[i].legal;
+        }
+        nb::dict d;
+        d["k"] = to_numpy(k);
+        d["edges_at_k"] = to_numpy(at_k);
+        d["total_crossings"] = to_numpy(total);
+        d["legal"] = to_numpy(legal);
+        return d;
+      }, nb::arg("v"), nb::arg("xy").noconvert());
+
   m.def("lcn_evaluate", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
     lcn::Evaluation ev;
     {
@@ -21,16 +61,13 @@ void bind_lcn(nb::module_& m) {
       ev = lcn::evaluate(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
                          static_cast<std::int64_t>(edges.shape(0)), width, height);
     }
-    const std::size_t me = ev.edge_crossings.size(), nv = ev.violations.size();
-    auto* counts = new std::int64_t[me ? me : 1];
-    if (me) std::memcpy(counts, ev.edge_crossings.data(), me * sizeof(std::int64_t));
-    nb::capsule owner(counts, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    const std::size_t nv = ev.violations.size();
     nb::list violations;
     static const char* kinds[] = {"same_point", "vertex_on_edge", "outside_grid"};
     for (std::size_t i = 0; i < nv; ++i)
       violations.append(nb::make_tuple(kinds[static_cast<int>(ev.violations[i].kind)], ev.violations[i].a, ev.violations[i].b));
     nb::dict d;
-    d["edge_crossings"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<1>>(counts, {me}, owner);
+    d["edge_crossings"] = to_numpy(ev.edge_crossings);
     d["k"] = ev.k;
     d["edges_at_k"] = ev.edges_at_k;
     d["total_crossings"] = ev.total_crossings;

@@ -194,3 +194,62 @@ def test_draw_png_and_cli(tmp_path):
     out = run_cli("draw", str(src), str(tmp_path / "d.png"))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _moved(d, v, x, y):
+    xy = d.xy.copy()
+    xy[v] = (x, y)
+    return lcn.Drawing(ids=d.ids, xy=xy, edges=d.edges, width=d.width, height=d.height)
+
+
+def _involves(violation, vid, incident_pairs):
+    kind = violation[0]
+    if kind == "same_point":
+        return vid in violation[1:]
+    if kind == "vertex_on_edge":
+        return violation[1] == vid or tuple(violation[2]) in incident_pairs
+    return violation[1] == vid
+
+
+@pytest.mark.parametrize("name", ["tum2024/ex2.json", "tum2024/ex6.json", "tum2024/ex8.json", "gd2025-examples/sol-15-nodes-5-planar.json"])
+def test_incremental_moves_equal_a_full_recount(name):
+    d = lcn.load(DATA / name)
+    rng = np.random.default_rng(11)
+    ev = lcn.Evaluator(d)
+    cur = d
+    for step in range(60):
+        v = int(rng.integers(d.n))
+        if step % 3 == 0:  # a degenerate spot: another vertex's point or the middle of an edge's box
+            u = int(rng.integers(d.n))
+            x, y = (int(c) for c in cur.xy[u])
+        else:
+            x, y = int(rng.integers(0, d.width + 1)), int(rng.integers(0, d.height + 1))
+        ev.move(v, x, y)
+        cur = _moved(cur, v, x, y)
+        np.testing.assert_array_equal(ev.edge_crossings, lcn.evaluate(cur).edge_crossings)
+
+
+@pytest.mark.parametrize("name", ["tum2024/ex4.json", "gd2025-examples/sol-15-nodes-5-planar.json"])
+def test_candidates_equal_full_evaluations(name):
+    d = lcn.load(DATA / name)
+    rng = np.random.default_rng(12)
+    ev = lcn.Evaluator(d)
+    for v in range(0, d.n, 3):
+        pts = np.stack([rng.integers(0, d.width + 1, 40), rng.integers(0, d.height + 1, 40)], axis=1)
+        pts[:5] = d.xy[rng.integers(0, d.n, 5)]  # some on other vertices
+        got = ev.candidates(v, pts)
+        incident = {(d.ids[s], d.ids[t]) for s, t in d.edges.tolist() if v in (s, t)}
+        for i, (x, y) in enumerate(pts.tolist()):
+            full = lcn.evaluate(_moved(d, v, x, y))
+            assert (got["k"][i], got["edges_at_k"][i], got["total_crossings"][i]) == (full.k, full.edges_at_k, full.total_crossings)
+            legal = not any(_involves(w, d.ids[v], incident) for w in full.violations)
+            assert got["legal"][i] == legal, (v, x, y, full.violations)
+    np.testing.assert_array_equal(ev.edge_crossings, lcn.evaluate(d).edge_crossings)  # nothing moved
+
+
+def test_evaluator_rejects_bad_moves():
+    ev = lcn.Evaluator(lcn.load(DATA / "tum2024" / "ex1.json"))
+    with pytest.raises(ValueError, match="vertex 99"):
+        ev.move(99, 0, 0)
+    with pytest.raises(ValueError, match="2\\^30"):
+        ev.candidates(0, [[-1, 0]])

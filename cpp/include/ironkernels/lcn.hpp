@@ -44,4 +44,36 @@ struct Evaluation {
 Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                     std::int64_t width, std::int64_t height);
 
+/// Figures of the drawing after a vertex moved to a candidate position.
+struct CandidateFigures {
+  std::int64_t k = 0, edges_at_k = 0, total_crossings = 0;
+  bool legal = false;  ///< inside the grid, on no other vertex, on no non-incident edge, no other vertex on its edges
+};
+
+/// Keeps a drawing's per-edge crossing counts and updates them exactly when one vertex moves: only
+/// the moving vertex's edges change geometry, so a move costs O(degree · m) instead of O(m²).
+class Evaluator {
+ public:
+  Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
+            std::int64_t height);
+  const std::vector<std::int64_t>& edge_crossings() const { return counts_; }
+  std::int64_t position(std::int64_t v, int axis) const { return axis ? p_[v].y : p_[v].x; }
+  /// Moves v to (x, y) (any point in [0, 2^30]²; legality is the caller's choice) and updates the counts.
+  void move(std::int64_t v, std::int64_t x, std::int64_t y);
+  /// The figures the drawing would have with v at each of `count` candidate (x, y) positions, without
+  /// moving it. Runs the candidates across all CPU cores.
+  void candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const;
+
+ private:
+  struct P {
+    std::int64_t x, y;
+  };
+  // Crossing-count changes when v goes to q: delta[e] for every edge; returns false when q is illegal.
+  bool deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
+  std::vector<P> p_;
+  std::vector<std::int64_t> s_, t_, counts_;
+  std::vector<std::vector<std::int64_t>> incident_;
+  std::int64_t width_, height_;
+};
+
 }  // namespace ironkernels::lcn

@@ -1,0 +1,121 @@
+// Incremental evaluation: a vertex move changes only the crossings of its own edges.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/threads.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/lcn.hpp"
+
+namespace ironkernels::lcn {
+namespace {
+
+struct Pt {
+  std::int64_t x, y;
+};
+int orient(Pt a, Pt b, Pt c) {  // exact: see lcn.hpp for the bound
+  const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+  return (d > 0) - (d < 0);
+}
+bool cross(Pt a, Pt b, Pt c, Pt d) {
+  const int o1 = orient(a, b, c), o2 = orient(a, b, d);
+  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
+  const int o3 = orient(c, d, a), o4 = orient(c, d, b);
+  return o3 != 0 && o4 != 0 && o3 != o4;
+}
+bool on_closed_segment(Pt q, Pt a, Pt b) {
+  return orient(a, b, q) == 0 && std::min(a.x, b.x) <= q.x && q.x <= std::max(a.x, b.x) && std::min(a.y, b.y) <= q.y &&
+         q.y <= std::max(a.y, b.y);
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                     std::int64_t width, std::int64_t height)
+    : width_(width), height_(height) {
+  const Evaluation ev = evaluate(xy, n, edges, m, width, height);  // validates the input too
+  counts_ = ev.edge_crossings;
+  p_.resize(static_cast<std::size_t>(n));
+  for (std::int64_t v = 0; v < n; ++v) p_[v] = {xy[2 * v], xy[2 * v + 1]};
+  s_.resize(static_cast<std::size_t>(m));
+  t_.resize(static_cast<std::size_t>(m));
+  incident_.resize(static_cast<std::size_t>(n));
+  for (std::int64_t e = 0; e < m; ++e) {
+    s_[e] = edges[2 * e];
+    t_[e] = edges[2 * e + 1];
+    incident_[s_[e]].push_back(e);
+    incident_[t_[e]].push_back(e);
+  }
+}
+
+bool Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta) const {
+  const Pt q{q_in.x, q_in.y};
+  const std::int64_t m = static_cast<std::int64_t>(s_.size()), n = static_cast<std::int64_t>(p_.size());
+  delta.assign(static_cast<std::size_t>(m), 0);
+  auto at = [&](std::int64_t u) { return Pt{p_[u].x, p_[u].y}; };
+  for (std::int64_t e : incident_[v]) {
+    const std::int64_t w = s_[e] == v ? t_[e] : s_[e];  // the other endpoint
+    const Pt a_old = at(v), a_new = q, b = at(w);
+    for (std::int64_t f = 0; f < m; ++f) {
+      if (s_[f] == v || t_[f] == v || s_[f] == w || t_[f] == w) continue;  // shares an endpoint: never crosses
+      const Pt c = at(s_[f]), d = at(t_[f]);
+      const int change = int(cross(a_new, b, c, d)) - int(cross(a_old, b, c, d));
+      if (change) {
+        delta[e] += change;
+        delta[f] += change;
+      }
+    }
+  }
+  // Legality of the new position.
+  if (q.x < 0 || q.x > width_ || q.y < 0 || q.y > height_) return false;
+  for (std::int64_t u = 0; u < n; ++u)
+    if (u != v && p_[u].x == q.x && p_[u].y == q.y) return false;
+  for (std::int64_t f = 0; f < m; ++f)  // q on an edge not incident to v
+    if (s_[f] != v && t_[f] != v && on_closed_segment(q, at(s_[f]), at(t_[f]))) return false;
+  for (std::int64_t e : incident_[v]) {  // another vertex on one of v's edges
+    const std::int64_t w = s_[e] == v ? t_[e] : s_[e];
+    for (std::int64_t u = 0; u < n; ++u)
+      if (u != v && u != w && on_closed_segment(at(u), q, at(w))) return false;
+  }
+  return true;
+}
+
+void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
+  if (v < 0 || v >= static_cast<std::int64_t>(p_.size()))
+    raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", static_cast<std::int64_t>(p_.size()) - 1);
+  if (x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate)
+    raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+  std::vector<std::int64_t> delta;
+  deltas(v, {x, y}, delta);
+  for (std::size_t e = 0; e < counts_.size(); ++e) counts_[e] += delta[e];
+  p_[v] = {x, y};
+}
+
+void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const {
+  if (v < 0 || v >= static_cast<std::int64_t>(p_.size()))
+    raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", static_cast<std::int64_t>(p_.size()) - 1);
+  for (std::int64_t c = 0; c < count; ++c)
+    if (xy[2 * c] < 0 || xy[2 * c] > kMaxCoordinate || xy[2 * c + 1] < 0 || xy[2 * c + 1] > kMaxCoordinate)
+      raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1], ") has a coordinate outside [0, 2^30]");
+  detail::parallel_for(count, 1, [&](std::int64_t c0, std::int64_t c1) {
+    std::vector<std::int64_t> delta;
+    for (std::int64_t c = c0; c < c1; ++c) {
+      CandidateFigures f;
+      f.legal = deltas(v, {xy[2 * c], xy[2 * c + 1]}, delta);
+      for (std::size_t e = 0; e < counts_.size(); ++e) {
+        const std::int64_t now = counts_[e] + delta[e];
+        f.total_crossings += now;
+        if (now > f.k) {
+          f.k = now;
+          f.edges_at_k = 0;
+        }
+        if (now == f.k) ++f.edges_at_k;
+      }
+      f.total_crossings /= 2;
+      if (counts_.empty()) f.edges_at_k = 0;
+      out[c] = f;
+    }
+  });
+}
+
+}  // namespace ironkernels::lcn
