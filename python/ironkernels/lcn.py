@@ -55,7 +55,8 @@ class Evaluation:
     k: int
     edges_at_k: int
     total_crossings: int
-    violations: list  # ("same_point", id, id) | ("vertex_on_edge", id, (source id, target id)) | ("outside_grid", id)
+    # ("same_point", first id at the point, id) | ("vertex_on_edge", id, (source id, target id)) | ("outside_grid", id)
+    violations: list
 
     @property
     def valid(self) -> bool:

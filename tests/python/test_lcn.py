@@ -39,7 +39,8 @@ def brute_force(d):
         if x > d.width or y > d.height:
             violations.add(("outside_grid", v))
         same = np.nonzero((d.xy[:, 0] == x) & (d.xy[:, 1] == y))[0]
-        violations.update(("same_point", v, int(u)) for u in same if u > v)
+        if same[0] != v:  # listed with the lowest-numbered vertex at the point
+            violations.add(("same_point", int(same[0]), v))
         on_line = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], x, y) == 0
         inside = (np.minimum(p[:, 0], q[:, 0]) <= x) & (x <= np.maximum(p[:, 0], q[:, 0])) & \
                  (np.minimum(p[:, 1], q[:, 1]) <= y) & (y <= np.maximum(p[:, 1], q[:, 1]))
@@ -253,3 +254,22 @@ def test_evaluator_rejects_bad_moves():
         ev.move(99, 0, 0)
     with pytest.raises(ValueError, match="2\\^30"):
         ev.candidates(0, [[-1, 0]])
+
+
+@pytest.mark.parametrize("seed, grid_side", [(1, 60), (2, 2000)])
+def test_large_drawings_take_the_grid_path_and_match_brute_force(seed, grid_side):
+    # >= 2048 edges: the evaluator buckets edges in a uniform grid. A small grid side makes many
+    # collinear and coincident configurations; a large one makes mostly generic ones.
+    rng = np.random.default_rng(seed)
+    n, m = 700, 2600
+    pairs = set()
+    while len(pairs) < m:
+        a, b = (int(v) for v in rng.integers(0, n, 2))
+        if a != b:
+            pairs.add((min(a, b), max(a, b)))
+    d = lcn.Drawing(ids=list(range(n)), xy=rng.integers(0, grid_side + 1, (n, 2)).astype(np.int64),
+                    edges=np.array(sorted(pairs), dtype=np.int64), width=grid_side, height=grid_side)
+    ev = lcn.evaluate(d)
+    counts, violations = brute_force(d)
+    np.testing.assert_array_equal(ev.edge_crossings, counts)
+    assert as_index_violations(d, ev) == violations

@@ -10,8 +10,8 @@
 // in magnitude, their products at most 2^60, and every orientation determinant (a difference of two
 // such products) at most 2^61 in magnitude: exact in int64. Signs are compared, never multiplied.
 //
-// Status (issue 4): the CPU evaluator (all pairs). The spatial grid, incremental moves, batched
-// candidates, drawing and the GPU evaluators follow.
+// Status (issue 4): the CPU evaluator (all pairs below 2048 edges, a uniform grid above), incremental
+// moves and batched candidates on the CPU. The GPU evaluators follow.
 #include <cstdint>
 #include <vector>
 
@@ -21,7 +21,7 @@ constexpr std::int64_t kMaxCoordinate = std::int64_t(1) << 30;
 
 struct Violation {
   enum class Kind : std::uint8_t {
-    same_point,      ///< vertices a and b at the same point
+    same_point,      ///< vertex b at the point of vertex a, the lowest-numbered vertex there
     vertex_on_edge,  ///< vertex a on edge b (not one of its endpoints)
     outside_grid,    ///< vertex a outside [0, width] × [0, height]
   };

@@ -40,6 +40,36 @@ struct Box {
   std::int64_t x0, y0, x1, y1;
 };
 
+// A uniform grid over the drawing's bounding square: each edge is listed in every cell its bounding
+// box touches (compressed rows). Pairs of edges are tested in the cells they share and counted only
+// in the cell holding the lower-left corner of their boxes' intersection, so exactly once.
+struct Grid {
+  std::int64_t side = 1, x_extent = 1, y_extent = 1;
+  std::vector<std::int64_t> start, items;
+  std::int64_t cell_x(std::int64_t x) const { return std::min(side - 1, x * side / x_extent); }
+  std::int64_t cell_y(std::int64_t y) const { return std::min(side - 1, y * side / y_extent); }
+
+  Grid(const std::vector<Box>& box, std::int64_t max_x, std::int64_t max_y) {
+    const std::int64_t m = static_cast<std::int64_t>(box.size());
+    while (side * side < m && side < (1 << 12)) side *= 2;
+    x_extent = max_x + 1;
+    y_extent = max_y + 1;
+    start.assign(static_cast<std::size_t>(side * side + 1), 0);
+    for (const Box& b : box)
+      for (std::int64_t cy = cell_y(b.y0); cy <= cell_y(b.y1); ++cy)
+        for (std::int64_t cx = cell_x(b.x0); cx <= cell_x(b.x1); ++cx) ++start[cy * side + cx + 1];
+    for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+    items.resize(static_cast<std::size_t>(start.back()));
+    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+    for (std::int64_t e = 0; e < m; ++e)
+      for (std::int64_t cy = cell_y(box[e].y0); cy <= cell_y(box[e].y1); ++cy)
+        for (std::int64_t cx = cell_x(box[e].x0); cx <= cell_x(box[e].x1); ++cx) items[fill[cy * side + cx]++] = e;
+  }
+};
+
+// Below this many edges all pairs are cheaper than building the grid.
+constexpr std::int64_t kGridFromEdges = 2048;
+
 }  // namespace
 
 Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
@@ -66,22 +96,46 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
 
   Evaluation ev;
   ev.edge_crossings.assign(static_cast<std::size_t>(m), 0);
-  // Crossings: each thread counts pairs (e, f > e) for a range of e into its own array, then adds it
-  // in (integer sums: the same counts whatever the thread count).
-  detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
-    std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
-    for (std::int64_t e = e0; e < e1; ++e)
-      for (std::int64_t f = e + 1; f < m; ++f) {
-        if (box[f].x0 > box[e].x1 || box[e].x0 > box[f].x1 || box[f].y0 > box[e].y1 || box[e].y0 > box[f].y1) continue;
-        if (s[e] == s[f] || s[e] == t[f] || t[e] == s[f] || t[e] == t[f]) continue;
-        if (cross_properly(p[s[e]], p[t[e]], p[s[f]], p[t[f]])) {
-          ++local[e];
-          ++local[f];
-        }
-      }
+  auto boxes_meet = [&](std::int64_t e, std::int64_t f) {
+    return !(box[f].x0 > box[e].x1 || box[e].x0 > box[f].x1 || box[f].y0 > box[e].y1 || box[e].y0 > box[f].y1);
+  };
+  auto crossing = [&](std::int64_t e, std::int64_t f) {
+    if (s[e] == s[f] || s[e] == t[f] || t[e] == s[f] || t[e] == t[f]) return false;
+    return cross_properly(p[s[e]], p[t[e]], p[s[f]], p[t[f]]);
+  };
+  // Each thread counts into its own array and adds it in: integer sums, the same whatever the threads.
+  auto add_counts = [&](const std::vector<std::int64_t>& local) {
     for (std::int64_t i = 0; i < m; ++i)
       if (local[i]) __atomic_fetch_add(&ev.edge_crossings[i], local[i], __ATOMIC_RELAXED);
-  });
+  };
+  std::int64_t max_x = 0, max_y = 0;
+  for (const Point& q : p) max_x = std::max(max_x, q.x), max_y = std::max(max_y, q.y);
+  const bool use_grid = m >= kGridFromEdges;
+  const Grid grid = use_grid ? Grid(box, max_x, max_y) : Grid({}, 0, 0);
+  if (!use_grid) {
+    detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
+      std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
+      for (std::int64_t e = e0; e < e1; ++e)
+        for (std::int64_t f = e + 1; f < m; ++f)
+          if (boxes_meet(e, f) && crossing(e, f)) ++local[e], ++local[f];
+      add_counts(local);
+    });
+  } else {
+    const std::int64_t cells = grid.side * grid.side;
+    detail::parallel_for(cells, 16, [&](std::int64_t c0, std::int64_t c1) {
+      std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
+      for (std::int64_t c = c0; c < c1; ++c)
+        for (std::int64_t i = grid.start[c]; i < grid.start[c + 1]; ++i)
+          for (std::int64_t j = i + 1; j < grid.start[c + 1]; ++j) {
+            const std::int64_t e = grid.items[i], f = grid.items[j];
+            if (!boxes_meet(e, f)) continue;
+            const std::int64_t owner = grid.cell_y(std::max(box[e].y0, box[f].y0)) * grid.side +
+                                       grid.cell_x(std::max(box[e].x0, box[f].x0));
+            if (owner == c && crossing(e, f)) ++local[e], ++local[f];
+          }
+      add_counts(local);
+    });
+  }
   for (std::int64_t e = 0; e < m; ++e) {
     ev.total_crossings += ev.edge_crossings[e];
     if (ev.edge_crossings[e] > ev.k) {
@@ -93,7 +147,7 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
   ev.total_crossings /= 2;
   if (m == 0) ev.edges_at_k = 0;
 
-  // Validity: outside the grid, shared points (sorted by point), vertices on non-incident edges.
+  // Validity: outside the grid, shared points (vertices sorted by point), vertices on non-incident edges.
   for (std::int64_t v = 0; v < n; ++v)
     if (p[v].x > width || p[v].y > height) ev.violations.push_back({Violation::Kind::outside_grid, v, -1});
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
@@ -104,15 +158,19 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
   for (std::int64_t i = 0; i < n;) {
     std::int64_t j = i + 1;
     while (j < n && p[order[j]].x == p[order[i]].x && p[order[j]].y == p[order[i]].y) ++j;
-    for (std::int64_t a = i; a < j; ++a)
-      for (std::int64_t b = a + 1; b < j; ++b)
-        ev.violations.push_back({Violation::Kind::same_point, std::min(order[a], order[b]), std::max(order[a], order[b])});
+    // Each later vertex at the point is listed with the first (lowest index) one there: n - 1
+    // entries for n coincident vertices, not n²/2.
+    for (std::int64_t b = i + 1; b < j; ++b) ev.violations.push_back({Violation::Kind::same_point, order[i], order[b]});
     i = j;
   }
   std::vector<std::vector<Violation>> on_edge(static_cast<std::size_t>(n));
   detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
-    for (std::int64_t v = v0; v < v1; ++v)
-      for (std::int64_t e = 0; e < m; ++e) {
+    for (std::int64_t v = v0; v < v1; ++v) {
+      // With the grid, only the edges listed in the vertex's cell can contain it.
+      const std::int64_t cell = use_grid ? grid.cell_y(p[v].y) * grid.side + grid.cell_x(p[v].x) : 0;
+      const std::int64_t first = use_grid ? grid.start[cell] : 0, last = use_grid ? grid.start[cell + 1] : m;
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t e = use_grid ? grid.items[i] : i;
         if (v == s[e] || v == t[e]) continue;
         if (p[v].x < box[e].x0 || p[v].x > box[e].x1 || p[v].y < box[e].y0 || p[v].y > box[e].y1) continue;
         // A vertex at an endpoint's point is a same-point violation already.
@@ -120,6 +178,7 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
         if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) continue;
         if (on_segment(p[v], a, b)) on_edge[v].push_back({Violation::Kind::vertex_on_edge, v, e});
       }
+    }
   });
   for (auto& list : on_edge) ev.violations.insert(ev.violations.end(), list.begin(), list.end());
   std::stable_sort(ev.violations.begin(), ev.violations.end(), [](const Violation& x, const Violation& y) {
