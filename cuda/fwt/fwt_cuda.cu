@@ -73,6 +73,7 @@ void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
     case DType::float32: return fwt_cuda_float32(plan, stream);
     case DType::float16: return fwt_cuda_float16(plan, stream);
     case DType::bfloat16: return fwt_cuda_bfloat16(plan, stream);
+    case DType::int64: break;  // rejected by the plan
     case DType::float64:
       return plan.log_n <= 14 || (fwt_gpu::clusters_available(plan.device.id) && fwt_gpu::uses_tile_kernel(plan))
                  ? fwt_cuda_float64(plan, stream)

@@ -267,3 +267,21 @@ class Evaluator:
         r = self._core.candidates(int(v), pts)
         return {"k": np.asarray(r["k"]), "edges_at_k": np.asarray(r["edges_at_k"]),
                 "total_crossings": np.asarray(r["total_crossings"]), "legal": np.asarray(r["legal"]).astype(bool)}
+
+
+# ------------------------------------------------------------------------------------------- arrays
+def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None) -> Any:
+    """Per-edge crossing counts of the drawing given as arrays: xy (n, 2) and edges (m, 2) int64,
+    C-contiguous, on the host (the CPU evaluator) or a CUDA device (an all-pairs kernel), any DLPack
+    framework. Returns an (m,) int64 array of the same framework (or fills `out`). Coordinates must lie
+    in [0, 2^30]; on a device that is not checked (validate with `load`/`evaluate` first)."""
+    from ._interop import device_of, empty_like, resolve_stream
+
+    if out is None:
+        kind, dev = device_of(edges)
+        if kind == "cpu":
+            out = np.empty(len(edges), dtype=np.int64)
+        else:
+            out = empty_like(edges[:, 0])
+    _core.lcn_count_crossings(xy, edges, out, stream=resolve_stream(stream, edges))
+    return out

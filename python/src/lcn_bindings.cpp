@@ -8,6 +8,7 @@
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "ndarray_view.hpp"
 
 namespace nb = nanobind;
 using namespace ironkernels;
@@ -23,6 +24,12 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(const std::vector<T>& v) {
 }
 
 void bind_lcn(nb::module_& m) {
+  m.def("lcn_count_crossings", [](nb::ndarray<nb::ro> xy, nb::ndarray<nb::ro> edges, nb::ndarray<> counts, std::uintptr_t stream) {
+    const ArrayView x = python::to_view(xy, "xy"), e = python::to_view(edges, "edges"), c = python::to_view(counts, "counts");
+    nb::gil_scoped_release release;
+    lcn::count_crossings(x, e, c, python::to_stream(stream));
+  }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("counts").noconvert(), nb::arg("stream") = 0,
+     "Per-edge crossing counts into `counts`, on the device of the arrays (see ironkernels.lcn.count_crossings).");
   nb::class_<lcn::Evaluator>(m, "LcnEvaluator", "Per-edge crossing counts kept exact under vertex moves.")
       .def("__init__", [](lcn::Evaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
         nb::gil_scoped_release release;

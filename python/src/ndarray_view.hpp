@@ -13,7 +13,8 @@ namespace ironkernels::python {
 
 namespace nb = nanobind;
 
-/// Accepted by the float ops; `as_bfloat16` reinterprets a uint16 array (NumPy has no bfloat16).
+/// The library's dtypes; `as_bfloat16` reinterprets a uint16 array (NumPy has no bfloat16). Each op
+/// then checks which of them it accepts.
 inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bfloat16 = false) {
   using code = nb::dlpack::dtype_code;
   if (dt.lanes == 1) {
@@ -24,11 +25,12 @@ inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bflo
       if (dt.bits == 64) return DType::float64;
     }
     if (dt.code == static_cast<std::uint8_t>(code::Bfloat) && dt.bits == 16) return DType::bfloat16;
+    if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 64) return DType::int64;
   }
   static const char* names[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool"};
   const std::string kind = dt.code < 7 ? names[dt.code] : "code" + std::to_string(dt.code);
   raise<TypeError>(arg, " has dtype ", kind, dt.bits, (dt.lanes > 1 ? " (vector lanes)" : ""),
-                   "; accepted: float16, bfloat16, float32, float64");
+                   "; accepted: float16, bfloat16, float32, float64 (int64 for lcn)");
 }
 
 inline Device to_device(int device_type, int device_id, const char* arg) {

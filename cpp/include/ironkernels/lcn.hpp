@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ironkernels/core/array.hpp"
+
 namespace ironkernels::lcn {
 
 constexpr std::int64_t kMaxCoordinate = std::int64_t(1) << 30;
@@ -43,6 +45,11 @@ struct Evaluation {
 /// [0, 2^30], an edge endpoint outside [0, n), or a self-loop.
 Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                     std::int64_t width, std::int64_t height);
+
+/// Per-edge crossing counts only (no validity), on the device of the arrays: xy (n, 2) and edges (m, 2)
+/// int64, counts (m,) int64, all C-contiguous, on the host (CPU evaluator) or one CUDA device (all-pairs
+/// kernel, ordered on `stream`). The inputs are validated like evaluate()'s on the host only.
+void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream = nullptr);
 
 /// Figures of the drawing after a vertex moved to a candidate position.
 struct CandidateFigures {

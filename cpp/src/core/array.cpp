@@ -9,7 +9,8 @@ std::size_t dtype_size(DType dt) {
     case DType::float16:
     case DType::bfloat16: return 2;
     case DType::float32: return 4;
-    case DType::float64: return 8;
+    case DType::float64:
+    case DType::int64: return 8;
   }
   raise<TypeError>("unknown dtype");
 }
@@ -20,6 +21,7 @@ const char* dtype_name(DType dt) {
     case DType::bfloat16: return "bfloat16";
     case DType::float32: return "float32";
     case DType::float64: return "float64";
+    case DType::int64: return "int64";
   }
   return "unknown";
 }

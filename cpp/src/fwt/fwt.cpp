@@ -166,6 +166,7 @@ void fwt_cpu(const FwtPlan& p) {
       case DType::float64: return cpu_rows_native<double>(p, b, e);
       case DType::float16: return cpu_rows_16bit<fp16_to_float, float_to_fp16>(p, b, e);
       case DType::bfloat16: return cpu_rows_16bit<bf16_to_float, float_to_bf16>(p, b, e);
+      case DType::int64: return;  // rejected by the plan
     }
   };
   parallel_for(p.rows, grain, body);

@@ -110,8 +110,18 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
   };
   std::int64_t max_x = 0, max_y = 0;
   for (const Point& q : p) max_x = std::max(max_x, q.x), max_y = std::max(max_y, q.y);
-  const bool use_grid = m >= kGridFromEdges;
-  const Grid grid = use_grid ? Grid(box, max_x, max_y) : Grid({}, 0, 0);
+  // The grid tests a pair in every cell the two boxes share: with long edges (a random layout) that
+  // costs more than all pairs, so it is used only when its pair count is the smaller one.
+  const Grid grid = m >= kGridFromEdges ? Grid(box, max_x, max_y) : Grid({}, 0, 0);
+  bool use_grid = m >= kGridFromEdges;
+  if (use_grid) {
+    double grid_pairs = 0;
+    for (std::int64_t c = 0; c + 1 < static_cast<std::int64_t>(grid.start.size()); ++c) {
+      const double len = static_cast<double>(grid.start[c + 1] - grid.start[c]);
+      grid_pairs += len * (len - 1) / 2;
+    }
+    use_grid = grid_pairs < static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+  }
   if (!use_grid) {
     detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
       std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);

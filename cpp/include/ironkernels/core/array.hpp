@@ -7,7 +7,7 @@
 
 namespace ironkernels {
 
-enum class DType : std::uint8_t { float16, bfloat16, float32, float64 };
+enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64 };
 
 /// Size of one element in bytes.
 std::size_t dtype_size(DType dt);
@@ -55,6 +55,10 @@ struct dtype_of<float> {
 template <>
 struct dtype_of<double> {
   static constexpr DType value = DType::float64;
+};
+template <>
+struct dtype_of<std::int64_t> {
+  static constexpr DType value = DType::int64;
 };
 
 }  // namespace ironkernels

@@ -1,0 +1,44 @@
+// lcn::count_crossings: per-edge crossing counts on the device of the arrays.
+#include <cstring>
+
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "ironkernels/lcn.hpp"
+
+#if IRONKERNELS_WITH_CUDA
+#include "lcn/lcn_cuda.hpp"
+#endif
+
+namespace ironkernels::lcn {
+
+void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream) {
+  auto check = [](const ArrayView& v, const char* name, int ndim, std::int64_t last) {
+    if (v.dtype != DType::int64) raise<TypeError>("lcn: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: int64");
+    if (v.ndim() != ndim || (ndim == 2 && v.shape[1] != last))
+      raise<ValueError>("lcn: ", name, " must have shape ", ndim == 2 ? "(count, 2)" : "(m,)");
+    if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " must be C-contiguous");
+  };
+  check(xy, "xy", 2, 2);
+  check(edges, "edges", 2, 2);
+  check(counts, "counts", 1, 0);
+  const std::int64_t n = xy.shape[0], m = edges.shape[0];
+  if (counts.shape[0] != m) raise<ValueError>("lcn: counts has ", counts.shape[0], " entries for ", m, " edges");
+  if (xy.device != edges.device || xy.device != counts.device)
+    raise<ValueError>("lcn: xy, edges and counts must be on one device (no implicit transfers)");
+  if (xy.device.type == DeviceType::cpu) {
+    const Evaluation ev = evaluate(static_cast<const std::int64_t*>(xy.data), n, static_cast<const std::int64_t*>(edges.data), m,
+                                   kMaxCoordinate, kMaxCoordinate);
+    if (m) std::memcpy(counts.data, ev.edge_crossings.data(), static_cast<std::size_t>(m) * sizeof(std::int64_t));
+    return;
+  }
+#if IRONKERNELS_WITH_CUDA
+  DeviceGuard guard(xy.device);
+  detail::count_crossings_cuda(static_cast<const std::int64_t*>(xy.data), static_cast<const std::int64_t*>(edges.data), m,
+                               static_cast<std::int64_t*>(counts.data), static_cast<cudaStream_t>(stream));
+#else
+  (void)stream;
+  raise<UnsupportedError>("lcn: CUDA arrays given, but this copy of ironkernels was built without CUDA");
+#endif
+}
+
+}  // namespace ironkernels::lcn
