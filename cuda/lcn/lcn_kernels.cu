@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/cuda_check.hpp"
-#include "lcn/lcn_cuda.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn::detail {
 namespace {

@@ -5,9 +5,7 @@
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/lcn.hpp"
 
-#if IRONKERNELS_WITH_CUDA
-#include "lcn/lcn_cuda.hpp"
-#endif
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 
@@ -26,8 +24,9 @@ void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayVie
   if (xy.device != edges.device || xy.device != counts.device)
     raise<ValueError>("lcn: xy, edges and counts must be on one device (no implicit transfers)");
   if (xy.device.type == DeviceType::cpu) {
-    const Evaluation ev = evaluate(static_cast<const std::int64_t*>(xy.data), n, static_cast<const std::int64_t*>(edges.data), m,
-                                   kMaxCoordinate, kMaxCoordinate);
+    const Evaluation ev = detail::evaluate_impl(static_cast<const std::int64_t*>(xy.data), n,
+                                                static_cast<const std::int64_t*>(edges.data), m, kMaxCoordinate,
+                                                kMaxCoordinate, /*with_validity=*/false);
     if (m) std::memcpy(counts.data, ev.edge_crossings.data(), static_cast<std::size_t>(m) * sizeof(std::int64_t));
     return;
   }

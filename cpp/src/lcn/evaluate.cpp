@@ -7,6 +7,7 @@
 #include "core/threads.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace {
@@ -72,8 +73,9 @@ constexpr std::int64_t kGridFromEdges = 2048;
 
 }  // namespace
 
-Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                    std::int64_t width, std::int64_t height) {
+namespace detail {
+Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                         std::int64_t width, std::int64_t height, bool with_validity) {
   if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
     raise<ValueError>("lcn: width and height must lie in [0, 2^30], got ", width, " and ", height);
   std::vector<Point> p(static_cast<std::size_t>(n));
@@ -123,16 +125,20 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
     use_grid = grid_pairs < static_cast<double>(m) * static_cast<double>(m - 1) / 2;
   }
   if (!use_grid) {
-    detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
+    // Row e has m - 1 - e partners: chunk i of the range takes rows i/2 and m-1-i/2 alternately, so
+    // every thread gets about the same number of pairs.
+    ironkernels::detail::parallel_for(m, 64, [&](std::int64_t i0, std::int64_t i1) {
       std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
-      for (std::int64_t e = e0; e < e1; ++e)
+      for (std::int64_t i = i0; i < i1; ++i) {
+        const std::int64_t e = i % 2 ? m - 1 - i / 2 : i / 2;
         for (std::int64_t f = e + 1; f < m; ++f)
           if (boxes_meet(e, f) && crossing(e, f)) ++local[e], ++local[f];
+      }
       add_counts(local);
     });
   } else {
     const std::int64_t cells = grid.side * grid.side;
-    detail::parallel_for(cells, 16, [&](std::int64_t c0, std::int64_t c1) {
+    ironkernels::detail::parallel_for(cells, 16, [&](std::int64_t c0, std::int64_t c1) {
       std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
       for (std::int64_t c = c0; c < c1; ++c)
         for (std::int64_t i = grid.start[c]; i < grid.start[c + 1]; ++i)
@@ -156,6 +162,7 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
   }
   ev.total_crossings /= 2;
   if (m == 0) ev.edges_at_k = 0;
+  if (!with_validity) return ev;
 
   // Validity: outside the grid, shared points (vertices sorted by point), vertices on non-incident edges.
   for (std::int64_t v = 0; v < n; ++v)
@@ -174,7 +181,7 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
     i = j;
   }
   std::vector<std::vector<Violation>> on_edge(static_cast<std::size_t>(n));
-  detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
+  ironkernels::detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
     for (std::int64_t v = v0; v < v1; ++v) {
       // With the grid, only the edges listed in the vertex's cell can contain it.
       const std::int64_t cell = use_grid ? grid.cell_y(p[v].y) * grid.side + grid.cell_x(p[v].x) : 0;
@@ -196,6 +203,12 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
     return x.a != y.a ? x.a < y.a : x.b < y.b;
   });
   return ev;
+}
+}  // namespace detail
+
+Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                    std::int64_t width, std::int64_t height) {
+  return detail::evaluate_impl(xy, n, edges, m, width, height, true);
 }
 
 }  // namespace ironkernels::lcn
