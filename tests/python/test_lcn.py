@@ -273,3 +273,15 @@ def test_large_drawings_take_the_grid_path_and_match_brute_force(seed, grid_side
     counts, violations = brute_force(d)
     np.testing.assert_array_equal(ev.edge_crossings, counts)
     assert as_index_violations(d, ev) == violations
+
+
+def test_count_crossings_on_host_arrays_equals_evaluate():
+    d = lcn.load(DATA / "gd2025-examples" / "150-nodes.json")
+    np.testing.assert_array_equal(lcn.count_crossings(d.xy, d.edges), lcn.evaluate(d).edge_crossings)
+    out = np.full(d.m, -1, dtype=np.int64)
+    assert lcn.count_crossings(d.xy, d.edges, out=out) is out
+    assert (out >= 0).all()
+    with pytest.raises(TypeError, match="int64"):
+        lcn.count_crossings(d.xy.astype(np.float64), d.edges)
+    with pytest.raises(ValueError, match="shape"):
+        lcn.count_crossings(d.xy[:, :1].copy(), d.edges)
