@@ -8,34 +8,14 @@
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
 #include "lcn/lcn_internal.hpp"
+#include "lcn/predicates.hpp"
 
 namespace ironkernels::lcn {
 namespace {
 
-struct Point {
-  std::int64_t x, y;
-};
-
-// Sign of the orientation of (a, b, c): +1 counter-clockwise, -1 clockwise, 0 collinear.
-// |coordinates| <= 2^30, so each product is at most 2^60 and the difference at most 2^61: exact.
-int orientation(Point a, Point b, Point c) {
-  const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-  return (d > 0) - (d < 0);
-}
-
-// Proper crossing: the endpoints of each segment lie strictly on both sides of the other's line.
-bool cross_properly(Point a, Point b, Point c, Point d) {
-  const int o1 = orientation(a, b, c), o2 = orientation(a, b, d);
-  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
-  const int o3 = orientation(c, d, a), o4 = orientation(c, d, b);
-  return o3 != 0 && o4 != 0 && o3 != o4;
-}
-
-// p on the closed segment [a, b] (p distinct from a and b is the caller's concern).
-bool on_segment(Point p, Point a, Point b) {
-  return orientation(a, b, p) == 0 && std::min(a.x, b.x) <= p.x && p.x <= std::max(a.x, b.x) &&
-         std::min(a.y, b.y) <= p.y && p.y <= std::max(a.y, b.y);
-}
+using detail::cross_properly;
+using detail::on_segment;
+using detail::Point;
 
 struct Box {
   std::int64_t x0, y0, x1, y1;

@@ -6,27 +6,14 @@
 #include "core/threads.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "lcn/predicates.hpp"
 
 namespace ironkernels::lcn {
 namespace {
 
-struct Pt {
-  std::int64_t x, y;
-};
-int orient(Pt a, Pt b, Pt c) {  // exact: see lcn.hpp for the bound
-  const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-  return (d > 0) - (d < 0);
-}
-bool cross(Pt a, Pt b, Pt c, Pt d) {
-  const int o1 = orient(a, b, c), o2 = orient(a, b, d);
-  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
-  const int o3 = orient(c, d, a), o4 = orient(c, d, b);
-  return o3 != 0 && o4 != 0 && o3 != o4;
-}
-bool on_closed_segment(Pt q, Pt a, Pt b) {
-  return orient(a, b, q) == 0 && std::min(a.x, b.x) <= q.x && q.x <= std::max(a.x, b.x) && std::min(a.y, b.y) <= q.y &&
-         q.y <= std::max(a.y, b.y);
-}
+using Pt = detail::Point;
+using detail::cross_properly;
+using detail::on_segment;
 
 }  // namespace
 
@@ -59,7 +46,7 @@ bool Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta)
     for (std::int64_t f = 0; f < m; ++f) {
       if (s_[f] == v || t_[f] == v || s_[f] == w || t_[f] == w) continue;  // shares an endpoint: never crosses
       const Pt c = at(s_[f]), d = at(t_[f]);
-      const int change = int(cross(a_new, b, c, d)) - int(cross(a_old, b, c, d));
+      const int change = int(cross_properly(a_new, b, c, d)) - int(cross_properly(a_old, b, c, d));
       if (change) {
         delta[e] += change;
         delta[f] += change;
@@ -71,11 +58,11 @@ bool Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta)
   for (std::int64_t u = 0; u < n; ++u)
     if (u != v && p_[u].x == q.x && p_[u].y == q.y) return false;
   for (std::int64_t f = 0; f < m; ++f)  // q on an edge not incident to v
-    if (s_[f] != v && t_[f] != v && on_closed_segment(q, at(s_[f]), at(t_[f]))) return false;
+    if (s_[f] != v && t_[f] != v && on_segment(q, at(s_[f]), at(t_[f]))) return false;
   for (std::int64_t e : incident_[v]) {  // another vertex on one of v's edges
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];
     for (std::int64_t u = 0; u < n; ++u)
-      if (u != v && u != w && on_closed_segment(at(u), q, at(w))) return false;
+      if (u != v && u != w && on_segment(at(u), q, at(w))) return false;
   }
   return true;
 }
@@ -97,7 +84,7 @@ void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t 
   for (std::int64_t c = 0; c < count; ++c)
     if (xy[2 * c] < 0 || xy[2 * c] > kMaxCoordinate || xy[2 * c + 1] < 0 || xy[2 * c + 1] > kMaxCoordinate)
       raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1], ") has a coordinate outside [0, 2^30]");
-  detail::parallel_for(count, 1, [&](std::int64_t c0, std::int64_t c1) {
+  ironkernels::detail::parallel_for(count, 1, [&](std::int64_t c0, std::int64_t c1) {
     std::vector<std::int64_t> delta;
     for (std::int64_t c = c0; c < c1; ++c) {
       CandidateFigures f;

@@ -1,0 +1,40 @@
+#pragma once
+// Exact geometric predicates of the lcn module, shared by the CPU evaluators and the CUDA kernel.
+// Coordinates lie in [0, 2^30]: differences are at most 2^30, products 2^60, and the orientation
+// determinant at most 2^61 in magnitude, exact in int64. Signs are compared, never multiplied.
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define IK_LCN_HD __host__ __device__ __forceinline__
+#else
+#define IK_LCN_HD inline
+#endif
+
+namespace ironkernels::lcn::detail {
+
+struct Point {
+  std::int64_t x, y;
+};
+
+/// +1 counter-clockwise, -1 clockwise, 0 collinear.
+IK_LCN_HD int orientation(Point a, Point b, Point c) {
+  const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+  return (d > 0) - (d < 0);
+}
+
+/// Proper crossing: the endpoints of each segment lie strictly on both sides of the other's line.
+IK_LCN_HD bool cross_properly(Point a, Point b, Point c, Point d) {
+  const int o1 = orientation(a, b, c), o2 = orientation(a, b, d);
+  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
+  const int o3 = orientation(c, d, a), o4 = orientation(c, d, b);
+  return o3 != 0 && o4 != 0 && o3 != o4;
+}
+
+/// p on the closed segment [a, b].
+IK_LCN_HD bool on_segment(Point p, Point a, Point b) {
+  const std::int64_t x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
+  const std::int64_t y0 = a.y < b.y ? a.y : b.y, y1 = a.y < b.y ? b.y : a.y;
+  return orientation(a, b, p) == 0 && x0 <= p.x && p.x <= x1 && y0 <= p.y && p.y <= y1;
+}
+
+}  // namespace ironkernels::lcn::detail
