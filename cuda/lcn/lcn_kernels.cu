@@ -18,6 +18,7 @@ struct Seg {
   long long s, t;
 };
 
+// The same exact predicates as cpp/src/lcn/predicates.hpp (that bound holds here too).
 __device__ __forceinline__ int orient(long long ax, long long ay, long long bx, long long by, long long cx, long long cy) {
   const long long d = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
   return (d > 0) - (d < 0);
