@@ -21,6 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from ironkernels import Contract  # noqa: E402
+from ironkernels.reference import gemm_family  # noqa: E402
 from _common import cpu_hardware, write_result  # noqa: E402
 
 
@@ -29,9 +30,7 @@ def inputs(rng, n, family):
         a = rng.standard_normal((n, n)) * np.exp2(rng.integers(-30, 31, size=(n, 1)))
         b = rng.standard_normal((n, n)) * np.exp2(rng.integers(-30, 31, size=(1, n)))
         return a, b
-    phi = float(family)
-    return ((rng.random((n, n)) - 0.5) * np.exp(phi * rng.standard_normal((n, n))),
-            (rng.random((n, n)) - 0.5) * np.exp(phi * rng.standard_normal((n, n))))
+    return gemm_family(rng, (n, n), float(family)), gemm_family(rng, (n, n), float(family))
 
 
 def sampled_reference(a, b, rows, cols):

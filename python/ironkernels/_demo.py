@@ -9,7 +9,8 @@ from typing import Callable
 import numpy as np
 
 from . import _core
-from .reference import bf16_bits_from_float, float_from_bf16_bits, fwt_reference
+from .reference import (bf16_bits_from_float, float_from_bf16_bits, fwt_reference, gemm_family,
+                        gemm_truncation_bound)
 
 # Relative L2 error allowed against the float64 reference, per dtype (rounding of the inputs is
 # in the reference too; what is left is the transform's own rounding).
@@ -94,19 +95,14 @@ def demo_gemm(n: int = 256) -> list[dict]:
     rng = np.random.default_rng(2027)
     rows = []
     for phi in (0.5, 2.0):
-        a = (rng.random((n, n)) - 0.5) * np.exp(phi * rng.standard_normal((n, n)))
-        b = (rng.random((n, n)) - 0.5) * np.exp(phi * rng.standard_normal((n, n)))
+        a, b = gemm_family(rng, (n, n), phi), gemm_family(rng, (n, n), phi)
         ref = np.matmul(a.astype(np.longdouble), b.astype(np.longdouble))
         t0 = time.perf_counter()
         ours, rep = gemm(a, b, contract=Contract(moduli=14), report=True)
         ms = (time.perf_counter() - t0) * 1e3
         err = float(np.max(np.abs((ours - ref) / ref)))
         native = float(np.max(np.abs((a @ b - ref) / ref)))
-        # The contract: truncation of each row/column below 2^-bits of its largest element.
-        ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
-        eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
-        bound = n * np.outer(ea, eb) * (2.0 ** -rep["bits_a"] + 2.0 ** -rep["bits_b"]) * (1 + 1e-9) \
-            + 2.0**-52 * np.abs(ref.astype(np.float64))
+        bound = gemm_truncation_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
         ok = bool(np.isfinite(ours).all() and (np.abs((ours - ref).astype(np.float64)) <= bound).all())
         rows.append(dict(phi=phi, n=n, err=err, native=native, ms=ms, ok=ok))
     return rows

@@ -38,3 +38,17 @@ def bf16_bits_from_float(x: np.ndarray) -> np.ndarray:
 def float_from_bf16_bits(b: np.ndarray) -> np.ndarray:
     """bfloat16 bit patterns (uint16) -> float32 values (exact)."""
     return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def gemm_family(rng: np.random.Generator, shape: tuple, phi: float) -> np.ndarray:
+    """(u - 0.5) · exp(φ · g), u uniform and g normal: the standard inputs of the emulated DGEMM."""
+    return (rng.random(shape) - 0.5) * np.exp(phi * rng.standard_normal(shape))
+
+
+def gemm_truncation_bound(a: np.ndarray, b: np.ndarray, bits_a: int, bits_b: int, ref: np.ndarray) -> np.ndarray:
+    """The gemm contract per element of a·b: k · 2^(e_i + f_j) · (2^-bits_a + 2^-bits_b + 2^-(bits_a+bits_b))
+    (e_i, f_j the exponent bounds of row i of a and column j of b) plus one rounding of the result."""
+    ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
+    eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
+    trunc = a.shape[1] * np.outer(ea, eb) * (2.0**-bits_a + 2.0**-bits_b + 2.0 ** -(bits_a + bits_b))
+    return trunc + 2.0**-52 * np.abs(np.asarray(ref, dtype=np.float64))

@@ -5,11 +5,10 @@ import pytest
 
 import ironkernels
 from ironkernels import Contract, gemm
+from ironkernels.reference import gemm_family, gemm_truncation_bound
 
 
-def family(rng, shape, phi):
-    """(u - 0.5) · exp(phi · g), the standard test family."""
-    return (rng.random(shape) - 0.5) * np.exp(phi * rng.standard_normal(shape))
+family = gemm_family
 
 
 def exact_reference(a, b):
@@ -33,10 +32,7 @@ def test_error_within_the_truncation_bound(rng, phi, moduli, scaling):
     a, b = family(rng, (m, k), phi), family(rng, (k, n), phi)
     c, rep = gemm(a, b, contract=Contract(moduli=moduli, scaling=scaling), report=True)
     ref = exact_reference(a, b)
-    ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
-    eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
-    trunc = k * np.outer(ea, eb) * (2.0 ** -rep["bits_a"] + 2.0 ** -rep["bits_b"] + 2.0 ** -(rep["bits_a"] + rep["bits_b"]))
-    bound = trunc + 2.0**-52 * np.abs(ref.astype(np.float64))
+    bound = gemm_truncation_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
     assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
 
 

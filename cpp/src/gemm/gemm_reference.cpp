@@ -39,13 +39,15 @@ struct Matrix {  // a strided float64 view, op() applied: element (r, c) = data[
   double operator()(std::int64_t r, std::int64_t c) const { return data[r * rs + c * cs]; }
 };
 
+Matrix transposed(Matrix x) {
+  std::swap(x.rows, x.cols);
+  std::swap(x.rs, x.cs);
+  return x;
+}
+
 Matrix op_view(const ArrayView& v, bool trans) {
-  Matrix m{static_cast<const double*>(v.data), v.shape[0], v.shape[1], v.strides[0], v.strides[1]};
-  if (trans) {
-    std::swap(m.rows, m.cols);
-    std::swap(m.rs, m.cs);
-  }
-  return m;
+  const Matrix m{static_cast<const double*>(v.data), v.shape[0], v.shape[1], v.strides[0], v.strides[1]};
+  return trans ? transposed(m) : m;
 }
 
 void check_matrix(const ArrayView& v, const char* name) {
@@ -88,16 +90,18 @@ std::int32_t magnitude_bound(double x, int e) {
 // two). G_ij is at least the fast budget everywhere; each column takes half of its slack over the
 // fast split, each row the rest, so neither side keeps fewer bits than "fast". (The GPU computes C̄
 // with one extra INT8 product and the two minimum reductions.)
-void accurate_bits(const Matrix& A, const Matrix& B, const std::vector<LineScale>& row,
+void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScale>& row,
                    const std::vector<LineScale>& col, int top, std::vector<int>& row_bits,
                    std::vector<int>& col_bits) {
-  const std::int64_t m = A.rows, k = A.cols, n = B.cols;
+  const std::int64_t m = A.rows, k = A.cols, n = Bt.rows;
   const int fast_a = row_bits.empty() ? 0 : row_bits[0], fast_b = col_bits.empty() ? 0 : col_bits[0];
-  std::vector<std::int32_t> at(static_cast<std::size_t>(m * k)), bt(static_cast<std::size_t>(n * k));
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t l = 0; l < k; ++l) at[i * k + l] = magnitude_bound(A(i, l), row[i].exponent);
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t l = 0; l < k; ++l) bt[j * k + l] = magnitude_bound(B(l, j), col[j].exponent);
+  auto bounds = [&](const Matrix& X, const std::vector<LineScale>& lines) {
+    std::vector<std::int32_t> out(static_cast<std::size_t>(X.rows * k));
+    for (std::int64_t i = 0; i < X.rows; ++i)
+      for (std::int64_t l = 0; l < k; ++l) out[i * k + l] = magnitude_bound(X(i, l), lines[i].exponent);
+    return out;
+  };
+  const std::vector<std::int32_t> at = bounds(A, row), bt = bounds(Bt, col);
   std::vector<int> g(static_cast<std::size_t>(m * n));
   parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i)
@@ -119,12 +123,48 @@ void accurate_bits(const Matrix& A, const Matrix& B, const std::vector<LineScale
   }
 }
 
+// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
+int line_shift(const LineScale& s, int bits) {
+  return s.exponent == std::numeric_limits<int>::min() ? 0 : bits - s.exponent;
+}
+
 // Residue of an integer-valued |v| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
 std::int8_t residue(std::int64_t v, int p) {
   std::int64_t r = v % p;
   if (r < -(p / 2)) r += p;
   if (r > (p + 1) / 2 - 1) r -= p;
   return static_cast<std::int8_t>(r);
+}
+
+// Largest exponent bound and non-finite flag of every row.
+std::vector<LineScale> scan_rows(const Matrix& x) {
+  std::vector<LineScale> lines(static_cast<std::size_t>(x.rows));
+  for (std::int64_t i = 0; i < x.rows; ++i)
+    for (std::int64_t l = 0; l < x.cols; ++l) {
+      const double v = x(i, l);
+      if (!std::isfinite(v)) lines[i].nonfinite = true;
+      else if (v != 0.0) lines[i].exponent = std::max(lines[i].exponent, exponent_bound(v));
+    }
+  return lines;
+}
+
+// Row i scaled by 2^(bits[i] - exponent), truncated, reduced modulo each of the first nmod moduli:
+// out[(t * rows + i) * cols + l] (the inner dimension contiguous for the products).
+std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineScale>& lines, const std::vector<int>& bits,
+                                      int nmod) {
+  const auto& moduli = gemm_moduli();
+  std::vector<std::int8_t> out(static_cast<std::size_t>(nmod * x.rows * x.cols));
+  parallel_for(x.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const int s = line_shift(lines[i], bits[i]);
+      for (std::int64_t l = 0; l < x.cols; ++l) {
+        const double v = x(i, l);
+        const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
+        for (int t = 0; t < nmod; ++t) out[(t * x.rows + i) * x.cols + l] = residue(q, moduli[t]);
+      }
+    }
+  });
+  return out;
 }
 
 }  // namespace
@@ -174,52 +214,18 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   };
   if (m == 0 || n == 0) return report;
 
-  // 1. Shifts: row exponents of op(A), column exponents of op(B).
-  std::vector<LineScale> row(m), col(n);
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t l = 0; l < k; ++l) {
-      const double v = A(i, l);
-      if (!std::isfinite(v)) row[i].nonfinite = true;
-      else if (v != 0.0) row[i].exponent = std::max(row[i].exponent, exponent_bound(v));
-    }
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t l = 0; l < k; ++l) {
-      const double v = B(l, j);
-      if (!std::isfinite(v)) col[j].nonfinite = true;
-      else if (v != 0.0) col[j].exponent = std::max(col[j].exponent, exponent_bound(v));
-    }
-  auto shift = [](const LineScale& s, int bits) {
-    return s.exponent == std::numeric_limits<int>::min() ? 0 : bits - s.exponent;
-  };
+  // 1. Shifts: row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ).
+  const Matrix Bt = transposed(B);
+  const std::vector<LineScale> row = scan_rows(A), col = scan_rows(Bt);
   // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
   // bound from one extra small-integer product allows (never fewer than "fast").
   std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a), col_bits(static_cast<std::size_t>(n), report.bits_b);
-  if (opt.contract.scaling == GemmScaling::accurate) accurate_bits(A, B, row, col, P.bit_length() - 2, row_bits, col_bits);
+  if (opt.contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, P.bit_length() - 2, row_bits, col_bits);
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
 
   // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
-  std::vector<std::int8_t> ra(static_cast<std::size_t>(nmod * m * k)), rb(static_cast<std::size_t>(nmod * n * k));
-  parallel_for(m, 16, [&](std::int64_t i0, std::int64_t i1) {
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const int s = shift(row[i], row_bits[i]);
-      for (std::int64_t l = 0; l < k; ++l) {
-        const double v = A(i, l);
-        const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
-        for (int t = 0; t < nmod; ++t) ra[(t * m + i) * k + l] = residue(q, moduli[t]);
-      }
-    }
-  });
-  parallel_for(n, 16, [&](std::int64_t j0, std::int64_t j1) {
-    for (std::int64_t j = j0; j < j1; ++j) {
-      const int s = shift(col[j], col_bits[j]);
-      for (std::int64_t l = 0; l < k; ++l) {
-        const double v = B(l, j);
-        const auto q = std::isfinite(v) ? static_cast<std::int64_t>(std::trunc(std::ldexp(v, s))) : 0;
-        for (int t = 0; t < nmod; ++t) rb[(t * n + j) * k + l] = residue(q, moduli[t]);
-      }
-    }
-  });
+  const std::vector<std::int8_t> ra = row_residues(A, row, row_bits, nmod), rb = row_residues(Bt, col, col_bits, nmod);
 
   // Garner's mixed-radix constants: inv[t][u] = p_u^{-1} mod p_t for u < t.
   std::vector<int> inv(static_cast<std::size_t>(nmod * nmod), 0);
@@ -266,7 +272,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
         for (int t = nmod - 2; t >= 0; --t) X.mul_add_small(static_cast<std::uint32_t>(moduli[t]), static_cast<std::uint32_t>(v[t]));
         const bool negative = half_p < X;  // representative in (-P/2, P/2]
         const WideUint mag = negative ? P - X : X;
-        const int e = shift(row[i], row_bits[i]) + shift(col[j], col_bits[j]);
+        const int e = line_shift(row[i], row_bits[i]) + line_shift(col[j], col_bits[j]);
         const double product = mag.to_double_scaled(e);
         finish(negative ? -product : product, i, j);
       }
