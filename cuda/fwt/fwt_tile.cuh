@@ -16,7 +16,8 @@
 // conflict-free without swizzling.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant); 16-bit
-// rows are software-pipelined over a resident grid; rows the vector path cannot take (misaligned,
+// rows are software-pipelined over a resident grid, and their first four stages run on the tensor
+// cores (HadamardMma); rows the vector path cannot take (misaligned,
 // odd strides, batches that do not collapse to one stride) go to fwt_smem_kernel. bench/NOTES.md
 // has the measurements behind each choice.
 #include <cuda_bf16.h>
@@ -27,6 +28,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "core/cuda_check.hpp"
@@ -136,6 +138,71 @@ struct VecIO<__half, 8> : Vec16bit<__half2, half2_to_float2, float2_to_half2> {}
 template <>
 struct VecIO<__nv_bfloat16, 8> : Vec16bit<__nv_bfloat162, bf162_to_float2, float2_to_bf162> {};
 
+// ------------------------------------------------------------------ tensor-core radix-16 stage
+// mma.sync m16n8k16 with float32 accumulation (sm_80+): the 16-bit inputs go in as loaded, every
+// product with the ±1 Hadamard entries is exact and the sums are float32, so the contract holds.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr bool kTensorCoreArch = false;
+#else
+constexpr bool kTensorCoreArch = true;
+#endif
+
+// D = A·B, A 16×16 (row-major fragment), B 16×8 (column-major fragment), D float32.
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, __half>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%10,%10,%10};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(0.f));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%10,%10,%10};"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(0.f));
+  }
+#else
+  __trap();
+#endif
+}
+
+// The stage transforms logical bits {0, 1, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3):
+// the A fragment's column index k is (bit 0 = the half of a 32-bit register, bits 1-2 = lane % 4 =
+// logical bits 3-4, bit 3 = logical bit 1), its row index (lane / 4, and logical bit 2 as row + 8)
+// runs over independent vectors. H_16 is invariant under a common permutation of the bits of its
+// row and column index, so B = the two 16×8 halves of H_16 in the same k order, and the outputs come
+// back with the same bit assignment as the inputs: no data movement at all.
+template <class T>
+struct HadamardMma {
+  std::uint32_t b[2][2];  // B fragments of H_16[:, 0:8] and H_16[:, 8:16]
+  __device__ explicit HadamardMma(int lane) {
+    const std::uint32_t one = std::is_same_v<T, __half> ? 0x3C00u : 0x3F80u;  // +1.0
+    const std::uint32_t minus = one | 0x8000u;                                 // -1.0
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int nb = 0; nb < 2; ++nb)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int n = g + 8 * nb, k = 2 * t + 8 * r;
+        const std::uint32_t lo = __popc(k & n) & 1 ? minus : one;
+        const std::uint32_t hi = __popc((k + 1) & n) & 1 ? minus : one;
+        b[nb][r] = lo | (hi << 16);
+      }
+  }
+  // One vector (registers r0..r3 = values {0,1},{2,3},{4,5},{6,7}) of each of the 32 lanes: the
+  // A fragment is (r0, r2, r1, r3): row + 8 is logical bit 2, k + 8 logical bit 1.
+  __device__ void apply(const uint4& q, float (&o)[8]) const {
+    const uint4 a = make_uint4(q.x, q.z, q.y, q.w);
+    float lo[4], hi[4];
+    mma_m16n8k16<T>(lo, a, b[0]);  // columns with logical bit 1 = 0
+    mma_m16n8k16<T>(hi, a, b[1]);  // logical bit 1 = 1
+    // D rows g (bit 2 = 0) in d0, d1 and g + 8 (bit 2 = 1) in d2, d3.
+    o[0] = lo[0], o[1] = lo[1], o[4] = lo[2], o[5] = lo[3];
+    o[2] = hi[0], o[3] = hi[1], o[6] = hi[2], o[7] = hi[3];
+  }
+};
+
 // Scalar fallback (misaligned data, odd strides, rows shorter than a vector).
 template <class T>
 struct VecIO<T, 1> {
@@ -215,9 +282,9 @@ template <class T, int V, int K, int LOG_N, int CLUSTER>
 constexpr int tile_smem_bytes();
 
 constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (several rows per block)
-// Blocks per SM the compiler must fit: for up to 32 values per thread, 1024 threads per SM, i.e. at
-// most 64 registers per thread; more values per thread get no cap.
-constexpr int kMinBlocks(int warps, int values) { return values > 32 || warps >= 32 ? 1 : 32 / warps; }
+// Blocks per SM the register allocation must leave room for, so that `occ_warps` warps fit on an SM
+// (at most 65536 / (32·occ_warps) registers per thread: 64 for 32 warps, 128 for 16); 0 = no cap.
+constexpr int min_blocks(int warps, int occ_warps) { return occ_warps <= warps ? 1 : occ_warps / warps; }
 
 // Warps per CTA for rows of 2^n_cta elements with V-element vectors and K vectors per thread.
 constexpr int tile_warps(int v, int h, int n_cta) {
@@ -245,9 +312,9 @@ struct Pipelined {
   static constexpr bool value = sizeof(T) == 2 && V == 8 && CLUSTER == 1;
 };
 
-template <class T, int V, int K, int LOG_N, int CLUSTER>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
-                                  kMinBlocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), V * K))
+                                  min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), c_bits = ilog2(CLUSTER);
@@ -311,6 +378,12 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     return off;
   };
 
+  // 16-bit rows of >= 32 elements: logical bits {0, 1, 3, 4} on the tensor cores (the row must
+  // hold all four bits, or the mma would mix rows).
+  constexpr bool kMma = kPipeline && kTensorCoreArch && kN >= 5;
+  [[maybe_unused]] const HadamardMma<T> hadamard_mma(lane);
+  auto done_by_mma = [&](int bit) { return kMma && (bit == 0 || bit == 1 || bit == v || bit == v + 1); };
+
   uint4 raw[kPipeline ? K : 1];  // the next tile's vectors (pipelined 16-bit rows)
   auto load_raw = [&]() {
     if constexpr (kPipeline) {
@@ -328,8 +401,13 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   const bool full_tile = is_full(row0);
   C r[K][V];
   if constexpr (kPipeline) {
+    if constexpr (kMma) {
 #pragma unroll
-    for (int j = 0; j < K; ++j) VecIO<T, V>::unpack(raw[j], r[j]);
+      for (int j = 0; j < K; ++j) hadamard_mma.apply(raw[j], r[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < K; ++j) VecIO<T, V>::unpack(raw[j], r[j]);
+    }
     const std::int64_t next = tile + gridDim.x;
     if (next < a.tiles) {
       row0 = next << kRowsLog;
@@ -352,6 +430,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // Bits inside the vectors.
 #pragma unroll
   for (int b = 0; b < v && b < kN; ++b)
+    if (!done_by_mma(b))
 #pragma unroll
     for (int j = 0; j < K; ++j)
 #pragma unroll
@@ -369,6 +448,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // (A warp-private shared-memory transpose instead of the shuffles measured slower on H200.)
 #pragma unroll
   for (int b = 0; b < 5 && v + b < kN; ++b) {
+    if (done_by_mma(v + b)) continue;
     const C sign = (lane >> b) & 1 ? C(-1) : C(1);
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -609,7 +689,7 @@ inline bool clusters_available(int device) {
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps,
 // no shared memory), long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps.
-template <class T, int V, int K, int LOG_N, int CLUSTER>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
@@ -618,7 +698,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
   constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER>();
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (Pipelined<T, V, CLUSTER>::value) {  // a resident grid that loops over the tiles
@@ -660,15 +740,22 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     constexpr int required = LOG_N > local + 5 ? LOG_N - (local + 5) : 0;
     static_assert(preferred <= 2, "at most 4 CTAs per cluster");
     if constexpr (preferred > 0) {
-      if (clusters_available(device)) return launch_tile_config<T, V, K, LOG_N, 1 << preferred>(a, stream, device);
+      if (clusters_available(device))
+        return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32>(a, stream, device);
     }
+    // Configurations measured on H200 (bench/NOTES.md): more values per thread (K doubled, half the
+    // warps, fewer corner turns) where that was faster, and the register cap that was faster with it.
     if constexpr (sizeof(T) == 4 && LOG_N >= 14) {
-      // float32 rows of 2^14-2^15: 64 values per thread (~96 registers) halve the warps and need one
-      // corner turn instead of two (measured +5% at 2^14, +1% at 2^15 on H200).
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1>(a, stream, device);
+      // float32 rows of 2^14-2^15: 64 values per thread (~96 registers), one corner turn fewer.
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0>(a, stream, device);
+    }
+    if constexpr (sizeof(T) == 2 && LOG_N >= 7 && LOG_N != 11) {
+      // 16-bit rows: 64 values per thread; capped at 128 registers except at 2^12-2^13.
+      constexpr int occ_warps = LOG_N == 12 || LOG_N == 13 ? 0 : 16;
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, occ_warps>(a, stream, device);
     }
     if constexpr (required == 0) {
-      return launch_tile_config<T, V, K, LOG_N, 1>(a, stream, device);
+      return launch_tile_config<T, V, K, LOG_N, 1, 32>(a, stream, device);
     } else {
       raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");
     }

@@ -51,6 +51,34 @@ def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
         assert_fwt_close(got, x, dtype, other=cpu)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("log_n", [3, 5, 7, 11, 12, 14, 15])
+def test_gpu_many_tiles_per_block(rng, dtype, log_n):
+    """Batches large enough that every block of the resident 16-bit grid loops over many tiles, with
+    a ragged last tile."""
+    t = _torch()
+    n = 1 << log_n
+    x = random_input(rng, ((1 << 22) // n + 3, n), dtype)
+    xd = to_cuda(t, x, dtype)
+    y = ironkernels.fwt(xd, out=poisoned_like(t, xd))
+    assert_fwt_close(to_numpy(t, y, dtype), x, dtype, other=ironkernels.fwt(x))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("log_n", [4, 5, 10])
+def test_gpu_subnormal_inputs(rng, dtype, log_n):
+    """Rows of subnormal 16-bit values (the first stages run on the tensor cores, which must not
+    flush them): the result is within the contract of the exact transform."""
+    t = _torch()
+    n = 1 << log_n
+    tiny = {"float16": 2.0**-24, "bfloat16": 2.0**-133}[dtype]  # smallest subnormal, times small ints
+    x = (rng.integers(-8, 9, size=(8, n)) * tiny).astype(np.float32).astype(np_dtype(dtype))
+    assert np.count_nonzero(np.asarray(x, np.float64)) > 0
+    xd = to_cuda(t, x, dtype)
+    y = ironkernels.fwt(xd, out=poisoned_like(t, xd))
+    assert_fwt_close(to_numpy(t, y, dtype), x, dtype, other=ironkernels.fwt(x))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("log_n", [0, 2, 5, 9, 12, 15])
 def test_gpu_scaled_in_place_and_strided(rng, dtype, log_n):
