@@ -8,7 +8,10 @@ column of B scaled by 2^e, e uniform in [-30, 30]: rows spanning wide exponent r
 Metric: max over sampled entries of |C - ref| / |ref| (entries with ref = 0 skipped).
 
     python bench/accuracy_gemm.py --n 256                     # host arrays: the CPU reference
-    python bench/accuracy_gemm.py --n 8192 --device cuda      # once the CUDA backend lands
+    python bench/accuracy_gemm.py --n 1024,8192,16384 --device cuda --out bench/results/gemm-accuracy-h200.json
+
+On CUDA the inputs are drawn on the GPU (torch), native is cublasDgemm (torch.matmul) and only the
+sampled rows and columns come back for the reference.
 """
 from __future__ import annotations
 
@@ -21,16 +24,54 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from ironkernels import Contract  # noqa: E402
-from ironkernels.reference import gemm_family  # noqa: E402
 from _common import cpu_hardware, write_result  # noqa: E402
 
 
-def inputs(rng, n, family):
+def inputs(rng, n, family, xp):
+    """(A, B) of one family; xp is numpy or a torch CUDA generator wrapper."""
     if family == "rows":
-        a = rng.standard_normal((n, n)) * np.exp2(rng.integers(-30, 31, size=(n, 1)))
-        b = rng.standard_normal((n, n)) * np.exp2(rng.integers(-30, 31, size=(1, n)))
+        a = xp.normal((n, n)) * xp.exp2_int((n, 1))
+        b = xp.normal((n, n)) * xp.exp2_int((1, n))
         return a, b
-    return gemm_family(rng, (n, n), float(family)), gemm_family(rng, (n, n), float(family))
+    phi = float(family)
+    return ((xp.uniform((n, n)) - 0.5) * xp.exp(phi * xp.normal((n, n))),
+            (xp.uniform((n, n)) - 0.5) * xp.exp(phi * xp.normal((n, n))))
+
+
+class NumpyDraw:
+    def __init__(self, rng):
+        self.rng = rng
+
+    def normal(self, shape):
+        return self.rng.standard_normal(shape)
+
+    def uniform(self, shape):
+        return self.rng.random(shape)
+
+    def exp(self, x):
+        return np.exp(x)
+
+    def exp2_int(self, shape):
+        return np.exp2(self.rng.integers(-30, 31, size=shape)).astype(np.float64)
+
+
+class TorchDraw:
+    def __init__(self, torch, seed):
+        self.torch = torch
+        self.gen = torch.Generator(device="cuda").manual_seed(seed)
+
+    def normal(self, shape):
+        return self.torch.randn(shape, generator=self.gen, device="cuda", dtype=self.torch.float64)
+
+    def uniform(self, shape):
+        return self.torch.rand(shape, generator=self.gen, device="cuda", dtype=self.torch.float64)
+
+    def exp(self, x):
+        return self.torch.exp(x)
+
+    def exp2_int(self, shape):
+        e = self.torch.randint(-30, 31, shape, generator=self.gen, device="cuda")
+        return self.torch.exp2(e.to(self.torch.float64))
 
 
 def sampled_reference(a, b, rows, cols):
@@ -46,34 +87,55 @@ def max_rel(c, ref):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=256)
+    ap.add_argument("--n", default="256", help="comma-separated square sizes")
     ap.add_argument("--samples", type=int, default=64, help="rows and columns of C checked")
     ap.add_argument("--moduli", default="12,14,16,18,20")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-accuracy-cpu.json"))
+    ap.add_argument("--families", default="0.5,1,2,4,rows")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if np.finfo(np.longdouble).nmant < 63:
         sys.exit("long double is not 80-bit on this machine: the reference would not be more precise")
+    cuda = args.device == "cuda"
+    if cuda:
+        import torch
+
+        from _common import gpu_hardware
+
+        hardware, impl = gpu_hardware(torch), "ironkernels-cuda"
+    else:
+        hardware, impl = cpu_hardware(), "ironkernels-cpu-reference"
+    out = args.out or os.path.join(os.path.dirname(__file__), "results",
+                                   "gemm-accuracy-h200.json" if cuda else "gemm-accuracy-cpu.json")
     rng = np.random.default_rng(2026)
     rows_out = []
-    for family in ("0.5", "1", "2", "4", "rows"):
-        a, b = inputs(rng, args.n, family)
-        ri = np.sort(rng.choice(args.n, size=min(args.samples, args.n), replace=False))
-        ci = np.sort(rng.choice(args.n, size=min(args.samples, args.n), replace=False))
-        ref = sampled_reference(a, b, ri, ci)
-        native = max_rel((a @ b)[np.ix_(ri, ci)], ref)
-        rows_out.append({"impl": "native-float64", "family": family, "n": args.n, "moduli": None, "scaling": None,
-                         "max_rel_err": native, "reference": "long double (80-bit)", "metric": "max |C-ref|/|ref| on sampled entries"})
-        line = [f"{family:>5} native {native:.1e}"]
-        for scaling in ("fast", "accurate"):
-            for nm in (int(x) for x in args.moduli.split(",")):
-                c = ironkernels.gemm(a, b, contract=Contract(nm, scaling))
-                err = max_rel(c[np.ix_(ri, ci)], ref)
-                rows_out.append({"impl": "ironkernels-cpu-reference", "family": family, "n": args.n, "moduli": nm,
-                                 "scaling": scaling, "max_rel_err": err, "reference": "long double (80-bit)",
-                                 "metric": "max |C-ref|/|ref| on sampled entries"})
-                line.append(f"{scaling[0]}{nm} {err:.1e}")
-        print("  ".join(line), flush=True)
-    write_result(args.out, cpu_hardware(), rows_out)
+    for n in (int(x) for x in args.n.split(",")):
+        for fi, family in enumerate(args.families.split(",")):
+            draw = TorchDraw(torch, 2026 + 100 * fi + n) if cuda else NumpyDraw(rng)
+            a, b = inputs(rng, n, family, draw)
+            ri = np.sort(rng.choice(n, size=min(args.samples, n), replace=False))
+            ci = np.sort(rng.choice(n, size=min(args.samples, n), replace=False))
+            if cuda:
+                rt, ct = torch.as_tensor(ri, device="cuda"), torch.as_tensor(ci, device="cuda")
+                ref = sampled_reference(a[rt].cpu().numpy(), b[:, ct].cpu().numpy(), slice(None), slice(None))
+                sample = lambda c: c[rt][:, ct].cpu().numpy()  # noqa: E731
+            else:
+                ref = sampled_reference(a, b, ri, ci)
+                sample = lambda c: c[np.ix_(ri, ci)]  # noqa: E731
+            native = max_rel(sample(a @ b), ref)
+            base = {"family": family, "n": n, "m": n, "k": n, "reference": "long double (80-bit)",
+                    "metric": "max |C-ref|/|ref| on sampled entries"}
+            rows_out.append(dict(base, impl="cublas-dgemm" if cuda else "native-float64", moduli=None, scaling=None,
+                                 max_rel_err=native))
+            line = [f"n={n} {family:>5} native {native:.1e}"]
+            for scaling in ("fast", "accurate"):
+                for nm in (int(x) for x in args.moduli.split(",")):
+                    err = max_rel(sample(ironkernels.gemm(a, b, contract=Contract(nm, scaling))), ref)
+                    rows_out.append(dict(base, impl=impl, moduli=nm, scaling=scaling, max_rel_err=err))
+                    line.append(f"{scaling[0]}{nm} {err:.1e}")
+            print("  ".join(line), flush=True)
+            del a, b
+    write_result(out, hardware, rows_out)
 
 
 if __name__ == "__main__":

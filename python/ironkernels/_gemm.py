@@ -1,17 +1,35 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
-Status: the CPU reference (host arrays). The CUDA backends and ``Contract.native()`` are in progress
-(issue 3); until then CUDA arrays raise a ValueError."""
+Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through cuBLAS);
+both compute the same integers and round once, so their results agree bit for bit."""
 from __future__ import annotations
 
+import math
 import numbers
+from collections import OrderedDict
 from typing import Any, Optional
 
 from . import _core
-from ._interop import device_of, framework_of
+from ._interop import device_of, framework_of, resolve_stream
 
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
+MAX_K: int = int(_core.GEMM_MAX_K)
+
+# Contract.native(): the fewest moduli (accurate scaling) whose max relative error was no worse than
+# native DGEMM's on the φ = 0.5 and φ = 2 families, by inner dimension (bench/accuracy_gemm.py on
+# H200, bench/results/gemm-accuracy-h200.json): (largest k, moduli).
+_NATIVE_MODULI = ((1 << 20, 16),)
+
+
+def fast_bits(moduli: int, k: int) -> tuple:
+    """Bits every row of op(A) and column of op(B) keeps under "fast" scaling for this many moduli
+    and inner dimension k ("accurate" keeps at least these): (bits_a, bits_b), or (0, 0) if none."""
+    P = math.prod(MODULI[:moduli])
+    total = P.bit_length() - 2 - max(k - 1, 0).bit_length()
+    if total < 2:
+        return 0, 0
+    return min(62, total // 2), min(62, total - total // 2)
 
 
 class Contract:
@@ -20,36 +38,159 @@ class Contract:
     The integer product is exact; the only error is the truncation of the power-of-two-scaled
     inputs. With n moduli, P = p_1 ⋯ p_n and k the inner dimension, every row of op(A) keeps
     ``bits_a`` and every column of op(B) ``bits_b`` bits below its largest element, with
-    ``bits_a + bits_b = floor(log2 P) - 1 - ceil(log2 k)``; ``report=True`` returns both.
+    ``bits_a + bits_b = bitlen(P) - 2 - ceil(log2 k)`` under "fast" scaling; ``report=True`` returns both.
 
-    scaling ``"fast"``: shifts from the largest exponent of each row/column (deterministic).
-    scaling ``"accurate"``: rows of op(A) and columns of op(B) keep as many bits as a per-element bound
-    of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer than "fast").
+    - ``Contract(moduli=n, scaling="accurate")``: exactly n moduli.
+    - ``Contract(bits=b)``: the fewest moduli that keep at least b bits per row and column for the
+      call's k (b ≤ 62).
+    - ``Contract.native()``: the fewest moduli whose error was measured no worse than native DGEMM's
+      (accurate scaling, chosen by k).
+
+    scaling ``"fast"``: shifts from the largest exponent of each row/column.
+    scaling ``"accurate"`` (default): rows of op(A) and columns of op(B) keep as many bits as a
+    per-element bound of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer
+    than "fast").
     """
 
     SCALINGS = ("fast", "accurate")
 
-    def __init__(self, moduli: int = 14, scaling: str = "fast"):
-        if isinstance(moduli, bool) or not isinstance(moduli, numbers.Integral):
-            raise TypeError(f"Contract: moduli must be an int, got {type(moduli).__name__}")
-        if not 2 <= moduli <= len(MODULI):
-            raise ValueError(f"Contract: moduli = {moduli}; accepted: 2 … {len(MODULI)}")
+    def __init__(self, moduli: Optional[int] = None, scaling: str = "accurate", *, bits: Optional[int] = None):
+        if (moduli is None) == (bits is None):
+            raise TypeError("Contract: give exactly one of moduli= (2 … 20) or bits= (1 … 62), or use Contract.native()")
+        for name, v, lo, hi in (("moduli", moduli, 2, len(MODULI)), ("bits", bits, 1, 62)):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"Contract: {name} must be an int, got {type(v).__name__}")
+            if not lo <= v <= hi:
+                raise ValueError(f"Contract: {name} = {v}; accepted: {lo} … {hi}")
         if scaling not in self.SCALINGS:
             raise ValueError(f"Contract: scaling = {scaling!r}; accepted: {', '.join(map(repr, self.SCALINGS))}")
-        self.moduli = int(moduli)
+        self.moduli = None if moduli is None else int(moduli)
+        self.bits = None if bits is None else int(bits)
         self.scaling = scaling
+        self._native = False
+
+    @classmethod
+    def native(cls) -> "Contract":
+        c = cls(moduli=_NATIVE_MODULI[-1][1])
+        c.moduli = None
+        c._native = True
+        return c
+
+    def resolve(self, k: int) -> tuple:
+        """(moduli, scaling) for a product with inner dimension k."""
+        if self._native:
+            return next(nm for kmax, nm in _NATIVE_MODULI if k <= kmax), self.scaling
+        if self.moduli is not None:
+            return self.moduli, self.scaling
+        for nm in range(2, len(MODULI) + 1):
+            if min(fast_bits(nm, k)) >= self.bits:
+                return nm, self.scaling
+        best = min(fast_bits(len(MODULI), k))
+        raise ValueError(f"Contract(bits={self.bits}): at k = {k} even {len(MODULI)} moduli keep only {best} bits")
 
     def __repr__(self) -> str:
-        return f"Contract(moduli={self.moduli}, scaling={self.scaling!r})"
+        if self._native:
+            return "Contract.native()"
+        what = f"moduli={self.moduli}" if self.moduli is not None else f"bits={self.bits}"
+        return f"Contract({what}, scaling={self.scaling!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Contract) and (self.moduli, self.scaling) == (other.moduli, other.scaling)
+        return isinstance(other, Contract) and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
 
 
 def _shape2(x: Any, name: str) -> tuple:
     if len(x.shape) != 2:
         raise ValueError(f"gemm: {name} must be two-dimensional, got shape {tuple(x.shape)}")
     return tuple(int(s) for s in x.shape)
+
+
+_PLANS: "OrderedDict[tuple, Any]" = OrderedDict()  # recent CUDA plans (each owns a cuBLAS handle)
+_MAX_PLANS = 8
+
+
+def _plan(key: tuple) -> Any:
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _core.GemmPlan(*key)
+        _PLANS[key] = plan
+        while len(_PLANS) > _MAX_PLANS:
+            _PLANS.popitem(last=False)
+    else:
+        _PLANS.move_to_end(key)
+    return plan
+
+
+def _cupy_stream(cupy, handle: int, device_id: int) -> Any:
+    """A CuPy stream object for a raw handle (Stream.from_external in CuPy >= 14)."""
+    from_external = getattr(cupy.cuda.Stream, "from_external", None)
+    if from_external is not None:
+
+        class _Handle:  # the CUDA stream protocol: (version, handle)
+            def __cuda_stream__(self):
+                return (0, handle)
+
+        return from_external(_Handle())
+    return cupy.cuda.ExternalStream(handle, device_id)
+
+
+def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> Any:
+    """Scratch device memory from the caller's framework, ordered on `stream`: PyTorch's caching
+    allocator (record_stream keeps it until the stream's work is done), CuPy's pool (per stream),
+    else an ironkernels buffer."""
+    nbytes = max(int(nbytes), 1)
+    if fw == "torch":
+        import torch
+
+        ws = torch.empty(nbytes, dtype=torch.uint8, device=like.device)
+        ws.record_stream(torch.cuda.ExternalStream(stream, device=like.device))
+        return ws
+    if fw == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(device_id), _cupy_stream(cupy, stream, device_id):
+            return cupy.empty(nbytes, dtype=cupy.uint8)
+    return _core.empty([(nbytes + 7) // 8], "float64", "cuda", device_id)
+
+
+def _new_output(fw: str, like: Any, shape: tuple) -> Any:
+    import numpy as np
+
+    if fw == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=torch.float64, device=like.device)
+    if fw == "cupy":
+        import cupy
+
+        with like.device:
+            return cupy.empty(shape, dtype=cupy.float64)
+    kind, dev = device_of(like)
+    if kind == "cuda":
+        return _core.empty(list(shape), "float64", "cuda", dev)
+    return np.empty(shape, dtype=np.float64)
+
+
+def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
+    """dst[...] = src, ordered on `stream` for CUDA arrays."""
+    if device_of(dst)[0] == "cpu":
+        dst[...] = src
+    elif fw == "torch":
+        import torch
+
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=dst.device)):
+            dst.copy_(src)
+    elif fw == "cupy":
+        import cupy
+
+        with _cupy_stream(cupy, stream, dst.device.id):
+            dst[...] = src
+    else:
+        _core.copy_(dst, src, stream)
 
 
 def gemm(
@@ -70,35 +211,39 @@ def gemm(
     """``alpha · op(a) · op(b) + beta · c`` in float64, computed exactly in integers and rounded once.
 
     Args:
-        a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host arrays for now), any strides.
+        a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host or CUDA arrays), any strides; host
+            arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
             (even if it holds NaN).
         trans_a, trans_b: use the transpose of a / b.
-        contract: :class:`Contract`; default ``Contract(moduli=14, scaling="fast")``.
-        backend: ``"auto"`` or ``"cpu"`` (the reference).
+        contract: :class:`Contract`; default ``Contract.native()``.
+        backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device).
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
-        stream: reserved for the CUDA backends.
-        report: also return a dict: the resolved plan (moduli, scaling, bits kept), the backend and
-            how many elements took the IEEE path because of Inf/NaN inputs.
+        stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
+            current stream. The call does not synchronise (unless ``report=True``).
+        report: also return a dict: the resolved plan (moduli, scaling, bits kept), the backend, the
+            phase times (CUDA) and how many elements took the IEEE path because of Inf/NaN inputs.
 
     NaN and ±Inf follow native DGEMM (IEEE) semantics: an element of C whose row of op(a) or
     column of op(b) holds a non-finite value is computed in native float64 arithmetic.
     """
-    contract = Contract() if contract is None else contract
+    contract = Contract.native() if contract is None else contract
     if not isinstance(contract, Contract):
         raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
-    if backend not in ("auto", "cpu"):
-        raise ValueError(f"gemm: backend = {backend!r}; accepted: 'auto', 'cpu' (CUDA backends are in progress)")
+    if backend not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"gemm: backend = {backend!r}; accepted: 'auto', 'cpu', 'cuda'")
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")
     fw = framework_of(a)
-    framework_of(b)
     arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
+    where = device_of(a)
     for name, x in arrays.items():
         framework_of(x)
-        if device_of(x)[0] != "cpu":
-            raise ValueError(f"gemm: {name} is a CUDA array; the CUDA backends are in progress, only host arrays are accepted now")
+        if device_of(x) != where:
+            raise ValueError(f"gemm: {name} is on {device_of(x)} but a is on {where}; all arrays must be on one device")
+    if backend != "auto" and backend != where[0]:
+        raise ValueError(f"gemm: backend = {backend!r} but the arrays are on {where[0]}; no implicit transfers")
     ma, ka = _shape2(a, "a")[::-1] if trans_a else _shape2(a, "a")
     kb, nb = _shape2(b, "b")[::-1] if trans_b else _shape2(b, "b")
     if ka != kb:
@@ -106,24 +251,31 @@ def gemm(
     for name, x in (("c", c), ("out", out)):
         if x is not None and _shape2(x, name) != (ma, nb):
             raise ValueError(f"gemm: {name} has shape {tuple(x.shape)}; expected ({ma}, {nb})")
+    if ka > MAX_K:
+        raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K}")
+    moduli, scaling = contract.resolve(ka)
+    for name, x in arrays.items():
+        if str(x.dtype).replace("torch.", "") != "float64":
+            raise TypeError(f"gemm: {name} has dtype {x.dtype}; accepted: float64")
     use_c = c is not None and beta != 0.0
+    cuda = where[0] == "cuda"
+    if cuda:
+        handle = resolve_stream(stream, a)
+        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1]))
     if out is None:
-        import numpy as np
-
-        if fw == "torch":
-            import torch
-
-            out = torch.empty((ma, nb), dtype=torch.float64)
-        else:
-            out = np.empty((ma, nb), dtype=np.float64)
-        if use_c:
-            out[...] = c
-    elif use_c and out is not c:
-        out[...] = c
-    rep = _core.gemm_reference(a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0,
-                               trans_a=bool(trans_a), trans_b=bool(trans_b), moduli=contract.moduli,
-                               scaling=contract.scaling)
+        out = _new_output(fw, a, (ma, nb))
+    if use_c and out is not c:
+        _copy(out, c, fw, handle if cuda else 0)
+    if cuda:
+        ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
+        times = plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle, timed=bool(report))
+        if report:
+            rep = dict(plan.report(ws, handle), **times, backend="cuda")
+    else:
+        rep = _core.gemm_reference(a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0,
+                                   trans_a=bool(trans_a), trans_b=bool(trans_b), moduli=moduli, scaling=scaling)
+        rep["backend"] = "cpu-reference"
     if report:
-        rep = dict(rep, scaling=contract.scaling, moduli_set=MODULI[: contract.moduli], backend="cpu-reference")
+        rep.update(scaling=scaling, moduli_set=MODULI[:moduli], contract=repr(contract))
         return out, rep
     return out

@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
 #include <string>
 
 #include "ironkernels/gemm.hpp"
@@ -12,6 +13,30 @@
 namespace nb = nanobind;
 using namespace ironkernels;
 
+namespace {
+GemmScaling parse_scaling(const std::string& scaling) {
+  if (scaling != "fast" && scaling != "accurate")
+    raise<ValueError>("gemm: contract scaling '", scaling, "'; accepted: 'fast', 'accurate'");
+  return scaling == "fast" ? GemmScaling::fast : GemmScaling::accurate;
+}
+
+nb::dict report_dict(const GemmReport& rep) {
+  nb::dict d;
+  d["moduli"] = rep.moduli;
+  d["bits_a"] = rep.bits_a;
+  d["bits_b"] = rep.bits_b;
+  d["nonfinite_elements"] = rep.nonfinite_elements;
+  return d;
+}
+
+// Workspace: any device array (its bytes are used as scratch).
+std::pair<void*, std::size_t> workspace_bytes_of(const nb::ndarray<>& w) {
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < w.ndim(); ++d) count *= w.shape(d);
+  return {w.data(), count * (w.dtype().bits / 8)};
+}
+}  // namespace
+
 void bind_gemm(nb::module_& m) {
   nb::list moduli;
   for (int p : gemm_moduli()) moduli.append(p);
@@ -19,8 +44,6 @@ void bind_gemm(nb::module_& m) {
   m.attr("GEMM_MAX_K") = kGemmMaxK;
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling) {
-    if (scaling != "fast" && scaling != "accurate")
-      raise<ValueError>("gemm: contract scaling '", scaling, "'; accepted: 'fast', 'accurate'");
     const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
     GemmOptions opt;
     opt.alpha = alpha;
@@ -28,19 +51,51 @@ void bind_gemm(nb::module_& m) {
     opt.trans_a = trans_a;
     opt.trans_b = trans_b;
     opt.contract.moduli = moduli;
-    opt.contract.scaling = scaling == "fast" ? GemmScaling::fast : GemmScaling::accurate;
+    opt.contract.scaling = parse_scaling(scaling);
     GemmReport rep;
     {
       nb::gil_scoped_release release;
       rep = gemm_reference(av, bv, cv, opt);
     }
-    nb::dict d;
-    d["moduli"] = rep.moduli;
-    d["bits_a"] = rep.bits_a;
-    d["bits_b"] = rep.bits_b;
-    d["nonfinite_elements"] = rep.nonfinite_elements;
-    return d;
+    return report_dict(rep);
   }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
      nb::arg("beta"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"),
      "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm).");
+
+  nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
+      .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
+                          int moduli, const std::string& scaling, int device_id) {
+        new (self) GemmPlan(mm, n, k, trans_a, trans_b, GemmContract{moduli, parse_scaling(scaling)},
+                            Device{DeviceType::cuda, device_id});
+      }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
+         nb::arg("scaling"), nb::arg("device_id"))
+      .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
+      .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
+                     double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {
+        const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
+        const auto [ws, bytes] = workspace_bytes_of(workspace);
+        GemmTimings t;
+        {
+          nb::gil_scoped_release release;
+          plan.run(av, bv, cv, alpha, beta, ws, bytes, reinterpret_cast<Stream>(stream), timed ? &t : nullptr);
+        }
+        nb::dict d;
+        if (timed) {
+          d["scale_ms"] = t.scale_ms;
+          d["products_ms"] = t.products_ms;
+          d["reconstruct_ms"] = t.reconstruct_ms;
+        }
+        return d;
+      }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
+         nb::arg("beta"), nb::arg("workspace").noconvert(), nb::arg("stream"), nb::arg("timed") = false,
+         "Enqueue C = alpha op(A) op(B) + beta C on `stream` (no synchronisation unless timed: then the "
+         "phase times in ms).")
+      .def("report", [](const GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
+        GemmReport rep;
+        {
+          nb::gil_scoped_release release;
+          rep = plan.report(workspace.data(), reinterpret_cast<Stream>(stream));
+        }
+        return report_dict(rep);
+      }, nb::arg("workspace").noconvert(), nb::arg("stream"), "The last run's report (waits for `stream`).");
 }

@@ -98,10 +98,28 @@ def test_strided_inputs_and_fortran_order(rng):
 
 def test_deterministic_and_report(rng):
     a, b = family(rng, (33, 45), 2.0), family(rng, (45, 29), 2.0)
-    first, rep = gemm(a, b, report=True)
+    first, rep = gemm(a, b, report=True)  # the default contract is Contract.native()
     np.testing.assert_array_equal(first, gemm(a, b))
-    assert rep["moduli"] == 14 and rep["moduli_set"] == ironkernels._gemm.MODULI[:14]
+    nm = Contract.native().resolve(45)[0]
+    assert rep["moduli"] == nm and rep["moduli_set"] == ironkernels._gemm.MODULI[:nm]
+    assert rep["scaling"] == "accurate" and rep["contract"] == "Contract.native()"
     assert rep["bits_a"] + rep["bits_b"] > 90 and rep["backend"] == "cpu-reference"
+
+
+@pytest.mark.parametrize("k", [1, 300, 1 << 17])
+@pytest.mark.parametrize("bits", [10, 30, 52])
+def test_bits_contract_takes_the_fewest_moduli_that_keep_them(k, bits):
+    from ironkernels._gemm import fast_bits
+
+    nm, scaling = Contract(bits=bits).resolve(k)
+    assert min(fast_bits(nm, k)) >= bits and scaling == "accurate"
+    assert nm == 2 or min(fast_bits(nm - 1, k)) < bits
+
+
+def test_bits_contract_report(rng):
+    a, b = family(rng, (12, 300), 1.0), family(rng, (300, 9), 1.0)
+    _, rep = gemm(a, b, contract=Contract(bits=40, scaling="fast"), report=True)
+    assert rep["bits_a"] >= 40 and rep["bits_b"] >= 40 and rep["scaling"] == "fast"
 
 
 def test_edge_shapes(rng):
@@ -135,7 +153,13 @@ def test_bad_shapes_dtypes_contracts():
     with pytest.raises(ValueError, match="2 … 20"):
         Contract(moduli=21)
     with pytest.raises(ValueError, match="scaling"):
-        Contract(scaling="exact")
+        Contract(moduli=14, scaling="exact")
+    with pytest.raises(TypeError, match="exactly one"):
+        Contract()
+    with pytest.raises(TypeError, match="exactly one"):
+        Contract(moduli=14, bits=30)
+    with pytest.raises(ValueError, match="1 … 62"):
+        Contract(bits=63)
     out = np.full((2, 2), 7.0)
     with pytest.raises(ValueError, match="shape"):
         gemm(np.ones((2, 3)), np.ones((3, 3)), out=out)

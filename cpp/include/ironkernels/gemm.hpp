@@ -7,10 +7,12 @@
 // INT32 products), reconstructed exactly by the Chinese remainder theorem and rounded to float64
 // once. See notes/ozaki2.md of the steering repository for the maths.
 //
-// Status (issue 3): the CPU reference with "fast" and "accurate" scaling. The GPU backends, "accurate" scaling,
-// Contract.native() and the Python API follow.
+// Backends: gemm_reference (CPU) and GemmPlan (CUDA: the INT8 products through cuBLAS, every other
+// stage in the library's kernels). Both run the same integer algorithm and agree bit for bit.
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "ironkernels/core/array.hpp"
 
@@ -57,5 +59,41 @@ struct GemmReport {
 /// writing C (TypeError / ValueError).
 GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayView& c,
                           const GemmOptions& options = {});
+
+/// Milliseconds per phase of one GPU run: scaling (scans, bounds, residues), the INT8 products with
+/// their modular reductions, and the reconstruction.
+struct GemmTimings {
+  float scale_ms = 0, products_ms = 0, reconstruct_ms = 0;
+};
+
+/// The CUDA backend, planned once per (m, n, k, ops, contract, device) and run on caller-given
+/// buffers: `workspace_bytes()` says how much scratch device memory a run needs, `run` only enqueues
+/// work on the given stream (no allocation, no synchronisation). Not thread-safe: one plan, one
+/// stream at a time (it owns a cuBLAS handle).
+class GemmPlan {
+ public:
+  GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
+           Device device);
+  ~GemmPlan();
+  GemmPlan(GemmPlan&&) noexcept;
+  GemmPlan& operator=(GemmPlan&&) noexcept;
+  GemmPlan(const GemmPlan&) = delete;
+  GemmPlan& operator=(const GemmPlan&) = delete;
+
+  std::size_t workspace_bytes() const;
+  /// C = alpha op(A) op(B) + beta C. A (m×k, or k×m with trans_a), B (k×n, or n×k with trans_b) and C
+  /// (m×n): float64 views on the plan's device, any strides, C not overlapping A or B; beta == 0
+  /// ignores C's contents. Validates everything before enqueuing anything. With `timings`, events
+  /// are recorded between the phases and the call waits for them (not for the hot path).
+  void run(const ArrayView& a, const ArrayView& b, const ArrayView& c, double alpha, double beta, void* workspace,
+           std::size_t workspace_bytes, Stream stream, GemmTimings* timings = nullptr) const;
+  /// The report of the last run with this workspace (waits for `stream`).
+  GemmReport report(const void* workspace, Stream stream) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ironkernels

@@ -1,0 +1,20 @@
+// GemmPlan in a build without CUDA: constructing one says so (the CPU reference still works).
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/gemm.hpp"
+
+namespace ironkernels {
+
+struct GemmPlan::Impl {};
+
+GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device) {
+  raise<UnsupportedError>("gemm: this build of ironkernels has no CUDA backend; use backend='cpu' (gemm_reference)");
+}
+GemmPlan::~GemmPlan() = default;
+GemmPlan::GemmPlan(GemmPlan&&) noexcept = default;
+GemmPlan& GemmPlan::operator=(GemmPlan&&) noexcept = default;
+std::size_t GemmPlan::workspace_bytes() const { return 0; }
+void GemmPlan::run(const ArrayView&, const ArrayView&, const ArrayView&, double, double, void*, std::size_t, Stream,
+                   GemmTimings*) const {}
+GemmReport GemmPlan::report(const void*, Stream) const { return {}; }
+
+}  // namespace ironkernels

@@ -1,0 +1,526 @@
+// Ozaki scheme II on CUDA: the INT8 products through cuBLAS, every other stage here. Each per-element
+// step is the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's,
+// bit for bit.
+//
+// Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
+//   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)
+//   2. (accurate) bound_kernel + one INT8 product + column_bits_kernel / row_bits_kernel
+//   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
+//   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
+//   5. cuBLAS INT8 GEMMs (groups of moduli as one strided batch, K in chunks of 2^16) + reduce_kernel
+//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "core/cuda_check.hpp"
+#include "gemm/cublas_loader.hpp"
+#include "gemm/ozaki.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "ironkernels/gemm.hpp"
+
+namespace ironkernels {
+namespace detail {
+
+// ------------------------------------------------------------------ cuBLAS, opened at first use
+const char* cublas_status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "unknown cuBLAS status";
+}
+
+const CublasApi& cublas_api() {
+  static std::once_flag once;
+  static CublasApi api{};
+  static const char* failure = nullptr;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+      failure = "libcublas.so (13 or 12) not found on the library path";
+      return;
+    }
+    auto sym = [&](const char* name) {
+      void* p = dlsym(lib, name);
+      if (!p && !failure) failure = name;
+      return p;
+    };
+    api.create = reinterpret_cast<decltype(api.create)>(sym("cublasCreate_v2"));
+    api.destroy = reinterpret_cast<decltype(api.destroy)>(sym("cublasDestroy_v2"));
+    api.set_stream = reinterpret_cast<decltype(api.set_stream)>(sym("cublasSetStream_v2"));
+    api.set_workspace = reinterpret_cast<decltype(api.set_workspace)>(sym("cublasSetWorkspace_v2"));
+    api.gemm_strided_batched_ex =
+        reinterpret_cast<decltype(api.gemm_strided_batched_ex)>(sym("cublasGemmStridedBatchedEx"));
+  });
+  if (failure) raise<UnsupportedError>("gemm: the CUDA backend needs cuBLAS: ", failure);
+  return api;
+}
+
+namespace {
+namespace oz = ozaki;
+
+constexpr std::int64_t kPad = 16;                              // m, n, k padding of the INT8 operands
+constexpr std::size_t kCublasWorkspace = std::size_t(32) << 20;  // handed to cuBLAS, no allocation of its own
+constexpr std::size_t kProductBytes = std::size_t(1) << 30;      // INT32 products held at once (moduli per batch)
+
+std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
+
+struct Lines {  // a strided float64 matrix with op() applied: line r, position l at data[r*rs + l*cs]
+  const double* data;
+  std::int64_t rows, cols, rs, cs;
+  __device__ double operator()(std::int64_t r, std::int64_t l) const { return data[r * rs + l * cs]; }
+};
+
+// Device arrays of one side (rows of op(A) or columns of op(B)).
+struct LineInfo {
+  int* exponent;   // largest exponent bound (oz::kNoExponent for an all-zero line)
+  int* nonfinite;  // 1 if the line holds Inf/NaN
+  int* bits;       // bits kept (accurate scaling)
+  int* shift;      // the line's power-of-two shift
+};
+
+// counters[0], [1]: non-finite rows / columns; [2], [3]: fewest bits kept by a row / a column.
+constexpr int kCounters = 4;
+
+__global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < m) rows.exponent[i] = oz::kNoExponent, rows.nonfinite[i] = 0, rows.bits[i] = oz::kMaxBits;
+  if (i < n) cols.exponent[i] = oz::kNoExponent, cols.nonfinite[i] = 0;
+  if (i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
+}
+
+// Block (32, 8): threadIdx.x runs along the contiguous dimension of the matrix, so every warp reads
+// 32 consecutive elements. grid.x: line tiles, grid.y: chunks of kScanChunk positions.
+constexpr int kScanChunk = 1024;
+template <bool kPositionsContiguous>
+__global__ void scan_lines_kernel(Lines x, LineInfo info) {
+  const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
+  const std::int64_t l1 = min(x.cols, l0 + kScanChunk);
+  const std::int64_t line = kPositionsContiguous ? tile * 8 + threadIdx.y : tile * 32 + threadIdx.x;
+  int e = oz::kNoExponent, bad = 0;
+  if (line < x.rows) {
+    const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+    for (std::int64_t l = l0 + start; l < l1; l += step) {
+      const double v = x(line, l);
+      if (!oz::finite(v)) bad = 1;
+      else if (v != 0.0) e = max(e, oz::exponent_bound(v));
+    }
+  }
+  if constexpr (kPositionsContiguous) {  // the warp holds one line
+    e = __reduce_max_sync(0xffffffffu, e);
+    bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
+    if (threadIdx.x != 0) return;
+  }
+  if (line >= x.rows) return;
+  if (e != oz::kNoExponent) atomicMax(&info.exponent[line], e);
+  if (bad) atomicOr(&info.nonfinite[line], 1);
+}
+
+void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
+  const dim3 block(32, 8);
+  const std::int64_t chunks = (x.cols + kScanChunk - 1) / kScanChunk;
+  if (x.rows == 0 || chunks == 0) return;
+  if (x.cs == 1) {
+    scan_lines_kernel<true><<<dim3(unsigned((x.rows + 7) / 8), unsigned(chunks)), block, 0, s>>>(x, info);
+  } else {
+    scan_lines_kernel<false><<<dim3(unsigned((x.rows + 31) / 32), unsigned(chunks)), block, 0, s>>>(x, info);
+  }
+  IK_CUDA_CHECK_LAUNCH("scan_lines_kernel");
+}
+
+// Tiles of 32 lines × 32 positions through shared memory: read along the matrix's contiguous
+// dimension, written K-contiguous. Lines in [rows, padded_rows) and positions in [cols, kp) are zeros.
+// kBounds: the magnitude bounds of "accurate" scaling (one INT8 matrix) instead of the residues.
+struct ResidueArgs {
+  int count;             // moduli
+  int moduli[20];
+  double inverse[20];    // 1.0 / p, rounded once on the host
+};
+template <bool kBounds>
+__global__ void residues_kernel(Lines x, LineInfo info, std::int64_t padded_rows, std::int64_t kp,
+                                ResidueArgs mods, std::int8_t* out) {
+  __shared__ double tile[32][33];
+  const std::int64_t r0 = std::int64_t(blockIdx.x) * 32, l0 = std::int64_t(blockIdx.y) * 32;
+  const bool rows_contiguous = x.cs != 1;  // then threadIdx.x runs along lines when reading
+  for (int yy = threadIdx.y; yy < 32; yy += 8) {
+    const int a = rows_contiguous ? threadIdx.x : yy, b = rows_contiguous ? yy : threadIdx.x;  // line, position
+    const std::int64_t r = r0 + a, l = l0 + b;
+    tile[a][b] = (r < x.rows && l < x.cols) ? x(r, l) : 0.0;
+  }
+  __syncthreads();
+  const std::int64_t l = l0 + threadIdx.x;
+  if (l >= kp) return;
+  for (int a = threadIdx.y; a < 32; a += 8) {
+    const std::int64_t r = r0 + a;
+    if (r >= padded_rows) break;
+    const bool real = r < x.rows && l < x.cols;
+    const double v = tile[a][threadIdx.x];
+    if constexpr (kBounds) {
+      out[r * kp + l] = static_cast<std::int8_t>(real ? oz::magnitude_bound(v, info.exponent[r]) : 0);
+    } else {
+      const double q = real ? oz::scaled_integer(v, info.shift[r]) : 0.0;
+      for (int t = 0; t < mods.count; ++t)
+        out[(t * padded_rows + r) * kp + l] = oz::residue(q, mods.moduli[t], mods.inverse[t]);
+    }
+  }
+}
+
+template <bool kBounds>
+void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, std::int64_t kp, const ResidueArgs& mods,
+              std::int8_t* out, cudaStream_t s) {
+  if (padded_rows == 0 || kp == 0) return;
+  const dim3 grid(unsigned((padded_rows + 31) / 32), unsigned((kp + 31) / 32));
+  residues_kernel<kBounds><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+  IK_CUDA_CHECK_LAUNCH("residues_kernel");
+}
+
+// "accurate": C̄ chunks (INT32, ≤ 2^28 each) summed into a saturating uint32: C̄ <= 64·64·2^20 = 2^32,
+// so saturation happens only at exactly 2^32, where ceil_log2 is the same.
+__global__ void accumulate_bound_kernel(const std::int32_t* chunk, std::uint32_t* total, std::int64_t count, bool first) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const std::uint64_t s = (first ? 0u : std::uint64_t(total[i])) + std::uint32_t(chunk[i]);
+  total[i] = s > 0xffffffffull ? 0xffffffffu : std::uint32_t(s);
+}
+
+// Column j keeps fast_b + (slack / 2) bits, slack = min_i G_ij - fast_a - fast_b (as the reference).
+__global__ void column_bits_kernel(const std::uint32_t* bound, std::int64_t m, std::int64_t mp, int top, int fast_a,
+                                   int fast_b, int* col_bits) {
+  const std::int64_t j = blockIdx.x;
+  int slack = INT_MAX;
+  for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
+    slack = min(slack, oz::accurate_pair_budget(top, bound[j * mp + i]) - fast_a - fast_b);
+  __shared__ int part[32];
+  slack = __reduce_min_sync(0xffffffffu, slack);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = slack;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) slack = min(slack, part[w]);
+    col_bits[j] = min(oz::kMaxBits, fast_b + slack / 2);
+  }
+}
+
+// Row i keeps min_j (G_ij - col_bits[j]) bits, at most kMaxBits (row_bits starts at kMaxBits).
+// grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
+constexpr int kRowBitsChunk = 64;
+__global__ void row_bits_kernel(const std::uint32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp, int top,
+                                const int* col_bits, int* row_bits) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
+  if (i >= m) return;
+  int bits = oz::kMaxBits;
+  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, bound[j * mp + i]) - col_bits[j]);
+  atomicMin(&row_bits[i], bits);
+}
+
+// Each line's shift; the fewest bits and the non-finite lines for the report.
+__global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uniform_bits, bool per_line,
+                                      int* fewest_bits, int* nonfinite_lines) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const int bits = per_line ? info.bits[i] : uniform_bits;
+  info.shift[i] = oz::line_shift(info.exponent[i], bits);
+  atomicMin(fewest_bits, bits);
+  if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
+}
+
+// INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.
+__global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus, int group, ResidueArgs mods,
+                              int first_modulus, bool first_chunk, std::uint8_t* residues) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= per_modulus) return;
+  for (int u = 0; u < group; ++u) {
+    const int t = first_modulus + u, p = mods.moduli[t];
+    const std::int32_t x = prod[u * per_modulus + i];
+    int r = x - p * static_cast<int>(floor(static_cast<double>(x) * mods.inverse[t]));  // off by at most one p
+    if (r < 0) r += p;
+    if (r >= p) r -= p;
+    std::uint8_t* out = &residues[t * per_modulus + i];
+    if (!first_chunk) {
+      r += *out;
+      if (r >= p) r -= p;
+    }
+    *out = static_cast<std::uint8_t>(r);
+  }
+}
+
+struct OutputArgs {
+  double* data;
+  std::int64_t rs, cs;
+  double alpha, beta;
+};
+
+__global__ void reconstruct_kernel(const oz::CrtConstants crt, const std::uint8_t* residues, std::int64_t m,
+                                   std::int64_t n, std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols,
+                                   Lines a, Lines bt, OutputArgs c) {
+  const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= m * n) return;
+  const std::int64_t i = idx % m, j = idx / m;
+  double& out = c.data[i * c.rs + j * c.cs];
+  if (rows.nonfinite[i] || cols.nonfinite[j]) {  // native arithmetic, in the reference's order
+    double s = 0.0;
+    for (std::int64_t l = 0; l < a.cols; ++l) s = fma(a(i, l), bt(j, l), s);
+    out = oz::finish(c.alpha, s, c.beta, out);
+    return;
+  }
+  bool negative = false;
+  const WideUint mag = oz::crt_reconstruct(crt, residues + j * mp + i, mp * np, negative);
+  const double product = mag.to_double_scaled(rows.shift[i] + cols.shift[j]);
+  out = oz::finish(c.alpha, negative ? -product : product, c.beta, out);
+}
+
+unsigned blocks_for(std::int64_t count, int threads) {
+  const std::int64_t b = (count + threads - 1) / threads;
+  if (b > 0x7fffffff) raise<ValueError>("gemm: ", count, " elements are too many for one launch");
+  return static_cast<unsigned>(b);
+}
+
+// Byte offsets of everything in the workspace (256-byte aligned).
+struct WorkspaceLayout {
+  std::size_t counters, row_int[4], col_int[4], ra, rb, prod, residues, cublas, total;
+};
+
+}  // namespace
+}  // namespace detail
+
+struct GemmPlan::Impl {
+  std::int64_t m, n, k, mp, np, kp;
+  bool trans_a, trans_b;
+  GemmContract contract;
+  Device device;
+  int group;  // moduli per cuBLAS strided batch
+  detail::ozaki::CrtConstants crt;
+  detail::ozaki::Budget budget;
+  detail::ResidueArgs mods;
+  detail::WorkspaceLayout layout;
+  cublasHandle_t handle = nullptr;
+
+  ~Impl() {
+    if (handle) {
+      DeviceGuard guard(device);
+      detail::cublas_api().destroy(handle);
+    }
+  }
+};
+
+GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
+                   Device device)
+    : impl_(std::make_unique<Impl>()) {
+  using namespace detail;
+  if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
+  if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
+  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
+  if (contract.moduli < 2 || contract.moduli > kGemmMaxModuli)
+    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, "; accepted: 2 … ", kGemmMaxModuli);
+  if (contract.scaling != GemmScaling::fast && contract.scaling != GemmScaling::accurate)
+    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
+  Impl& p = *impl_;
+  p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
+  p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
+  if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
+  const auto& moduli = gemm_moduli();
+  p.crt = ozaki::crt_constants(moduli.data(), contract.moduli);
+  p.budget = ozaki::budget(p.crt, k);
+  if (p.budget.bits_a == 0)
+    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, " leaves no bits for k = ", k, "; use more moduli");
+  p.mods.count = contract.moduli;
+  for (int t = 0; t < contract.moduli; ++t) p.mods.moduli[t] = moduli[t], p.mods.inverse[t] = 1.0 / moduli[t];
+  const std::size_t per_product = std::size_t(p.mp) * std::size_t(p.np) * 4;
+  p.group = int(std::clamp<std::size_t>(per_product ? kProductBytes / per_product : 1, 1, contract.moduli));
+
+  WorkspaceLayout& w = p.layout;
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t off = at;
+    at += (bytes + 255) / 256 * 256;
+    return off;
+  };
+  w.counters = take(kCounters * sizeof(int));
+  for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
+  for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
+  w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
+  w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
+  w.prod = take(std::size_t(p.group) * per_product);
+  // The residues of C; under accurate scaling the same bytes hold C̄ (uint32) before.
+  w.residues = take(std::max(std::size_t(contract.moduli) * p.mp * p.np, per_product));
+  w.cublas = take(kCublasWorkspace);
+  w.total = at;
+
+  DeviceGuard guard(device);
+  IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
+}
+
+GemmPlan::~GemmPlan() = default;
+GemmPlan::GemmPlan(GemmPlan&&) noexcept = default;
+GemmPlan& GemmPlan::operator=(GemmPlan&&) noexcept = default;
+
+std::size_t GemmPlan::workspace_bytes() const { return impl_->layout.total; }
+
+namespace {
+void check_operand(const ArrayView& v, const char* name, std::int64_t rows, std::int64_t cols, const Device& device) {
+  if (v.dtype != DType::float64)
+    raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
+  if (v.device.type != DeviceType::cuda || v.device.id != device.id)
+    raise<ValueError>("gemm: ", name, " is on ", device_name(v.device), "; this plan runs on ", device_name(device));
+  if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
+  if (v.shape[0] != rows || v.shape[1] != cols)
+    raise<ValueError>("gemm: ", name, " is ", v.shape[0], "x", v.shape[1], "; this plan expects ", rows, "x", cols);
+}
+}  // namespace
+
+void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, double alpha, double beta,
+                   void* workspace, std::size_t workspace_bytes, Stream stream_handle, GemmTimings* timings) const {
+  using namespace detail;
+  const Impl& p = *impl_;
+  check_operand(a, "a", p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.device);
+  check_operand(b, "b", p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n, p.device);
+  check_operand(c, "c", p.m, p.n, p.device);
+  for (int d = 0; d < 2; ++d)
+    if (c.shape[d] > 1 && c.strides[d] == 0)
+      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
+  if (c.overlaps(a) || c.overlaps(b)) raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
+  if (workspace_bytes < p.layout.total)
+    raise<ValueError>("gemm: workspace has ", workspace_bytes, " bytes; this plan needs ", p.layout.total);
+  if (!workspace && p.layout.total) raise<ValueError>("gemm: workspace is null");
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 256)
+    raise<ValueError>("gemm: workspace must be 256-byte aligned");
+
+  DeviceGuard guard(p.device);
+  auto s = static_cast<cudaStream_t>(stream_handle);
+  auto* base = static_cast<unsigned char*>(workspace);
+  auto at = [&](std::size_t off) { return base + off; };
+  const WorkspaceLayout& w = p.layout;
+  auto ints = [&](const std::size_t (&o)[4]) {
+    return LineInfo{reinterpret_cast<int*>(at(o[0])), reinterpret_cast<int*>(at(o[1])),
+                    reinterpret_cast<int*>(at(o[2])), reinterpret_cast<int*>(at(o[3]))};
+  };
+  const LineInfo rows = ints(w.row_int), cols = ints(w.col_int);
+  int* counters = reinterpret_cast<int*>(at(w.counters));
+  const Lines A{static_cast<const double*>(a.data), p.m, p.k, p.trans_a ? a.strides[1] : a.strides[0],
+                p.trans_a ? a.strides[0] : a.strides[1]};
+  // Columns of op(B) as lines: element (j, l) of op(B)ᵀ.
+  const Lines Bt{static_cast<const double*>(b.data), p.n, p.k, p.trans_b ? b.strides[0] : b.strides[1],
+                 p.trans_b ? b.strides[1] : b.strides[0]};
+  auto* ra = reinterpret_cast<std::int8_t*>(at(w.ra));
+  auto* rb = reinterpret_cast<std::int8_t*>(at(w.rb));
+  auto* prod = reinterpret_cast<std::int32_t*>(at(w.prod));
+  auto* res = reinterpret_cast<std::uint8_t*>(at(w.residues));
+
+  std::unique_ptr<Event> marks[4];
+  auto mark = [&](int i) {
+    if (!timings) return;
+    marks[i] = std::make_unique<Event>(p.device);
+    marks[i]->record(stream_handle);
+  };
+  mark(0);
+  const int threads = 256;
+  init_lines_kernel<<<blocks_for(std::max({p.m, p.n, std::int64_t(kCounters)}), threads), threads, 0, s>>>(
+      rows, p.m, cols, p.n, counters);
+  IK_CUDA_CHECK_LAUNCH("init_lines_kernel");
+  if (p.m == 0 || p.n == 0) return;
+  scan_lines(A, rows, s);
+  scan_lines(Bt, cols, s);
+
+  const CublasApi& blas = cublas_api();
+  IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
+  IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
+  // INT8 products of `group` moduli: C_t (mp × np, column-major) = RA_tᵀ · RB_t over k in [l0, l0 + kc).
+  auto int8_products = [&](const std::int8_t* x, const std::int8_t* y, int group, std::int64_t l0, std::int64_t kc) {
+    const std::int32_t one = 1, zero = 0;
+    IK_CUBLAS_CHECK(blas.gemm_strided_batched_ex(
+        p.handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.mp), int(p.np), int(kc), &one, x + l0, CUDA_R_8I, int(p.kp),
+        p.mp * p.kp, y + l0, CUDA_R_8I, int(p.kp), p.np * p.kp, &zero, prod, CUDA_R_32I, int(p.mp), p.mp * p.np, group,
+        CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  };
+  const std::int64_t per_product = p.mp * p.np;
+
+  const bool accurate = p.contract.scaling == GemmScaling::accurate;
+  if (accurate) {  // C̄ = Ā·B̄ in the residue buffers' first slots, summed into `res` as uint32
+    residues<true>(A, rows, p.mp, p.kp, p.mods, ra, s);
+    residues<true>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+    auto* bound = reinterpret_cast<std::uint32_t*>(res);
+    if (p.k == 0) IK_CUDA_CHECK(cudaMemsetAsync(bound, 0, std::size_t(per_product) * 4, s));
+    for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+      int8_products(ra, rb, 1, l0, std::min(oz::kChunkK, p.kp - l0));
+      accumulate_bound_kernel<<<blocks_for(per_product, threads), threads, 0, s>>>(prod, bound, per_product, l0 == 0);
+      IK_CUDA_CHECK_LAUNCH("accumulate_bound_kernel");
+    }
+    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(bound, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
+                                                     cols.bits);
+    IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
+    const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
+    row_bits_kernel<<<row_grid, threads, 0, s>>>(bound, p.m, p.n, p.mp, p.budget.top, cols.bits, rows.bits);
+    IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
+  }
+  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budget.bits_a, accurate,
+                                                                     counters + 2, counters);
+  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budget.bits_b, accurate,
+                                                                     counters + 3, counters + 1);
+  IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
+
+  if (p.k > 0) {
+    residues<false>(A, rows, p.mp, p.kp, p.mods, ra, s);
+    residues<false>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+  }
+  mark(1);
+  if (p.k == 0) {
+    IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
+  } else {
+    for (int t0 = 0; t0 < p.mods.count; t0 += p.group) {
+      const int group = std::min(p.group, p.mods.count - t0);
+      for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+        int8_products(ra + t0 * p.mp * p.kp, rb + t0 * p.np * p.kp, group, l0, std::min(oz::kChunkK, p.kp - l0));
+        reduce_kernel<<<blocks_for(per_product, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
+                                                                           l0 == 0, res);
+        IK_CUDA_CHECK_LAUNCH("reduce_kernel");
+      }
+    }
+  }
+  mark(2);
+  const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
+  reconstruct_kernel<<<blocks_for(p.m * p.n, 128), 128, 0, s>>>(p.crt, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt,
+                                                                out);
+  IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
+  mark(3);
+  if (timings) {
+    marks[3]->synchronize();
+    timings->scale_ms = marks[1]->elapsed_ms_since(*marks[0]);
+    timings->products_ms = marks[2]->elapsed_ms_since(*marks[1]);
+    timings->reconstruct_ms = marks[3]->elapsed_ms_since(*marks[2]);
+  }
+}
+
+GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
+  const Impl& p = *impl_;
+  DeviceGuard guard(p.device);
+  int counters[detail::kCounters];
+  IK_CUDA_CHECK(cudaMemcpyAsync(counters, static_cast<const unsigned char*>(workspace) + p.layout.counters,
+                                sizeof(counters), cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)));
+  IK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  GemmReport r;
+  r.moduli = p.contract.moduli;
+  const bool ran = p.m && p.n;  // as the reference, which stops before scaling an empty product
+  r.bits_a = ran ? counters[2] : p.budget.bits_a;
+  r.bits_b = ran ? counters[3] : p.budget.bits_b;
+  const std::int64_t nr = counters[0], nc = counters[1];
+  r.nonfinite_elements = nr * p.n + nc * p.m - nr * nc;
+  return r;
+}
+
+}  // namespace ironkernels

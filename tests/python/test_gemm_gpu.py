@@ -1,0 +1,151 @@
+"""gemm on CUDA: bit for bit the CPU reference (which the CPU tests check against long double), run to
+run identical, every layout, edge case and error; outputs poisoned before each run."""
+import numpy as np
+import pytest
+
+import ironkernels
+from ironkernels import Contract, gemm
+from ironkernels.reference import gemm_family
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def torch():
+    t = pytest.importorskip("torch")
+    if not t.cuda.is_available() or not ironkernels.cuda_devices():
+        pytest.skip("no CUDA device")
+    return t
+
+
+def on_gpu(torch, x, order="C"):
+    x = np.asfortranarray(x) if order == "F" else np.ascontiguousarray(x)
+    t = torch.from_numpy(x).cuda()
+    return t if order == "C" else t.T.contiguous().T  # a column-major CUDA tensor
+
+
+def poisoned(torch, shape):
+    return torch.full(shape, float("nan"), dtype=torch.float64, device="cuda")
+
+
+def assert_bitwise(got, want):
+    got = got.cpu().numpy() if hasattr(got, "cpu") else np.asarray(got)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint64), np.asarray(want).view(np.uint64))
+
+
+SHAPES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (17, 33, 1), (33, 70, 45), (128, 128, 128), (257, 96, 300), (512, 512, 512)]
+
+
+@pytest.mark.parametrize("m, n, k", SHAPES)
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling):
+    for phi, moduli in ((0.5, 14), (2.0, 16), (4.0, 20)):
+        a, b = gemm_family(rng, (m, k), phi), gemm_family(rng, (k, n), phi)
+        contract = Contract(moduli=moduli, scaling=scaling)
+        want, rep_cpu = gemm(a, b, contract=contract, report=True)
+        out = poisoned(torch, (m, n))
+        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=out, report=True)
+        assert got is out
+        assert_bitwise(got, want)
+        for key in ("moduli", "bits_a", "bits_b", "nonfinite_elements"):
+            assert rep[key] == rep_cpu[key], key
+        assert rep["backend"] == "cuda" and rep["products_ms"] >= 0
+
+
+@pytest.mark.parametrize("trans_a", [False, True])
+@pytest.mark.parametrize("trans_b", [False, True])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_layouts_alpha_beta(torch, rng, trans_a, trans_b, order):
+    m, n, k = 37, 29, 61
+    a = gemm_family(rng, (k, m) if trans_a else (m, k), 1.0)
+    b = gemm_family(rng, (n, k) if trans_b else (k, n), 1.0)
+    c = gemm_family(rng, (m, n), 1.0)
+    kw = dict(trans_a=trans_a, trans_b=trans_b, alpha=-1.5, beta=0.25, contract=Contract(moduli=15))
+    want = gemm(a, b, c=c, **kw)
+    got = gemm(on_gpu(torch, a, order), on_gpu(torch, b, order), c=on_gpu(torch, c, order), **kw)
+    assert_bitwise(got, want)
+    c_gpu = on_gpu(torch, c, order)
+    gemm(on_gpu(torch, a, order), on_gpu(torch, b, order), c=c_gpu, out=c_gpu, **kw)  # in place on c
+    assert_bitwise(c_gpu, want)
+
+
+def test_strided_views(torch, rng):
+    a, b = gemm_family(rng, (40, 90), 1.0), gemm_family(rng, (60, 90), 1.0)  # views: 20x30 and 30x45
+    want = gemm(a[::2, 1::3], b[::2, ::2], contract=Contract(moduli=14))
+    got = gemm(on_gpu(torch, a)[::2, 1::3], on_gpu(torch, b)[::2, ::2], contract=Contract(moduli=14))
+    assert_bitwise(got, want)
+
+
+def test_run_to_run_identical(torch, rng):
+    a, b = on_gpu(torch, gemm_family(rng, (300, 400), 2.0)), on_gpu(torch, gemm_family(rng, (400, 350), 2.0))
+    first = gemm(a, b)
+    for _ in range(3):
+        assert torch.equal(gemm(a, b), first)
+
+
+def test_nonfinite_zero_lines_subnormals_and_overflow(torch, rng):
+    m, n, k = 24, 19, 50
+    a, b = gemm_family(rng, (m, k), 1.0), gemm_family(rng, (k, n), 1.0)
+    a[3, 7], a[5, :] = np.inf, 0.0  # an Inf row, a zero row
+    b[2, 4], b[:, 6] = np.nan, 0.0  # a NaN column, a zero column
+    a[9] *= 1e-310 / np.abs(a[9]).max()  # a subnormal row
+    a[11] *= 1e300  # products near overflow
+    b[:, 8] *= 1e10
+    for scaling in ("fast", "accurate"):
+        want, rep_cpu = gemm(a, b, contract=Contract(moduli=16, scaling=scaling), report=True)
+        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=Contract(moduli=16, scaling=scaling), report=True)
+        assert_bitwise(got, want)
+        assert rep["nonfinite_elements"] == rep_cpu["nonfinite_elements"] == n + m - 1
+
+
+def test_long_k_takes_several_chunks(torch, rng):
+    m, n, k = 6, 5, 70_001  # more than 2^16: INT32 products in two chunks
+    a, b = gemm_family(rng, (m, k), 0.5), gemm_family(rng, (k, n), 0.5)
+    for scaling in ("fast", "accurate"):
+        want = gemm(a, b, contract=Contract(moduli=18, scaling=scaling))
+        got = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=Contract(moduli=18, scaling=scaling))
+        assert_bitwise(got, want)
+
+
+def test_beta_zero_ignores_nan_in_c_and_empty_shapes(torch, rng):
+    a, b = gemm_family(rng, (4, 3), 1.0), gemm_family(rng, (3, 5), 1.0)
+    c = poisoned(torch, (4, 5))
+    got = gemm(on_gpu(torch, a), on_gpu(torch, b), c=c, beta=0.0)
+    assert_bitwise(got, gemm(a, b))
+    assert tuple(gemm(on_gpu(torch, np.zeros((3, 0))), on_gpu(torch, np.zeros((0, 2)))).shape) == (3, 2)
+    assert bool((gemm(on_gpu(torch, np.zeros((3, 0))), on_gpu(torch, np.zeros((0, 2)))) == 0).all())
+    assert tuple(gemm(on_gpu(torch, np.zeros((0, 4))), on_gpu(torch, np.zeros((4, 2)))).shape) == (0, 2)
+
+
+def test_streams_and_cupy(torch, rng):
+    a, b = gemm_family(rng, (64, 80), 1.0), gemm_family(rng, (80, 48), 1.0)
+    want = gemm(a, b)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        ad, bd = on_gpu(torch, a), on_gpu(torch, b)
+        got = gemm(ad, bd)  # the current stream
+    s.synchronize()
+    assert_bitwise(got, want)
+    got = gemm(on_gpu(torch, a), on_gpu(torch, b), stream=s)
+    s.synchronize()
+    assert_bitwise(got, want)
+    cupy = pytest.importorskip("cupy")
+    got = gemm(cupy.asarray(a), cupy.asarray(b))
+    assert isinstance(got, cupy.ndarray)
+    assert_bitwise(cupy.asnumpy(got), want)
+
+
+def test_errors_leave_out_untouched(torch, rng):
+    a, b = on_gpu(torch, np.ones((4, 3))), on_gpu(torch, np.ones((3, 5)))
+    out = torch.full((4, 5), 7.0, dtype=torch.float64, device="cuda")
+    with pytest.raises(ValueError, match="one device"):
+        gemm(a, np.ones((3, 5)), out=out)
+    with pytest.raises(TypeError, match="float64"):
+        gemm(a.float(), b.float(), out=out)
+    with pytest.raises(ValueError, match="no implicit transfers"):
+        gemm(a, b, out=out, backend="cpu")
+    sq = on_gpu(torch, np.ones((4, 4)))
+    with pytest.raises(ValueError, match="overlaps"):
+        gemm(sq, sq.clone(), out=sq)
+    assert bool((sq == 1.0).all()) and bool((out == 7.0).all())
