@@ -160,6 +160,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
 
   const auto& moduli = gemm_moduli();
   const ozaki::CrtConstants crt = ozaki::crt_constants(moduli.data(), nmod);
+  const ozaki::CrtTable<6> crt_table = ozaki::crt_table<6>(crt);  // 6 limbs hold every count
   const ozaki::Budget budget = ozaki::budget(crt, k);
   if (budget.bits_a == 0)
     raise<ValueError>("gemm: contract.moduli = ", nmod, " leaves no bits for k = ", k, "; use more moduli");
@@ -218,7 +219,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
           r[t] = static_cast<std::uint8_t>(((dot % p) + p) % p);
         }
         bool negative = false;
-        const WideUint mag = ozaki::crt_reconstruct(crt, r.data(), 1, negative);
+        const WideUint mag = ozaki::crt_reconstruct(crt_table, r.data(), 1, negative);
         const int e = ozaki::line_shift(row[i].exponent, row_bits[i]) + ozaki::line_shift(col[j].exponent, col_bits[j]);
         const double product = mag.to_double_scaled(e);
         finish(negative ? -product : product, i, j);

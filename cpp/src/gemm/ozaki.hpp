@@ -6,6 +6,7 @@
 // feed a sum are either exact or explicit fma() calls.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "gemm/wide_uint.hpp"
 
@@ -29,10 +30,14 @@ IK_HD bool finite(double x) {
 #endif
 }
 
+/// Smallest b >= 0 with 2^b >= k (0 for k <= 1).
 IK_HD int ceil_log2(std::int64_t k) {
-  int b = 0;
-  while ((std::int64_t(1) << b) < k) ++b;
-  return b;
+  if (k <= 1) return 0;
+#if defined(__CUDA_ARCH__)
+  return 64 - __clzll(k - 1);
+#else
+  return 64 - __builtin_clzll(static_cast<unsigned long long>(k - 1));
+#endif
 }
 
 /// |x| < 2^exponent_bound(x) for finite nonzero x (ilogb works for subnormals too).
@@ -54,10 +59,14 @@ IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(::
 
 /// Residue of an integer-valued |q| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
 /// Two reduction steps with the rounded reciprocal: the first quotient is off by at most ~2^9, and
-/// fma(-p, n, q) is exact because its result is a small integer; the second leaves |r| <= p.
+/// fma(-p, n, q) is exact because its result is a small integer; the second leaves |r| <= p. The
+/// second quotient is below 2^51, so it is rounded by adding and subtracting 1.5·2^52 (two adds
+/// instead of a conversion-pipe rint on the GPU).
 IK_HD std::int8_t residue(double q, int p, double inv_p) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
   double r = ::fma(-static_cast<double>(p), ::rint(q * inv_p), q);
-  r = ::fma(-static_cast<double>(p), ::rint(r * inv_p), r);
+  const double n2 = (r * inv_p + kRound) - kRound;
+  r = ::fma(-static_cast<double>(p), n2, r);
   int x = static_cast<int>(r);
   if (x < -(p / 2)) x += p;
   if (x > (p + 1) / 2 - 1) x -= p;
@@ -71,29 +80,82 @@ struct CrtConstants {
   double P_approx = 0.0;
 };
 
-/// The integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t, as sign and magnitude:
-/// S = Σ r_t·M_t < count·256·P, then X = S - P·floor(S/P) with the quotient estimated in double and
-/// corrected exactly.
-IK_HD WideUint crt_reconstruct(const CrtConstants& c, const std::uint8_t* r, std::int64_t stride, bool& negative) {
-  WideUint S = WideUint::from(0);
-  for (int t = 0; t < c.count; ++t) S.add_mul_small(c.M[t], r[t * stride]);
-  std::uint64_t q = static_cast<std::uint64_t>(S.approx() / c.P_approx);
-  WideUint X;
-  for (;;) {  // at most one step either way
-    const WideUint qP = c.P.times_small(q);
-    if (S < qP) {
+/// The same constants as L little-endian 32-bit limbs, enough for S = Σ r_t·M_t < count·256·P
+/// (crt_limbs). 32-bit limbs because the sum is then one 32×32+64-bit multiply-add per limb and
+/// modulus (IMAD.WIDE on the GPU), with the carries propagated once at the end.
+template <int L>
+struct CrtTable {
+  int count = 0;
+  std::uint32_t P[L] = {}, half_P[L] = {}, M[20][L] = {};
+  double P_approx = 0.0;
+};
+
+/// The integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t (r_t at r[t * stride]), as sign and
+/// magnitude: S = Σ r_t·M_t, then X = S - P·floor(S/P) with the quotient estimated in double and
+/// corrected exactly (at most one step either way).
+template <int L>
+IK_HD WideUint crt_reconstruct(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, bool& negative) {
+  std::uint64_t acc[L] = {};
+  for (int t = 0; t < c.count; ++t) {
+    const std::uint32_t rt = r[t * stride];
+    for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
+  }
+  std::uint32_t S[L];
+  std::uint64_t carry = 0;
+  for (int l = 0; l < L; ++l) {
+    const std::uint64_t v = acc[l] + carry;
+    S[l] = static_cast<std::uint32_t>(v);
+    carry = v >> 32;
+  }
+  double approx = 0.0;
+  for (int l = L - 1; l >= 0; --l) approx = ::ldexp(approx, 32) + static_cast<double>(S[l]);
+  std::uint32_t q = static_cast<std::uint32_t>(approx / c.P_approx);
+  std::uint32_t X[L];
+  for (;;) {
+    // X = S - q·P, and whether it went negative.
+    std::uint64_t mul_carry = 0;
+    std::int64_t borrow = 0;
+    for (int l = 0; l < L; ++l) {
+      const std::uint64_t qp = std::uint64_t(c.P[l]) * q + mul_carry;
+      mul_carry = qp >> 32;
+      const std::int64_t d = std::int64_t(S[l]) - std::int64_t(static_cast<std::uint32_t>(qp)) + borrow;
+      X[l] = static_cast<std::uint32_t>(d);
+      borrow = d < 0 ? -1 : 0;
+    }
+    if (borrow || mul_carry) {  // q·P > S
       --q;
       continue;
     }
-    X = S - qP;
-    if (!(X < c.P)) {
+    bool below_P = false;  // X < P?
+    for (int l = L - 1; l >= 0; --l)
+      if (X[l] != c.P[l]) {
+        below_P = X[l] < c.P[l];
+        break;
+      }
+    if (!below_P) {
       ++q;
       continue;
     }
     break;
   }
-  negative = c.half_P < X;
-  return negative ? c.P - X : X;
+  bool above_half = false;  // X > P/2?
+  for (int l = L - 1; l >= 0; --l)
+    if (X[l] != c.half_P[l]) {
+      above_half = X[l] > c.half_P[l];
+      break;
+    }
+  negative = above_half;
+  if (negative) {  // magnitude P - X
+    std::int64_t borrow = 0;
+    for (int l = 0; l < L; ++l) {
+      const std::int64_t d = std::int64_t(c.P[l]) - std::int64_t(X[l]) + borrow;
+      X[l] = static_cast<std::uint32_t>(d);
+      borrow = d < 0 ? -1 : 0;
+    }
+  }
+  WideUint out;
+  for (int l = 0; l < L; ++l) out.limb[l / 2] |= std::uint64_t(X[l]) << (32 * (l % 2));
+  return out;
 }
 
 /// "accurate" scaling: with Ā = magnitude_bound(A), B̄ likewise and C̄ = Ā·B̄ exact,
@@ -128,6 +190,34 @@ inline CrtConstants crt_constants(const int* moduli, int count) {
     c.M[t] = others.times_small(static_cast<std::uint64_t>(inverse));
   }
   return c;
+}
+
+/// 32-bit limbs that hold S = Σ r_t·M_t < count·256·P: 4 for up to 14 moduli, 6 for 20.
+inline int crt_limbs(const CrtConstants& c) { return (c.P.bit_length() + 13 + 31) / 32; }
+
+template <int L>
+CrtTable<L> crt_table(const CrtConstants& c) {
+  CrtTable<L> t;
+  t.count = c.count;
+  t.P_approx = c.P_approx;
+  auto split = [](const WideUint& w, std::uint32_t* out) {
+    for (int l = 0; l < L; ++l) out[l] = static_cast<std::uint32_t>(w.limb[l / 2] >> (32 * (l % 2)));
+  };
+  split(c.P, t.P);
+  split(c.half_P, t.half_P);
+  for (int i = 0; i < c.count; ++i) split(c.M[i], t.M[i]);
+  return t;
+}
+
+/// Calls fn(std::integral_constant<int, L>{}) with the limb count these constants need.
+template <class Fn>
+decltype(auto) with_crt_limbs(const CrtConstants& c, Fn&& fn) {
+  switch (crt_limbs(c)) {
+    case 1: case 2: case 3: return fn(std::integral_constant<int, 3>{});
+    case 4: return fn(std::integral_constant<int, 4>{});
+    case 5: return fn(std::integral_constant<int, 5>{});
+    default: return fn(std::integral_constant<int, 6>{});
+  }
 }
 
 /// The bits every row of op(A) / column of op(B) keeps under "fast" scaling, and the exponent of
