@@ -45,7 +45,12 @@ def parse_shapes(text):
 
 
 class Gemmul8:
-    """GEMMul8 through the two C entry points of a library built beside the project."""
+    """GEMMul8 through the two C entry points of a library built beside the project:
+    size_t gemmul8_workspace_bytes(int m, int n, int k, int moduli) and
+    int gemmul8_dgemm(void* cublas_handle, int m, int n, int k, double alpha, const double* A, int lda,
+                      const double* B, int ldb, double beta, double* C, int ldc, int moduli, int fastmode,
+                      void* workspace)   (column-major, no transposes, 0 on success).
+    GEMMul8 synchronises its stream between phases, so its calls do not overlap."""
 
     def __init__(self, path):
         self.lib = ctypes.CDLL(path)
@@ -56,9 +61,15 @@ class Gemmul8:
                                            ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
                                            ctypes.c_double, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                            ctypes.c_void_p]
-        self.handle = ctypes.c_void_p(torch.cuda.current_blas_handle())
+        # A handle of its own: GEMMul8 points the handle's workspace into the workspace it is given.
+        self.cublas = ctypes.CDLL("libcublas.so.13")
+        self.handle = ctypes.c_void_p()
+        if self.cublas.cublasCreate_v2(ctypes.byref(self.handle)) != 0:
+            raise RuntimeError("cublasCreate failed")
 
     def __call__(self, a, b, c, moduli, fast, workspace):
+        stream = torch.cuda.current_stream().cuda_stream
+        self.cublas.cublasSetStream_v2(self.handle, ctypes.c_void_p(stream))
         # Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ.
         m, k = a.shape
         n = b.shape[1]

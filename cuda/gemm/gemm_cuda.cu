@@ -152,6 +152,7 @@ struct ResidueArgs {
   int count;             // moduli
   int moduli[20];
   double inverse[20];    // 1.0 / p, rounded once on the host
+  double pow32[20];      // 2^32 mod p
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
 template <bool kBounds>
@@ -186,13 +187,15 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       }
       *reinterpret_cast<std::uint32_t*>(out + r * kp + l) = packed;
     } else {
-      double q[4];
+      oz::SplitInteger q[4];
       const int shift = real_line ? info.shift[r] : 0;
-      for (int e = 0; e < 4; ++e) q[e] = real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0;
+      for (int e = 0; e < 4; ++e)
+        q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
       for (int t = 0; t < mods.count; ++t) {
         std::uint32_t packed = 0;
         for (int e = 0; e < 4; ++e)
-          packed |= std::uint32_t(std::uint8_t(oz::residue(q[e], mods.moduli[t], mods.inverse[t]))) << (8 * e);
+          packed |= std::uint32_t(std::uint8_t(oz::residue(q[e], mods.moduli[t], mods.pow32[t], mods.inverse[t])))
+                    << (8 * e);
         *reinterpret_cast<std::uint32_t*>(out + (t * padded_rows + r) * kp + l) = packed;
       }
     }
@@ -294,10 +297,10 @@ struct OutputArgs {
 template <int L>
 __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m,
                                    std::int64_t n, std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols,
-                                   Lines a, Lines bt, OutputArgs c) {
-  const std::int64_t idx = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= m * n) return;
-  const std::int64_t i = idx % m, j = idx / m;
+                                   Lines a, Lines bt, OutputArgs c, std::int64_t j0) {
+  // grid.x: rows (contiguous in the residues), grid.y: columns, j0 + blockIdx.y.
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, j = j0 + blockIdx.y;
+  if (i >= m || j >= n) return;
   double& out = c.data[i * c.rs + j * c.cs];
   if (rows.nonfinite[i] || cols.nonfinite[j]) {  // native arithmetic, in the reference's order
     double s = 0.0;
@@ -305,10 +308,8 @@ __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t
     out = oz::finish(c.alpha, s, c.beta, out);
     return;
   }
-  bool negative = false;
-  const WideUint mag = oz::crt_reconstruct(crt, residues + j * mp + i, mp * np, negative);
-  const double product = mag.to_double_scaled(rows.shift[i] + cols.shift[j]);
-  out = oz::finish(c.alpha, negative ? -product : product, c.beta, out);
+  const double product = oz::crt_to_double(crt, residues + j * mp + i, mp * np, rows.shift[i] + cols.shift[j]);
+  out = oz::finish(c.alpha, product, c.beta, out);
 }
 
 unsigned blocks_for(std::int64_t count, int threads) {
@@ -366,7 +367,11 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   if (p.budget.bits_a == 0)
     raise<ValueError>("gemm: contract.moduli = ", contract.moduli, " leaves no bits for k = ", k, "; use more moduli");
   p.mods.count = contract.moduli;
-  for (int t = 0; t < contract.moduli; ++t) p.mods.moduli[t] = moduli[t], p.mods.inverse[t] = 1.0 / moduli[t];
+  for (int t = 0; t < contract.moduli; ++t) {
+    p.mods.moduli[t] = moduli[t];
+    p.mods.inverse[t] = 1.0 / moduli[t];
+    p.mods.pow32[t] = ozaki::pow32_mod(moduli[t]);
+  }
   const std::size_t per_product = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(per_product ? kProductBytes / per_product : 1, 1, contract.moduli));
 
@@ -528,8 +533,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
   oz::with_crt_limbs(p.crt, [&](auto limbs) {
     constexpr int L = decltype(limbs)::value;
-    reconstruct_kernel<L><<<blocks_for(p.m * p.n, 128), 128, 0, s>>>(oz::crt_table<L>(p.crt), res, p.m, p.n, p.mp,
-                                                                      p.np, rows, cols, A, Bt, out);
+    const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
+    constexpr std::int64_t kMaxGridY = 65535;
+    for (std::int64_t j0 = 0; j0 < p.n; j0 += kMaxGridY) {
+      const dim3 grid(blocks_for(p.m, 128), unsigned(std::min(kMaxGridY, p.n - j0)));
+      reconstruct_kernel<L><<<grid, 128, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
+    }
   });
   IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
   mark(3);

@@ -1,5 +1,6 @@
 // C++ tests of the Ozaki-II CPU reference: exact results on integer inputs, the truncation error
 // bound against a long-double reference, IEEE semantics for Inf/NaN, layouts, edge cases, errors.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "gemm/ozaki.hpp"
 #include "ironkernels/ironkernels.hpp"
 
 using namespace ironkernels;
@@ -35,6 +37,58 @@ long double ref_entry(const Mat& a, const Mat& b, std::int64_t i, std::int64_t j
   long double s = 0;
   for (std::int64_t l = 0; l < a.cols; ++l) s += static_cast<long double>(a(i, l)) * b(l, j);
   return s;
+}
+
+// An independent rounding of a 192-bit integer times 2^-e to float64 (bit by bit, round half to
+// even, gradual underflow), for limbs_to_double_scaled.
+double reference_round(const std::uint64_t (&v)[3], int e) {
+  auto bit = [&](int i) { return i >= 0 && i < 192 && ((v[i / 64] >> (i % 64)) & 1); };
+  int len = 0;
+  for (int i = 191; i >= 0; --i)
+    if (bit(i)) {
+      len = i + 1;
+      break;
+    }
+  if (len == 0) return 0.0;
+  // The result's last kept bit has weight 2^q: q = max(len - 53, -1074 + e) in units of the integer.
+  const int q = std::max(len - 53, -1074 + e);
+  if (q <= 0) {  // exact
+    double x = 0;
+    for (int i = len - 1; i >= 0; --i) x = x * 2 + (bit(i) ? 1 : 0);
+    return std::ldexp(x, -e);
+  }
+  std::uint64_t mant = 0;
+  for (int i = len - 1; i >= q; --i) mant = mant * 2 + (bit(i) ? 1 : 0);
+  bool sticky = false;
+  for (int i = q - 2; i >= 0; --i) sticky = sticky || bit(i);
+  if (bit(q - 1) && (sticky || (mant & 1))) ++mant;
+  return std::ldexp(static_cast<double>(mant), q - e);
+}
+
+void test_limbs_to_double_rounds_once() {
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    std::uint64_t v[3] = {rng(), rng(), rng()};
+    const int len = int(rng() % 193);  // keep the low `len` bits
+    for (int l = 0; l < 3; ++l) {
+      const int keep = std::clamp(len - 64 * l, 0, 64);
+      v[l] = keep == 64 ? v[l] : keep == 0 ? 0 : v[l] & ((std::uint64_t(1) << keep) - 1);
+    }
+    if (trial % 7 == 0) v[0] |= 1, v[0] &= ~std::uint64_t(2);  // ties and near-ties
+    // Scales across normal, subnormal, underflow and overflow results.
+    const int e = int(rng() % 2400) - 1200 + len;
+    std::uint32_t limbs[6];
+    for (int l = 0; l < 6; ++l) limbs[l] = static_cast<std::uint32_t>(v[l / 2] >> (32 * (l % 2)));
+    const double got = detail::ozaki::limbs_to_double_scaled<6>(limbs, e);
+    const double want = reference_round(v, e);
+    if (std::memcmp(&got, &want, sizeof got) != 0) {
+      CHECK(false, "limbs_to_double_scaled: len %d e %d got %a want %a", len, e, got, want);
+      return;
+    }
+    ++checked;
+  }
+  CHECK(checked == 200000, "checked %d", checked);
 }
 
 void test_moduli_are_pairwise_coprime() {
@@ -248,6 +302,7 @@ void test_threads_do_not_change_bits() {
 }
 
 int main() {
+  test_limbs_to_double_rounds_once();
   test_moduli_are_pairwise_coprime();
   test_integer_inputs_are_exact();
   test_error_bound_on_the_standard_family();

@@ -123,8 +123,9 @@ std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineSca
     for (std::int64_t i = i0; i < i1; ++i) {
       const int s = ozaki::line_shift(lines[i].exponent, bits[i]);
       for (std::int64_t l = 0; l < x.cols; ++l) {
-        const double q = ozaki::scaled_integer(x(i, l), s);
-        for (int t = 0; t < nmod; ++t) out[(t * x.rows + i) * x.cols + l] = ozaki::residue(q, moduli[t], 1.0 / moduli[t]);
+        const ozaki::SplitInteger q = ozaki::split_integer(ozaki::scaled_integer(x(i, l), s));
+        for (int t = 0; t < nmod; ++t)
+          out[(t * x.rows + i) * x.cols + l] = ozaki::residue(q, moduli[t], ozaki::pow32_mod(moduli[t]), 1.0 / moduli[t]);
       }
     }
   });
@@ -218,11 +219,8 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
           const int p = moduli[t];
           r[t] = static_cast<std::uint8_t>(((dot % p) + p) % p);
         }
-        bool negative = false;
-        const WideUint mag = ozaki::crt_reconstruct(crt_table, r.data(), 1, negative);
         const int e = ozaki::line_shift(row[i].exponent, row_bits[i]) + ozaki::line_shift(col[j].exponent, col_bits[j]);
-        const double product = mag.to_double_scaled(e);
-        finish(negative ? -product : product, i, j);
+        finish(ozaki::crt_to_double(crt_table, r.data(), 1, e), i, j);
       }
   });
   for (auto c : nonfinite_rows) nonfinite += c;

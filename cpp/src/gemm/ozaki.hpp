@@ -57,20 +57,38 @@ IK_HD std::int32_t magnitude_bound(double x, int e) {
 /// The scaled, truncated element: an integer-valued double, |q| < 2^62 (0 for Inf/NaN).
 IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(::ldexp(v, shift)) : 0.0; }
 
-/// Residue of an integer-valued |q| < 2^62 modulo p in [-floor(p/2), ceil(p/2) - 1] (fits int8).
-/// Two reduction steps with the rounded reciprocal: the first quotient is off by at most ~2^9, and
-/// fma(-p, n, q) is exact because its result is a small integer; the second leaves |r| <= p. The
-/// second quotient is below 2^51, so it is rounded by adding and subtracting 1.5·2^52 (two adds
-/// instead of a conversion-pipe rint on the GPU).
-IK_HD std::int8_t residue(double q, int p, double inv_p) {
+/// An integer-valued |q| < 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
+/// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
+struct SplitInteger {
+  double hi, lo;
+};
+IK_HD SplitInteger split_integer(double q) {
+  const double hi = ::floor(q * 0x1p-32);
+  return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
+}
+
+/// 2^32 mod p.
+IK_HD double pow32_mod(int p) { return static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)); }
+
+/// Residue modulo p of q = hi·2^32 + lo in [-floor(p/2), ceil(p/2) - 1] (fits int8), given
+/// pow32 = 2^32 mod p and inv_p = 1/p rounded. x = hi·pow32 + lo is exact (|x| < 2^39); its quotient
+/// by p is rounded by adding and subtracting 1.5·2^52 (it is below 2^51), which leaves the exact
+/// remainder r = x - p·n with |r| <= p/2 + 1, and r + 1.5·2^52 holds r in its low 32 bits: no
+/// rounding or conversion instruction at all. The result is the unique residue however the
+/// quotient rounds, so host and device agree.
+IK_HD std::int8_t residue(const SplitInteger& q, int p, double pow32, double inv_p) {
   constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
-  double r = ::fma(-static_cast<double>(p), ::rint(q * inv_p), q);
-  const double n2 = (r * inv_p + kRound) - kRound;
-  r = ::fma(-static_cast<double>(p), n2, r);
-  int x = static_cast<int>(r);
-  if (x < -(p / 2)) x += p;
-  if (x > (p + 1) / 2 - 1) x -= p;
-  return static_cast<std::int8_t>(x);
+  const double x = ::fma(q.hi, pow32, q.lo);
+  const double n = (x * inv_p + kRound) - kRound;
+  const double r = ::fma(-static_cast<double>(p), n, x);
+#if defined(__CUDA_ARCH__)
+  int v = __double2loint(r + kRound);
+#else
+  int v = static_cast<int>(r);
+#endif
+  if (v < -(p / 2)) v += p;
+  if (v > (p + 1) / 2 - 1) v -= p;
+  return static_cast<std::int8_t>(v);
 }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
@@ -87,34 +105,85 @@ template <int L>
 struct CrtTable {
   int count = 0;
   std::uint32_t P[L] = {}, half_P[L] = {}, M[20][L] = {};
-  double P_approx = 0.0;
+  double inv_P = 0.0;  // 1 / P, approximately (the quotient estimate is corrected exactly)
 };
 
-/// The integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t (r_t at r[t * stride]), as sign and
-/// magnitude: S = Σ r_t·M_t, then X = S - P·floor(S/P) with the quotient estimated in double and
-/// corrected exactly (at most one step either way).
+/// value · 2^-e rounded to the nearest float64 (ties to even), subnormals and overflow included, for
+/// a value held in L little-endian 32-bit limbs. Every array index is a compile-time constant once
+/// the loops unroll, so on the GPU the limbs stay in registers: the value is first normalised
+/// (whole limbs, then bits) so that its top 64 bits sit in the two highest limbs.
 template <int L>
-IK_HD WideUint crt_reconstruct(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, bool& negative) {
+IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
+  static_assert(L >= 3, "two limbs of window plus the sticky rest");
+  int zero_limbs = 0;
+#pragma unroll
+  for (int it = 0; it < L - 1; ++it)
+    if (X[L - 1] == 0) {
+#pragma unroll
+      for (int l = L - 1; l > 0; --l) X[l] = X[l - 1];
+      X[0] = 0;
+      ++zero_limbs;
+    }
+  if (X[L - 1] == 0) return 0.0;
+#if defined(__CUDA_ARCH__)
+  const int lz = __clz(X[L - 1]);
+#else
+  const int lz = __builtin_clz(X[L - 1]);
+#endif
+  if (lz) {
+#pragma unroll
+    for (int l = L - 1; l > 0; --l) X[l] = (X[l] << lz) | (X[l - 1] >> (32 - lz));
+    X[0] <<= lz;
+  }
+  const int len = 32 * (L - zero_limbs) - lz;  // bit length of the value
+  const std::uint64_t top = (std::uint64_t(X[L - 1]) << 32) | X[L - 2];  // value = top · 2^(len-64) + rest
+  bool rest = false;
+#pragma unroll
+  for (int l = 0; l < L - 2; ++l) rest = rest || X[l] != 0;
+  // Bits the result keeps: 53, fewer where it is subnormal.
+  int keep = 53;
+  const int lowest = len - 1 - e - 52;  // exponent of the last kept bit for a normal result
+  if (lowest < -1074) keep = 53 - (-1074 - lowest);
+  if (keep < 0) return 0.0;  // below half the smallest subnormal
+  const int drop = len - keep;
+  if (drop <= 0) return ::ldexp(static_cast<double>(top >> (64 - len)), -e);  // exact: len <= 53
+  std::uint64_t mant = keep > 0 ? top >> (64 - keep) : 0;
+  const bool half = (top >> (63 - keep)) & 1;
+  const bool sticky = (keep < 63 && (top << (keep + 1)) != 0) || rest;
+  if (half && (sticky || (mant & 1))) ++mant;
+  return ::ldexp(static_cast<double>(mant), drop - e);  // exact, or ±inf on overflow
+}
+
+/// The product from its residues r_t (at r[t * stride]), scaled by 2^-e and rounded once: the
+/// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t and
+/// X = S - P·floor(S/P), the quotient estimated in double and corrected exactly (at most one step
+/// either way); its sign and magnitude then go to limbs_to_double_scaled.
+template <int L>
+IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
   std::uint64_t acc[L] = {};
   for (int t = 0; t < c.count; ++t) {
     const std::uint32_t rt = r[t * stride];
+#pragma unroll
     for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
   }
   std::uint32_t S[L];
   std::uint64_t carry = 0;
+#pragma unroll
   for (int l = 0; l < L; ++l) {
     const std::uint64_t v = acc[l] + carry;
     S[l] = static_cast<std::uint32_t>(v);
     carry = v >> 32;
   }
   double approx = 0.0;
-  for (int l = L - 1; l >= 0; --l) approx = ::ldexp(approx, 32) + static_cast<double>(S[l]);
-  std::uint32_t q = static_cast<std::uint32_t>(approx / c.P_approx);
+#pragma unroll
+  for (int l = L - 1; l >= 0; --l) approx = approx * 0x1p32 + static_cast<double>(S[l]);
+  std::uint32_t q = static_cast<std::uint32_t>(approx * c.inv_P);
   std::uint32_t X[L];
   for (;;) {
     // X = S - q·P, and whether it went negative.
     std::uint64_t mul_carry = 0;
     std::int64_t borrow = 0;
+#pragma unroll
     for (int l = 0; l < L; ++l) {
       const std::uint64_t qp = std::uint64_t(c.P[l]) * q + mul_carry;
       mul_carry = qp >> 32;
@@ -126,36 +195,32 @@ IK_HD WideUint crt_reconstruct(const CrtTable<L>& c, const std::uint8_t* r, std:
       --q;
       continue;
     }
-    bool below_P = false;  // X < P?
+    int order = 0;  // sign of X - P
+#pragma unroll
     for (int l = L - 1; l >= 0; --l)
-      if (X[l] != c.P[l]) {
-        below_P = X[l] < c.P[l];
-        break;
-      }
-    if (!below_P) {
+      if (order == 0 && X[l] != c.P[l]) order = X[l] < c.P[l] ? -1 : 1;
+    if (order >= 0) {
       ++q;
       continue;
     }
     break;
   }
-  bool above_half = false;  // X > P/2?
+  int half_order = 0;  // sign of X - P/2
+#pragma unroll
   for (int l = L - 1; l >= 0; --l)
-    if (X[l] != c.half_P[l]) {
-      above_half = X[l] > c.half_P[l];
-      break;
-    }
-  negative = above_half;
+    if (half_order == 0 && X[l] != c.half_P[l]) half_order = X[l] < c.half_P[l] ? -1 : 1;
+  const bool negative = half_order > 0;
   if (negative) {  // magnitude P - X
     std::int64_t borrow = 0;
+#pragma unroll
     for (int l = 0; l < L; ++l) {
       const std::int64_t d = std::int64_t(c.P[l]) - std::int64_t(X[l]) + borrow;
       X[l] = static_cast<std::uint32_t>(d);
       borrow = d < 0 ? -1 : 0;
     }
   }
-  WideUint out;
-  for (int l = 0; l < L; ++l) out.limb[l / 2] |= std::uint64_t(X[l]) << (32 * (l % 2));
-  return out;
+  const double magnitude = limbs_to_double_scaled<L>(X, e);
+  return negative ? -magnitude : magnitude;
 }
 
 /// "accurate" scaling: with Ā = magnitude_bound(A), B̄ likewise and C̄ = Ā·B̄ exact,
@@ -199,7 +264,7 @@ template <int L>
 CrtTable<L> crt_table(const CrtConstants& c) {
   CrtTable<L> t;
   t.count = c.count;
-  t.P_approx = c.P_approx;
+  t.inv_P = 1.0 / c.P_approx;
   auto split = [](const WideUint& w, std::uint32_t* out) {
     for (int l = 0; l < L; ++l) out[l] = static_cast<std::uint32_t>(w.limb[l / 2] >> (32 * (l % 2)));
   };
