@@ -155,7 +155,9 @@ struct ResidueArgs {
   double pow32[20];      // 2^32 mod p
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
-template <bool kBounds>
+// COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
+// and 1/p become immediate operands).
+template <bool kBounds, int COUNT>
 __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, std::int64_t padded_rows,
                                                        std::int64_t kp, ResidueArgs mods, std::int8_t* out) {
   __shared__ double tile[kTileLines][kTilePositions + 1];
@@ -191,7 +193,8 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       const int shift = real_line ? info.shift[r] : 0;
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
-      for (int t = 0; t < mods.count; ++t) {
+#pragma unroll
+      for (int t = 0; t < COUNT; ++t) {
         std::uint32_t packed = 0;
         for (int e = 0; e < 4; ++e)
           packed |= std::uint32_t(std::uint8_t(oz::residue(q[e], mods.moduli[t], mods.pow32[t], mods.inverse[t])))
@@ -208,7 +211,13 @@ void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, st
   if (padded_rows == 0 || kp == 0) return;
   const dim3 grid(unsigned((padded_rows + kTileLines - 1) / kTileLines),
                   unsigned((kp + kTilePositions - 1) / kTilePositions));
-  residues_kernel<kBounds><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+  if constexpr (kBounds) {
+    residues_kernel<true, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+  } else {
+    oz::with_moduli_count(mods.count, [&](auto count) {
+      residues_kernel<false, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+    });
+  }
   IK_CUDA_CHECK_LAUNCH("residues_kernel");
 }
 
@@ -294,7 +303,7 @@ struct OutputArgs {
   double alpha, beta;
 };
 
-template <int L>
+template <int COUNT, int L = oz::crt_limbs(COUNT)>
 __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m,
                                    std::int64_t n, std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols,
                                    Lines a, Lines bt, OutputArgs c, std::int64_t j0) {
@@ -308,7 +317,8 @@ __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t
     out = oz::finish(c.alpha, s, c.beta, out);
     return;
   }
-  const double product = oz::crt_to_double(crt, residues + j * mp + i, mp * np, rows.shift[i] + cols.shift[j]);
+  const double product =
+      oz::crt_to_double<L, COUNT>(crt, residues + j * mp + i, mp * np, rows.shift[i] + cols.shift[j]);
   out = oz::finish(c.alpha, product, c.beta, out);
 }
 
@@ -531,13 +541,13 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   }
   mark(2);
   const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
-  oz::with_crt_limbs(p.crt, [&](auto limbs) {
-    constexpr int L = decltype(limbs)::value;
+  oz::with_moduli_count(p.mods.count, [&](auto count) {
+    constexpr int kCount = decltype(count)::value, L = oz::crt_limbs(kCount);
     const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
     constexpr std::int64_t kMaxGridY = 65535;
     for (std::int64_t j0 = 0; j0 < p.n; j0 += kMaxGridY) {
       const dim3 grid(blocks_for(p.m, 128), unsigned(std::min(kMaxGridY, p.n - j0)));
-      reconstruct_kernel<L><<<grid, 128, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
+      reconstruct_kernel<kCount><<<grid, 128, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
     }
   });
   IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "gemm/wide_uint.hpp"
 
@@ -99,7 +100,7 @@ struct CrtConstants {
 };
 
 /// The same constants as L little-endian 32-bit limbs, enough for S = Σ r_t·M_t < count·256·P
-/// (crt_limbs). 32-bit limbs because the sum is then one 32×32+64-bit multiply-add per limb and
+/// (crt_limbs(count)). 32-bit limbs because the sum is then one 32×32+64-bit multiply-add per limb and
 /// modulus (IMAD.WIDE on the GPU), with the carries propagated once at the end.
 template <int L>
 struct CrtTable {
@@ -158,10 +159,14 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
 /// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t and
 /// X = S - P·floor(S/P), the quotient estimated in double and corrected exactly (at most one step
 /// either way); its sign and magnitude then go to limbs_to_double_scaled.
-template <int L>
+/// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
+/// every M_t limb becomes an immediate operand); 0: c.count at run time.
+template <int L, int COUNT = 0>
 IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
   std::uint64_t acc[L] = {};
-  for (int t = 0; t < c.count; ++t) {
+  const int count = COUNT > 0 ? COUNT : c.count;
+#pragma unroll
+  for (int t = 0; t < count; ++t) {
     const std::uint32_t rt = r[t * stride];
 #pragma unroll
     for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
@@ -257,8 +262,20 @@ inline CrtConstants crt_constants(const int* moduli, int count) {
   return c;
 }
 
-/// 32-bit limbs that hold S = Σ r_t·M_t < count·256·P: 4 for up to 14 moduli, 6 for 20.
-inline int crt_limbs(const CrtConstants& c) { return (c.P.bit_length() + 13 + 31) / 32; }
+/// 32-bit limbs that hold S = Σ r_t·M_t < count·256·P < 2^(8·count + 13) (every p_t ≤ 2^8): 4 for up
+/// to 14 moduli, 5 for 15-18, 6 for 19-20; at least 3 (limbs_to_double_scaled's window).
+constexpr int crt_limbs(int count) { return (8 * count + 13 + 31) / 32 < 3 ? 3 : (8 * count + 13 + 31) / 32; }
+
+/// Calls fn(std::integral_constant<int, C>{}) for the moduli count C = count (2 … kGemmMaxModuli).
+template <int C = 2, class Fn>
+decltype(auto) with_moduli_count(int count, Fn&& fn) {
+  if constexpr (C >= 20) {
+    return fn(std::integral_constant<int, 20>{});
+  } else {
+    if (count == C) return fn(std::integral_constant<int, C>{});
+    return with_moduli_count<C + 1>(count, std::forward<Fn>(fn));
+  }
+}
 
 template <int L>
 CrtTable<L> crt_table(const CrtConstants& c) {
@@ -272,17 +289,6 @@ CrtTable<L> crt_table(const CrtConstants& c) {
   split(c.half_P, t.half_P);
   for (int i = 0; i < c.count; ++i) split(c.M[i], t.M[i]);
   return t;
-}
-
-/// Calls fn(std::integral_constant<int, L>{}) with the limb count these constants need.
-template <class Fn>
-decltype(auto) with_crt_limbs(const CrtConstants& c, Fn&& fn) {
-  switch (crt_limbs(c)) {
-    case 1: case 2: case 3: return fn(std::integral_constant<int, 3>{});
-    case 4: return fn(std::integral_constant<int, 4>{});
-    case 5: return fn(std::integral_constant<int, 5>{});
-    default: return fn(std::integral_constant<int, 6>{});
-  }
 }
 
 /// The bits every row of op(A) / column of op(B) keeps under "fast" scaling, and the exponent of

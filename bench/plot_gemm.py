@@ -1,0 +1,101 @@
+"""Plot and table of bench/results/gemm-<gpu>.json: DGEMM-equivalent TFLOP/s per shape (native, cuBLAS
+emulation, ironkernels under Contract.native(), and for ironkernels and GEMMul8 the fastest configuration
+whose error is no worse than native DGEMM's on the same inputs), and error against time at the largest
+square shape.
+
+    python bench/plot_gemm.py bench/results/gemm-h200.json
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def shape_of(r):
+    return (r["m"], r["n"], r["k"])
+
+
+def label(shape):
+    m, n, k = shape
+    return f"{m}³" if m == n == k else f"{m}×{n}×{k}"
+
+
+def summary(doc):
+    """Per shape: {series: row} for the series of the plot and the README table."""
+    out = {}
+    for shape in dict.fromkeys(shape_of(r) for r in doc["rows"]):
+        rows = [r for r in doc["rows"] if shape_of(r) == shape]
+        native = next(r for r in rows if r["impl"] == "cublas-dgemm")
+        s = {"cublas-dgemm": native}
+        for r in rows:
+            if r["impl"].startswith("cublas-emu"):
+                s[r["impl"]] = r
+            if r["impl"] == "ironkernels-cuda" and r.get("contract") == "native":
+                s["ironkernels native()"] = r
+        for impl, name in (("ironkernels-cuda", "ironkernels best ≤ native err"), ("gemmul8", "gemmul8 best ≤ native err")):
+            ok = [r for r in rows if r["impl"] == impl and r.get("contract") != "native"
+                  and r["max_rel_err"] <= native["max_rel_err"]]
+            if ok:
+                s[name] = min(ok, key=lambda r: r["median_ms"])
+        out[shape] = s
+    return out
+
+
+def markdown_table(doc) -> str:
+    summ = summary(doc)
+    series = list(dict.fromkeys(k for s in summ.values() for k in s))
+    lines = ["| shape | " + " | ".join(series) + " |", "|---" * (len(series) + 1) + "|"]
+    for shape, s in summ.items():
+        cells = []
+        for name in series:
+            r = s.get(name)
+            if r is None:
+                cells.append("—")
+                continue
+            cfg = f" ({r['scaling'][0]}{r['moduli']})" if r.get("moduli") else ""
+            cells.append(f"{r['tflops']:.1f}{cfg}, {r['max_rel_err']:.1e}")
+        lines.append(f"| {label(shape)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(path):
+    doc = json.load(open(path))
+    summ = summary(doc)
+    shapes = list(summ)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.6))
+    series = list(dict.fromkeys(k for s in summ.values() for k in s))
+    width = 0.8 / len(series)
+    for i, name in enumerate(series):
+        ys = [summ[sh][name]["tflops"] if name in summ[sh] else 0 for sh in shapes]
+        ax.bar([x + i * width for x in range(len(shapes))], ys, width, label=name)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(shapes))], [label(s) for s in shapes], rotation=20)
+    ax.set_ylabel("DGEMM-equivalent TFLOP/s (2mnk / time)")
+    ax.set_title(f"FP64 GEMM, φ = {doc['rows'][0]['phi']}, {doc['hardware']['gpu']}")
+    ax.legend(fontsize=7)
+    big = max((s for s in shapes if s[0] == s[1] == s[2]), key=lambda s: s[0])
+    for impl, marker in (("ironkernels-cuda", "o"), ("gemmul8", "s"), ("cublas-dgemm", "*"), ("cublas-emu-fixed55", "^"),
+                         ("cublas-emu-dynamic", "v")):
+        pts = [(r["median_ms"], r["max_rel_err"]) for r in doc["rows"] if shape_of(r) == big and r["impl"] == impl]
+        if pts:
+            bx.scatter(*zip(*pts), marker=marker, label=impl)
+    bx.set_xscale("log")
+    bx.set_yscale("log")
+    bx.set_xlabel("median ms (full call)")
+    bx.set_ylabel("max relative error (sampled)")
+    bx.set_title(f"error against time, {label(big)} (14-17 moduli, fast and accurate)")
+    bx.legend(fontsize=7)
+    fig.tight_layout()
+    out = os.path.splitext(path)[0] + ".png"
+    fig.savefig(out, dpi=110)
+    print(f"wrote {out}")
+    print(markdown_table(doc))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results", "gemm-h200.json"))
