@@ -242,21 +242,35 @@ def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation
 class Evaluator:
     """A drawing's per-edge crossing counts, kept exact as vertices move (a move recounts only the
     moving vertex's edges: O(degree · m) instead of O(m²)), and batched evaluation of candidate
-    positions for one vertex: the solver's inner loop."""
+    positions for one vertex: the solver's inner loop.
 
-    def __init__(self, drawing: Drawing):
+    ``device=None`` keeps the drawing on the host (candidates across all CPU cores);
+    ``device="cuda"`` or ``"cuda:1"`` or an int keeps it in that GPU's memory (one launch per batch
+    of candidates, calls wait for ``stream``, by default the legacy default stream). The figures are
+    the same either way."""
+
+    def __init__(self, drawing: Drawing, *, device: Any = None, stream: Any = None):
         self.drawing = drawing
         self.xy = np.array(drawing.xy, dtype=np.int64).reshape(-1, 2)
-        self._core = _core.LcnEvaluator(self.xy, np.ascontiguousarray(drawing.edges, dtype=np.int64).reshape(-1, 2),
-                                        int(drawing.width), int(drawing.height))
+        edges = np.ascontiguousarray(drawing.edges, dtype=np.int64).reshape(-1, 2)
+        self.device = _parse_device(device)
+        self._stream = _stream_handle(stream)
+        if self.device is None:
+            self._core = _core.LcnEvaluator(self.xy, edges, int(drawing.width), int(drawing.height))
+        else:
+            self._core = _core.LcnGpuEvaluator(self.xy, edges, int(drawing.width), int(drawing.height),
+                                               self.device, stream=self._stream)
+
+    def _args(self) -> dict:
+        return {} if self.device is None else {"stream": self._stream}
 
     @property
     def edge_crossings(self) -> np.ndarray:
-        return np.asarray(self._core.edge_crossings())
+        return np.asarray(self._core.edge_crossings(**self._args()))
 
     def move(self, v: int, x: int, y: int) -> None:
         """Move vertex v (index) to (x, y); the counts follow exactly."""
-        self._core.move(int(v), int(x), int(y))
+        self._core.move(int(v), int(x), int(y), **self._args())
         self.xy[v] = (x, y)
 
     def candidates(self, v: int, xy) -> dict:
@@ -264,9 +278,37 @@ class Evaluator:
         v there, and whether that position is legal for v (inside the grid, on no other vertex, on no
         non-incident edge, no other vertex on v's edges). Nothing moves."""
         pts = np.ascontiguousarray(np.asarray(xy, dtype=np.int64).reshape(-1, 2))
-        r = self._core.candidates(int(v), pts)
+        r = self._core.candidates(int(v), pts, **self._args())
         return {"k": np.asarray(r["k"]), "edges_at_k": np.asarray(r["edges_at_k"]),
                 "total_crossings": np.asarray(r["total_crossings"]), "legal": np.asarray(r["legal"]).astype(bool)}
+
+
+def _parse_device(device: Any):
+    """None (host) or a CUDA device id, from None, 'cpu', 'cuda', 'cuda:N', an int or a torch.device."""
+    if device is None:
+        return None
+    text = str(device)
+    if text == "cpu":
+        return None
+    if isinstance(device, int) and not isinstance(device, bool):
+        index = device
+    elif text == "cuda":
+        index = 0
+    elif text.startswith("cuda:") and text[5:].isdigit():
+        index = int(text[5:])
+    else:
+        raise ValueError(f"lcn.Evaluator: device {device!r}; accepted: None, 'cpu', 'cuda', 'cuda:N' or an int")
+    if index < 0:
+        raise ValueError(f"lcn.Evaluator: device {device!r}; CUDA device ids are >= 0")
+    return index
+
+
+def _stream_handle(stream: Any) -> int:
+    if stream is None:
+        return 0
+    from ._interop import resolve_stream
+
+    return resolve_stream(stream, None)
 
 
 # ------------------------------------------------------------------------------------------- arrays
@@ -274,7 +316,8 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None)
     """Per-edge crossing counts of the drawing given as arrays: xy (n, 2) and edges (m, 2) int64,
     C-contiguous, on the host (the CPU evaluator) or a CUDA device (an all-pairs kernel), any DLPack
     framework. Returns an (m,) int64 array of the same framework (or fills `out`). Coordinates must lie
-    in [0, 2^30]; on a device that is not checked (validate with `load`/`evaluate` first)."""
+    in [0, 2^30] and edges join distinct existing vertices (checked on the arrays' device; ValueError
+    before `out` is written)."""
     from ._interop import device_of, empty_like, resolve_stream
 
     if out is None:

@@ -23,6 +23,26 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(const std::vector<T>& v) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {v.size()}, owner);
 }
 
+namespace {
+nb::dict figures_dict(const std::vector<lcn::CandidateFigures>& out) {
+  const std::size_t count = out.size();
+  std::vector<std::int64_t> k(count), at_k(count), total(count);
+  std::vector<std::uint8_t> legal(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    k[i] = out[i].k;
+    at_k[i] = out[i].edges_at_k;
+    total[i] = out[i].total_crossings;
+    legal[i] = out[i].legal;
+  }
+  nb::dict d;
+  d["k"] = to_numpy(k);
+  d["edges_at_k"] = to_numpy(at_k);
+  d["total_crossings"] = to_numpy(total);
+  d["legal"] = to_numpy(legal);
+  return d;
+}
+}  // namespace
+
 void bind_lcn(nb::module_& m) {
   m.def("lcn_count_crossings", [](nb::ndarray<nb::ro> xy, nb::ndarray<nb::ro> edges, nb::ndarray<> counts, std::uintptr_t stream) {
     const ArrayView x = python::to_view(xy, "xy"), e = python::to_view(edges, "edges"), c = python::to_view(counts, "counts");
@@ -39,27 +59,42 @@ void bind_lcn(nb::module_& m) {
       .def("edge_crossings", [](const lcn::Evaluator& e) { return to_numpy(e.edge_crossings()); })
       .def("move", &lcn::Evaluator::move, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>())
       .def("candidates", [](const lcn::Evaluator& e, std::int64_t v, IndexPairs xy) {
-        const std::size_t count = xy.shape(0);
-        std::vector<lcn::CandidateFigures> out(count);
+        std::vector<lcn::CandidateFigures> out(xy.shape(0));
         {
           nb::gil_scoped_release release;
-          e.candidates(v, xy.data(), static_cast<std::int64_t>(count), out.data());
+          e.candidates(v, xy.data(), static_cast<std::int64_t>(out.size()), out.data());
         }
-        std::vector<std::int64_t> k(count), at_k(count), total(count);
-        std::vector<std::uint8_t> legal(count);
-        for (std::size_t i = 0; i < count; ++i) {
-          k[i] = out[i].k;
-          at_k[i] = out[i].edges_at_k;
-          total[i] = out[i].total_crossings;
-          legal[i] = out[i].legal;
-        }
-        nb::dict d;
-        d["k"] = to_numpy(k);
-        d["edges_at_k"] = to_numpy(at_k);
-        d["total_crossings"] = to_numpy(total);
-        d["legal"] = to_numpy(legal);
-        return d;
+        return figures_dict(out);
       }, nb::arg("v"), nb::arg("xy").noconvert());
+  nb::class_<lcn::GpuEvaluator>(m, "LcnGpuEvaluator", "The Evaluator with the drawing in CUDA device memory.")
+      .def("__init__", [](lcn::GpuEvaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width,
+                          std::int64_t height, int device_id, std::uintptr_t stream) {
+        nb::gil_scoped_release release;
+        new (self) lcn::GpuEvaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
+                                     static_cast<std::int64_t>(edges.shape(0)), width, height,
+                                     Device{DeviceType::cuda, device_id}, python::to_stream(stream));
+      }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
+         nb::arg("device_id"), nb::arg("stream") = 0)
+      .def("edge_crossings", [](const lcn::GpuEvaluator& e, std::uintptr_t stream) {
+        std::vector<std::int64_t> c;
+        {
+          nb::gil_scoped_release release;
+          c = e.edge_crossings(python::to_stream(stream));
+        }
+        return to_numpy(c);
+      }, nb::arg("stream") = 0)
+      .def("move", [](lcn::GpuEvaluator& e, std::int64_t v, std::int64_t x, std::int64_t y, std::uintptr_t stream) {
+        nb::gil_scoped_release release;
+        e.move(v, x, y, python::to_stream(stream));
+      }, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::arg("stream") = 0)
+      .def("candidates", [](const lcn::GpuEvaluator& e, std::int64_t v, IndexPairs xy, std::uintptr_t stream) {
+        std::vector<lcn::CandidateFigures> out(xy.shape(0));
+        {
+          nb::gil_scoped_release release;
+          e.candidates(v, xy.data(), static_cast<std::int64_t>(out.size()), out.data(), python::to_stream(stream));
+        }
+        return figures_dict(out);
+      }, nb::arg("v"), nb::arg("xy").noconvert(), nb::arg("stream") = 0);
 
   m.def("lcn_evaluate", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
     lcn::Evaluation ev;

@@ -10,9 +10,10 @@
 // in magnitude, their products at most 2^60, and every orientation determinant (a difference of two
 // such products) at most 2^61 in magnitude: exact in int64. Signs are compared, never multiplied.
 //
-// Status (issue 4): the CPU evaluator (all pairs below 2048 edges, a uniform grid above), incremental
-// moves and batched candidates on the CPU. The GPU evaluators follow.
+// Backends: the CPU evaluator (all pairs below 2048 edges, a uniform grid above), incremental moves
+// and batched candidates on the CPU (Evaluator) and on a CUDA device (GpuEvaluator).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ironkernels/core/array.hpp"
@@ -48,7 +49,8 @@ Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
 
 /// Per-edge crossing counts only (no validity), on the device of the arrays: xy (n, 2) and edges (m, 2)
 /// int64, counts (m,) int64, all C-contiguous, on the host (CPU evaluator) or one CUDA device (all-pairs
-/// kernel, ordered on `stream`). The inputs are validated like evaluate()'s on the host only.
+/// kernel, ordered on `stream`). The inputs are validated like evaluate()'s (on a device by a check
+/// kernel, waited for before counts is written) and raise ValueError.
 void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream = nullptr);
 
 /// Figures of the drawing after a vertex moved to a candidate position.
@@ -81,6 +83,32 @@ class Evaluator {
   std::vector<std::int64_t> s_, t_, counts_;
   std::vector<std::vector<std::int64_t>> incident_;
   std::int64_t width_, height_;
+};
+
+/// Evaluator on a CUDA device: the drawing and its per-edge counts live in device memory; a move is
+/// one kernel pass over the edges, and candidates() evaluates a whole batch of positions for one
+/// vertex in one launch (the solver's inner loop), with the same results as Evaluator.
+/// Calls are synchronous with respect to the host (they wait for `stream`).
+class GpuEvaluator {
+ public:
+  /// Host arrays in; validated like evaluate()'s (ValueError) before anything is copied.
+  GpuEvaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
+               std::int64_t height, Device device, Stream stream = nullptr);
+  ~GpuEvaluator();
+  GpuEvaluator(GpuEvaluator&&) noexcept;
+  GpuEvaluator& operator=(GpuEvaluator&&) noexcept;
+  GpuEvaluator(const GpuEvaluator&) = delete;
+  GpuEvaluator& operator=(const GpuEvaluator&) = delete;
+
+  std::vector<std::int64_t> edge_crossings(Stream stream = nullptr) const;
+  void move(std::int64_t v, std::int64_t x, std::int64_t y, Stream stream = nullptr);
+  void candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out,
+                  Stream stream = nullptr) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace ironkernels::lcn

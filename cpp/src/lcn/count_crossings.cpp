@@ -32,8 +32,10 @@ void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayVie
   }
 #if IRONKERNELS_WITH_CUDA
   DeviceGuard guard(xy.device);
+  detail::validate_cuda(static_cast<const std::int64_t*>(xy.data), n, static_cast<const std::int64_t*>(edges.data), m,
+                        xy.device, static_cast<cudaStream_t>(stream));
   detail::count_crossings_cuda(static_cast<const std::int64_t*>(xy.data), static_cast<const std::int64_t*>(edges.data), m,
-                               static_cast<std::int64_t*>(counts.data), static_cast<cudaStream_t>(stream));
+                               static_cast<std::int64_t*>(counts.data), xy.device, static_cast<cudaStream_t>(stream));
 #else
   (void)stream;
   raise<UnsupportedError>("lcn: CUDA arrays given, but this copy of ironkernels was built without CUDA");

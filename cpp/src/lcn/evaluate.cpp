@@ -54,24 +54,33 @@ constexpr std::int64_t kGridFromEdges = 2048;
 }  // namespace
 
 namespace detail {
-Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                         std::int64_t width, std::int64_t height, bool with_validity) {
+void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                    std::int64_t width, std::int64_t height) {
   if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
     raise<ValueError>("lcn: width and height must lie in [0, 2^30], got ", width, " and ", height);
-  std::vector<Point> p(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) {
-    p[v] = {xy[2 * v], xy[2 * v + 1]};
-    if (p[v].x < 0 || p[v].x > kMaxCoordinate || p[v].y < 0 || p[v].y > kMaxCoordinate)
-      raise<ValueError>("lcn: vertex ", v, " at (", p[v].x, ", ", p[v].y, ") has a coordinate outside [0, 2^30]");
+    const std::int64_t x = xy[2 * v], y = xy[2 * v + 1];
+    if (x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate)
+      raise<ValueError>("lcn: vertex ", v, " at (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
   }
+  for (std::int64_t e = 0; e < m; ++e) {
+    const std::int64_t s = edges[2 * e], t = edges[2 * e + 1];
+    if (s < 0 || s >= n || t < 0 || t >= n)
+      raise<ValueError>("lcn: edge ", e, " joins vertices ", s, " and ", t, "; vertices are 0 … ", n - 1);
+    if (s == t) raise<ValueError>("lcn: edge ", e, " is a self-loop at vertex ", s);
+  }
+}
+
+Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                         std::int64_t width, std::int64_t height, bool with_validity) {
+  validate_input(xy, n, edges, m, width, height);
+  std::vector<Point> p(static_cast<std::size_t>(n));
+  for (std::int64_t v = 0; v < n; ++v) p[v] = {xy[2 * v], xy[2 * v + 1]};
   std::vector<std::int64_t> s(static_cast<std::size_t>(m)), t(static_cast<std::size_t>(m));
   std::vector<Box> box(static_cast<std::size_t>(m));
   for (std::int64_t e = 0; e < m; ++e) {
     s[e] = edges[2 * e];
     t[e] = edges[2 * e + 1];
-    if (s[e] < 0 || s[e] >= n || t[e] < 0 || t[e] >= n)
-      raise<ValueError>("lcn: edge ", e, " joins vertices ", s[e], " and ", t[e], "; vertices are 0 … ", n - 1);
-    if (s[e] == t[e]) raise<ValueError>("lcn: edge ", e, " is a self-loop at vertex ", s[e]);
     const Point a = p[s[e]], b = p[t[e]];
     box[e] = {std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)};
   }

@@ -10,11 +10,19 @@
 #endif
 
 namespace ironkernels::lcn::detail {
+/// The input checks of evaluate() (ValueError naming the vertex or edge).
+void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                    std::int64_t width, std::int64_t height);
 Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                          std::int64_t width, std::int64_t height, bool with_validity);
 #if IRONKERNELS_WITH_CUDA
-/// counts[e] = crossings of edge e; xy (n×2), edges (m×2) and counts (m) in device memory.
+/// validate_input's checks on device arrays (waits for `stream`; ValueError naming the first bad vertex,
+/// else the first bad edge).
+void validate_cuda(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, Device device,
+                   cudaStream_t stream);
+/// counts[e] = crossings of edge e; xy (n×2), edges (m×2) and counts (m) in device memory. All pairs
+/// up to 32768 edges, a uniform grid above (then it waits for `stream`).
 void count_crossings_cuda(const std::int64_t* xy, const std::int64_t* edges, std::int64_t m, std::int64_t* counts,
-                          cudaStream_t stream);
+                          Device device, cudaStream_t stream);
 #endif
 }  // namespace ironkernels::lcn::detail
