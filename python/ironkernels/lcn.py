@@ -6,14 +6,17 @@ and no vertex lies on an edge it is not an endpoint of; k is the largest number 
 edge. Exact integer arithmetic throughout (ironkernels' C++ core).
 
 Input policy: node ids may be any integers (mapped to 0 … n-1 in file order and written back as
-given); unknown keys are ignored; duplicate node ids, edges to unknown ids and self-loops are
-errors; coordinates must be integers in [0, 2^30] and width and height integers in [0, 2^30].
+given); unknown keys are ignored; duplicate node ids and edges to unknown ids are errors; so are
+self-loops, unless ``load(..., self_loops="drop")`` (some published benchmark graphs have them; a
+straight-line self-loop is a point, which crosses nothing): then they are left out and listed in
+``Drawing.dropped_self_loops`` (edge positions in the file). Coordinates must be integers in
+[0, 2^30] and width and height integers in [0, 2^30].
 Duplicate edges (the same unordered pair again, as in some published instances) are kept as separate
 edges, as the file gives them: each copy is counted, and copies never cross each other (they share
 their endpoints). ``Drawing.duplicate_edges`` lists them as (edge, first edge with that pair).
 
-Status (issue 4): load, save, draw and the CPU evaluator. Incremental moves, batched candidates and
-the GPU evaluator follow.
+Evaluators: ``evaluate`` (CPU, with validity), ``count_crossings`` (host or CUDA arrays), and
+``Evaluator`` (exact incremental moves and batched candidate positions, on the CPU or a GPU).
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ class Drawing:
     width: int
     height: int
     duplicate_edges: list = field(default_factory=list)  # (edge index, index of its first copy)
+    dropped_self_loops: list = field(default_factory=list)  # file positions of self-loops left out
 
     @property
     def n(self) -> int:
@@ -71,8 +75,11 @@ def _int(value: Any, where: str, lo: int = 0, hi: int = MAX_COORDINATE) -> int:
     return value
 
 
-def load(source: Union[str, os.PathLike, dict]) -> Drawing:
-    """Parse a contest JSON file (or an already-decoded dict); raises ValueError naming the field."""
+def load(source: Union[str, os.PathLike, dict], *, self_loops: str = "reject") -> Drawing:
+    """Parse a contest JSON file (or an already-decoded dict); raises ValueError naming the field.
+    self_loops: "reject" (the contest's format has none) or "drop" (left out, listed)."""
+    if self_loops not in ("reject", "drop"):
+        raise ValueError(f"load: self_loops = {self_loops!r}; accepted: 'reject', 'drop'")
     where = "drawing"
     if isinstance(source, dict):
         doc = source
@@ -108,7 +115,7 @@ def load(source: Union[str, os.PathLike, dict]) -> Drawing:
         index[nid] = i
         ids.append(nid)
         xy.append((_int(node["x"], f"{where}: nodes[{i}].x"), _int(node["y"], f"{where}: nodes[{i}].y")))
-    edges, seen, duplicates = [], {}, []
+    edges, seen, duplicates, dropped = [], {}, [], []
     for e, edge in enumerate(doc["edges"]):
         if not isinstance(edge, dict) or "source" not in edge or "target" not in edge:
             raise ValueError(f"{where}: edges[{e}] must be an object with source and target")
@@ -118,16 +125,20 @@ def load(source: Union[str, os.PathLike, dict]) -> Drawing:
                 raise ValueError(f"{where}: edges[{e}].{key} = {json.dumps(edge[key])} is not a node id")
             ends.append(index[edge[key]])
         if ends[0] == ends[1]:
-            raise ValueError(f"{where}: edges[{e}] is a self-loop at node {json.dumps(edge['source'])}")
+            if self_loops == "drop":
+                dropped.append(e)
+                continue
+            raise ValueError(f"{where}: edges[{e}] is a self-loop at node {json.dumps(edge['source'])} "
+                             "(load(..., self_loops='drop') leaves self-loops out)")
         pair = (min(ends), max(ends))
         if pair in seen:
-            duplicates.append((e, seen[pair]))
+            duplicates.append((len(edges), seen[pair]))
         else:
-            seen[pair] = e
+            seen[pair] = len(edges)
         edges.append(ends)
     return Drawing(ids=ids, xy=np.array(xy, dtype=np.int64).reshape(-1, 2),
                    edges=np.array(edges, dtype=np.int64).reshape(-1, 2), width=width, height=height,
-                   duplicate_edges=duplicates)
+                   duplicate_edges=duplicates, dropped_self_loops=dropped)
 
 
 def to_dict(drawing: Drawing) -> dict:

@@ -285,3 +285,14 @@ def test_count_crossings_on_host_arrays_equals_evaluate():
         lcn.count_crossings(d.xy.astype(np.float64), d.edges)
     with pytest.raises(ValueError, match="shape"):
         lcn.count_crossings(d.xy[:, :1].copy(), d.edges)
+
+
+def test_self_loops_are_rejected_or_dropped_on_request():
+    doc = {"width": 9, "height": 9, "nodes": [{"id": 1, "x": 0, "y": 0}, {"id": 2, "x": 5, "y": 5}, {"id": 3, "x": 0, "y": 5}],
+           "edges": [{"source": 1, "target": 2}, {"source": 3, "target": 3}, {"source": 2, "target": 3}]}
+    with pytest.raises(ValueError, match=r"edges\[1\] is a self-loop at node 3"):
+        lcn.load(doc)
+    d = lcn.load(doc, self_loops="drop")
+    assert d.m == 2 and d.dropped_self_loops == [1] and d.edges.tolist() == [[0, 1], [1, 2]]
+    with pytest.raises(ValueError, match="self_loops"):
+        lcn.load(doc, self_loops="keep")
