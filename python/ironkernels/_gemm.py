@@ -4,6 +4,7 @@ Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 prod
 both compute the same integers and round once, so their results agree bit for bit."""
 from __future__ import annotations
 
+import atexit
 import math
 import numbers
 from collections import OrderedDict
@@ -113,6 +114,8 @@ def _shape2(x: Any, name: str) -> tuple:
 
 _PLANS: "OrderedDict[tuple, Any]" = OrderedDict()  # recent CUDA plans (each owns a cuBLAS handle)
 _MAX_PLANS = 8
+# Plans are destroyed at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
+atexit.register(_PLANS.clear)
 
 
 def _plan(key: tuple) -> Any:

@@ -1,7 +1,9 @@
-"""The `ironkernels` command: info (text and JSON) and the demo on the CPU."""
+"""The `ironkernels` command: info (text and JSON), the demo on the CPU and on a GPU."""
 import json
 import subprocess
 import sys
+
+import pytest
 
 import ironkernels
 
@@ -38,3 +40,15 @@ def test_unknown_command_is_an_error():
     out = run("frobnicate")
     assert out.returncode != 0
     assert "invalid choice" in out.stderr
+
+
+@pytest.mark.gpu
+def test_demo_on_the_gpu_passes():
+    """The README's main job on a GPU machine: every row checked, exit status 0 (a crash fails here)."""
+    import ironkernels
+
+    if not ironkernels.cuda_devices():
+        pytest.skip("no CUDA device")
+    out = run("demo")
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "cuda:" in out.stdout and "gemm" in out.stdout
