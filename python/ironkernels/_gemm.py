@@ -11,7 +11,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from . import _core
-from ._interop import device_of, framework_of, resolve_stream
+from ._interop import device_of, empty_like, framework_of, resolve_stream
 
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
@@ -162,24 +162,6 @@ def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> 
     return _core.empty([(nbytes + 7) // 8], "float64", "cuda", device_id)
 
 
-def _new_output(fw: str, like: Any, shape: tuple) -> Any:
-    import numpy as np
-
-    if fw == "torch":
-        import torch
-
-        return torch.empty(shape, dtype=torch.float64, device=like.device)
-    if fw == "cupy":
-        import cupy
-
-        with like.device:
-            return cupy.empty(shape, dtype=cupy.float64)
-    kind, dev = device_of(like)
-    if kind == "cuda":
-        return _core.empty(list(shape), "float64", "cuda", dev)
-    return np.empty(shape, dtype=np.float64)
-
-
 def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
     """dst[...] = src, ordered on `stream` for CUDA arrays."""
     if device_of(dst)[0] == "cpu":
@@ -268,7 +250,7 @@ def gemm(
         handle = resolve_stream(stream, a)
         plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1]))
     if out is None:
-        out = _new_output(fw, a, (ma, nb))
+        out = empty_like(a, (ma, nb))
     if use_c and out is not c:
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:

@@ -2,7 +2,7 @@
 a result of the same kind, and which CUDA stream to use. No data is ever copied here."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from . import _core
 
@@ -51,10 +51,10 @@ def _dtype_name(a: Any) -> str:
     return str(a.dtype).replace("torch.", "")
 
 
-def empty_like(a: Any) -> Any:
-    """A new C-contiguous array with a's shape, dtype and device, of a's framework."""
+def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
+    """A new C-contiguous array with a's shape (or `shape`), dtype and device, of a's framework."""
     fw = framework_of(a)
-    shape = tuple(a.shape)
+    shape = tuple(a.shape) if shape is None else tuple(shape)
     if fw == "numpy":
         import numpy as np
 
