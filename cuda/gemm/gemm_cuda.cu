@@ -4,10 +4,12 @@
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)
-//   2. (accurate) bound_kernel + one INT8 product + column_bits_kernel / row_bits_kernel
+//   2. (accurate) residues_kernel<true> (magnitude bounds) + one INT8 product + column_bits_kernel /
+//      row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. cuBLAS INT8 GEMMs (groups of moduli as one strided batch, K in chunks of 2^16) + reduce_kernel
+//   5. cuBLAS INT8 GEMMs (one per modulus, K in chunks of 2^16) + reduce_kernel per group of moduli
+//      whose INT32 products fit kProductBytes
 //   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -77,7 +79,7 @@ namespace oz = ozaki;
 
 constexpr std::int64_t kPad = 16;                              // m, n, k padding of the INT8 operands
 constexpr std::size_t kCublasWorkspace = std::size_t(32) << 20;  // handed to cuBLAS, no allocation of its own
-constexpr std::size_t kProductBytes = std::size_t(1) << 30;      // INT32 products held at once (moduli per batch)
+constexpr std::size_t kProductBytes = std::size_t(1) << 30;      // INT32 products held at once (one group)
 
 std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
 
@@ -341,7 +343,7 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
-  int group;  // moduli per cuBLAS strided batch
+  int group;  // moduli whose INT32 products are held at once
   detail::ozaki::CrtConstants crt;
   detail::ozaki::Budget budget;
   detail::ResidueArgs mods;
@@ -349,9 +351,11 @@ struct GemmPlan::Impl {
   cublasHandle_t handle = nullptr;
 
   ~Impl() {
-    if (handle) {
+    if (!handle) return;
+    try {
       DeviceGuard guard(device);
       detail::cublas_api().destroy(handle);
+    } catch (...) {  // a destructor must not throw (e.g. the CUDA runtime already shut down)
     }
   }
 };
