@@ -3,6 +3,7 @@
 // machines without cuBLAS, and only a CUDA gemm there raises, naming what is missing.
 #include <cublas_v2.h>
 
+#include "core/cuda_check.hpp"  // IK_STRINGIFY
 #include "ironkernels/core/error.hpp"
 
 namespace ironkernels::detail {

@@ -35,11 +35,6 @@ struct Neighbor {  // v's edge e to its neighbour w (at wx, wy)
 
 __device__ __forceinline__ Pt point(const long long* xy, long long u) { return {xy[2 * u], xy[2 * u + 1]}; }
 
-// Segments whose bounding boxes do not meet cannot cross (nor touch).
-__device__ __forceinline__ bool boxes_meet(Pt a, Pt b, long long x0, long long y0, long long x1, long long y1) {
-  return !(max(a.x, b.x) < x0 || min(a.x, b.x) > x1 || max(a.y, b.y) < y0 || min(a.y, b.y) > y1);
-}
-
 __global__ void base_kernel(const long long* xy, const long long* edges, const long long* counts, long long m,
                             long long v, const Neighbor* nbr, int deg, long long* base) {
   const long long f = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -95,16 +90,16 @@ __global__ void __launch_bounds__(kThreads) candidates_kernel(
     if (b == kIncident) continue;  // v's own edges: counted through `inc`
     const long long s = edges[2 * f], t = edges[2 * f + 1];
     const Pt c = point(xy, s), d = point(xy, t);
-    const long long x0 = min(c.x, d.x), x1 = max(c.x, d.x), y0 = min(c.y, d.y), y1 = max(c.y, d.y);
+    const detail::Box box = detail::box_of(c, d);
 #pragma unroll
     for (int k = 0; k < kCandidates; ++k) {
       const Pt q{qx[k], qy[k]};
-      if (q.x >= x0 && q.x <= x1 && q.y >= y0 && q.y <= y1 && on_segment(q, c, d)) bad[k] = 1;
+      if (on_segment(q, c, d)) bad[k] = 1;
       long long now = b;
       for (int j = 0; j < deg; ++j) {
         if (s == nbr[j].w || t == nbr[j].w) continue;
         const Pt w{nbr[j].wx, nbr[j].wy};
-        if (!boxes_meet(q, w, x0, y0, x1, y1) || !cross_properly(q, w, c, d)) continue;
+        if (!detail::boxes_meet(detail::box_of(q, w), box) || !cross_properly(q, w, c, d)) continue;
         ++now;
         if (c0 + k < count) atomicAdd(&inc[(c0 + k) * deg + j], 1);
       }
@@ -220,9 +215,6 @@ struct GpuEvaluator::Impl {
     for (auto& nb : out) nb.wx = p[nb.w].x, nb.wy = p[nb.w].y;
     return out;
   }
-  void check_vertex(std::int64_t v) const {
-    if (v < 0 || v >= n) raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", n - 1);
-  }
 };
 
 GpuEvaluator::GpuEvaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
@@ -267,9 +259,8 @@ std::vector<std::int64_t> GpuEvaluator::edge_crossings(Stream stream) const {
 
 void GpuEvaluator::move(std::int64_t v, std::int64_t x, std::int64_t y, Stream stream) {
   Impl& g = *impl_;
-  g.check_vertex(v);
-  if (x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate)
-    raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+  detail::check_vertex_index(v, g.n);
+  detail::check_position(x, y);
   DeviceGuard guard(g.device);
   auto s = static_cast<cudaStream_t>(stream);
   const std::vector<Neighbor> nbr = g.neighbors(v);
@@ -294,11 +285,8 @@ void GpuEvaluator::move(std::int64_t v, std::int64_t x, std::int64_t y, Stream s
 void GpuEvaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out,
                               Stream stream) const {
   const Impl& g = *impl_;
-  g.check_vertex(v);
-  for (std::int64_t c = 0; c < count; ++c)
-    if (xy[2 * c] < 0 || xy[2 * c] > kMaxCoordinate || xy[2 * c + 1] < 0 || xy[2 * c + 1] > kMaxCoordinate)
-      raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1],
-                        ") has a coordinate outside [0, 2^30]");
+  detail::check_vertex_index(v, g.n);
+  detail::check_candidates(xy, count);
   if (count == 0) return;
   DeviceGuard guard(g.device);
   auto s = static_cast<cudaStream_t>(stream);

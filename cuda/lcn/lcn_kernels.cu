@@ -18,6 +18,7 @@
 #include "core/cuda_check.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "lcn/lcn_internal.hpp"
+#include "lcn/predicates.hpp"
 
 namespace ironkernels::lcn::detail {
 namespace {
@@ -29,21 +30,11 @@ struct Seg {
   long long s, t;
 };
 
-// The same exact predicates as cpp/src/lcn/predicates.hpp (that bound holds here too).
-__device__ __forceinline__ int orient(long long ax, long long ay, long long bx, long long by, long long cx, long long cy) {
-  const long long d = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
-  return (d > 0) - (d < 0);
-}
-
+// A proper crossing of two edges that share no endpoint (the CPU evaluator's predicates).
 __device__ __forceinline__ bool crosses(const Seg& a, const Seg& b) {
   if (a.s == b.s || a.s == b.t || a.t == b.s || a.t == b.t) return false;
-  if (max(b.x0, b.x1) < min(a.x0, a.x1) || max(a.x0, a.x1) < min(b.x0, b.x1) || max(b.y0, b.y1) < min(a.y0, a.y1) ||
-      max(a.y0, a.y1) < min(b.y0, b.y1))
-    return false;
-  const int o1 = orient(a.x0, a.y0, a.x1, a.y1, b.x0, b.y0), o2 = orient(a.x0, a.y0, a.x1, a.y1, b.x1, b.y1);
-  if (o1 == 0 || o2 == 0 || o1 == o2) return false;
-  const int o3 = orient(b.x0, b.y0, b.x1, b.y1, a.x0, a.y0), o4 = orient(b.x0, b.y0, b.x1, b.y1, a.x1, a.y1);
-  return o3 != 0 && o4 != 0 && o3 != o4;
+  const Point a0{a.x0, a.y0}, a1{a.x1, a.y1}, b0{b.x0, b.y0}, b1{b.x1, b.y1};
+  return boxes_meet(box_of(a0, a1), box_of(b0, b1)) && cross_properly(a0, a1, b0, b1);
 }
 
 __device__ __forceinline__ Seg load_seg(const long long* xy, const long long* edges, long long e) {
@@ -244,12 +235,8 @@ void validate_cuda(const std::int64_t* xy, std::int64_t n, const std::int64_t* e
   const std::int64_t index = static_cast<std::int64_t>(first & ((1ull << 62) - 1));
   std::int64_t pair[2];
   IK_CUDA_CHECK(cudaMemcpy(pair, (is_edge ? edges : xy) + 2 * index, sizeof pair, cudaMemcpyDeviceToHost));
-  if (is_edge) {
-    if (pair[0] < 0 || pair[0] >= n || pair[1] < 0 || pair[1] >= n)
-      raise<ValueError>("lcn: edge ", index, " joins vertices ", pair[0], " and ", pair[1], "; vertices are 0 … ", n - 1);
-    raise<ValueError>("lcn: edge ", index, " is a self-loop at vertex ", pair[0]);
-  }
-  raise<ValueError>("lcn: vertex ", index, " at (", pair[0], ", ", pair[1], ") has a coordinate outside [0, 2^30]");
+  if (is_edge) check_edge(index, pair[0], pair[1], n);
+  check_vertex_coordinates(index, pair[0], pair[1]);
 }
 
 void count_crossings_cuda(const std::int64_t* xy, const std::int64_t* edges, std::int64_t m, std::int64_t* counts,

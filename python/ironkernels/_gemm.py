@@ -5,7 +5,6 @@ both compute the same integers and round once, so their results agree bit for bi
 from __future__ import annotations
 
 import atexit
-import math
 import numbers
 from collections import OrderedDict
 from typing import Any, Optional
@@ -28,11 +27,7 @@ _NATIVE_MODULI = ((1 << 20, 16),)
 def fast_bits(moduli: int, k: int) -> tuple:
     """Bits every row of op(A) and column of op(B) keeps under "fast" scaling for this many moduli
     and inner dimension k ("accurate" keeps at least these): (bits_a, bits_b), or (0, 0) if none."""
-    P = math.prod(MODULI[:moduli])
-    total = P.bit_length() - 2 - max(k - 1, 0).bit_length()
-    if total < 2:
-        return 0, 0
-    return min(62, total // 2), min(62, total - total // 2)
+    return tuple(_core.gemm_fast_bits(int(moduli), int(k)))
 
 
 class Contract:

@@ -42,6 +42,10 @@ void bind_gemm(nb::module_& m) {
   for (int p : gemm_moduli()) moduli.append(p);
   m.attr("GEMM_MODULI") = nb::tuple(moduli);
   m.attr("GEMM_MAX_K") = kGemmMaxK;
+  m.def("gemm_fast_bits", [](int moduli, std::int64_t k) {
+    const GemmBits b = gemm_fast_bits(moduli, k);
+    return nb::make_tuple(b.a, b.b);
+  }, nb::arg("moduli"), nb::arg("k"), "Bits kept per row of op(A) and column of op(B) under fast scaling.");
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling) {
     const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");

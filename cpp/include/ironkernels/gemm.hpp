@@ -54,6 +54,14 @@ struct GemmReport {
   std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
 };
 
+/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps under "fast" scaling with the first
+/// `moduli` moduli and inner dimension k ("accurate" keeps at least these): a + b = bitlen(P) - 2 -
+/// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
+struct GemmBits {
+  int a = 0, b = 0;
+};
+GemmBits gemm_fast_bits(int moduli, std::int64_t k);
+
 /// C = alpha op(A) op(B) + beta C on the CPU (the reference the GPU backends reproduce bit for bit).
 /// A, B, C: two-dimensional float64 host views with any strides. Validates everything before
 /// writing C (TypeError / ValueError).

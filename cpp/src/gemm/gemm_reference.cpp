@@ -30,6 +30,13 @@ const std::array<int, kGemmMaxModuli>& gemm_moduli() {
   return moduli;
 }
 
+GemmBits gemm_fast_bits(int moduli, std::int64_t k) {
+  if (moduli < 2 || moduli > kGemmMaxModuli)
+    raise<ValueError>("gemm: moduli = ", moduli, "; accepted: 2 … ", kGemmMaxModuli);
+  const detail::ozaki::Budget b = detail::ozaki::budget(detail::ozaki::crt_constants(gemm_moduli().data(), moduli), k);
+  return {b.bits_a, b.bits_b};
+}
+
 namespace detail {
 namespace {
 

@@ -96,7 +96,6 @@ IK_HD std::int8_t residue(const SplitInteger& q, int p, double pow32, double inv
 struct CrtConstants {
   int count = 0;
   WideUint P, half_P, M[20];
-  double P_approx = 0.0;
 };
 
 /// The same constants as L little-endian 32-bit limbs, enough for S = Σ r_t·M_t < count·256·P
@@ -245,7 +244,6 @@ inline CrtConstants crt_constants(const int* moduli, int count) {
   c.P = WideUint::from(1);
   for (int t = 0; t < count; ++t) c.P.mul_add_small(static_cast<std::uint32_t>(moduli[t]), 0);
   c.half_P = c.P.shifted_right(1);
-  c.P_approx = c.P.approx();
   for (int t = 0; t < count; ++t) {
     const int p = moduli[t];
     WideUint others = WideUint::from(1);
@@ -281,7 +279,7 @@ template <int L>
 CrtTable<L> crt_table(const CrtConstants& c) {
   CrtTable<L> t;
   t.count = c.count;
-  t.inv_P = 1.0 / c.P_approx;
+  t.inv_P = 1.0 / c.P.approx();
   auto split = [](const WideUint& w, std::uint32_t* out) {
     for (int l = 0; l < L; ++l) out[l] = static_cast<std::uint32_t>(w.limb[l / 2] >> (32 * (l % 2)));
   };

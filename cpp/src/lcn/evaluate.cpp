@@ -13,13 +13,10 @@
 namespace ironkernels::lcn {
 namespace {
 
+using detail::Box;
 using detail::cross_properly;
 using detail::on_segment;
 using detail::Point;
-
-struct Box {
-  std::int64_t x0, y0, x1, y1;
-};
 
 // A uniform grid over the drawing's bounding square: each edge is listed in every cell its bounding
 // box touches (compressed rows). Pairs of edges are tested in the cells they share and counted only
@@ -54,21 +51,40 @@ constexpr std::int64_t kGridFromEdges = 2048;
 }  // namespace
 
 namespace detail {
+namespace {
+bool outside(std::int64_t x, std::int64_t y) { return x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate; }
+}  // namespace
+
+void check_vertex_coordinates(std::int64_t v, std::int64_t x, std::int64_t y) {
+  if (outside(x, y)) raise<ValueError>("lcn: vertex ", v, " at (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+}
+
+void check_edge(std::int64_t e, std::int64_t s, std::int64_t t, std::int64_t n) {
+  if (s < 0 || s >= n || t < 0 || t >= n)
+    raise<ValueError>("lcn: edge ", e, " joins vertices ", s, " and ", t, "; vertices are 0 … ", n - 1);
+  if (s == t) raise<ValueError>("lcn: edge ", e, " is a self-loop at vertex ", s);
+}
+
+void check_vertex_index(std::int64_t v, std::int64_t n) {
+  if (v < 0 || v >= n) raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", n - 1);
+}
+
+void check_position(std::int64_t x, std::int64_t y) {
+  if (outside(x, y)) raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+}
+
+void check_candidates(const std::int64_t* xy, std::int64_t count) {
+  for (std::int64_t c = 0; c < count; ++c)
+    if (outside(xy[2 * c], xy[2 * c + 1]))
+      raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1], ") has a coordinate outside [0, 2^30]");
+}
+
 void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                     std::int64_t width, std::int64_t height) {
   if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
     raise<ValueError>("lcn: width and height must lie in [0, 2^30], got ", width, " and ", height);
-  for (std::int64_t v = 0; v < n; ++v) {
-    const std::int64_t x = xy[2 * v], y = xy[2 * v + 1];
-    if (x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate)
-      raise<ValueError>("lcn: vertex ", v, " at (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
-  }
-  for (std::int64_t e = 0; e < m; ++e) {
-    const std::int64_t s = edges[2 * e], t = edges[2 * e + 1];
-    if (s < 0 || s >= n || t < 0 || t >= n)
-      raise<ValueError>("lcn: edge ", e, " joins vertices ", s, " and ", t, "; vertices are 0 … ", n - 1);
-    if (s == t) raise<ValueError>("lcn: edge ", e, " is a self-loop at vertex ", s);
-  }
+  for (std::int64_t v = 0; v < n; ++v) check_vertex_coordinates(v, xy[2 * v], xy[2 * v + 1]);
+  for (std::int64_t e = 0; e < m; ++e) check_edge(e, edges[2 * e], edges[2 * e + 1], n);
 }
 
 Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
@@ -81,15 +97,12 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
   for (std::int64_t e = 0; e < m; ++e) {
     s[e] = edges[2 * e];
     t[e] = edges[2 * e + 1];
-    const Point a = p[s[e]], b = p[t[e]];
-    box[e] = {std::min(a.x, b.x), std::min(a.y, b.y), std::max(a.x, b.x), std::max(a.y, b.y)};
+    box[e] = detail::box_of(p[s[e]], p[t[e]]);
   }
 
   Evaluation ev;
   ev.edge_crossings.assign(static_cast<std::size_t>(m), 0);
-  auto boxes_meet = [&](std::int64_t e, std::int64_t f) {
-    return !(box[f].x0 > box[e].x1 || box[e].x0 > box[f].x1 || box[f].y0 > box[e].y1 || box[e].y0 > box[f].y1);
-  };
+  auto boxes_meet = [&](std::int64_t e, std::int64_t f) { return detail::boxes_meet(box[e], box[f]); };
   auto crossing = [&](std::int64_t e, std::int64_t f) {
     if (s[e] == s[f] || s[e] == t[f] || t[e] == s[f] || t[e] == t[f]) return false;
     return cross_properly(p[s[e]], p[t[e]], p[s[f]], p[t[f]]);
@@ -178,7 +191,6 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
       for (std::int64_t i = first; i < last; ++i) {
         const std::int64_t e = use_grid ? grid.items[i] : i;
         if (v == s[e] || v == t[e]) continue;
-        if (p[v].x < box[e].x0 || p[v].x > box[e].x1 || p[v].y < box[e].y0 || p[v].y > box[e].y1) continue;
         // A vertex at an endpoint's point is a same-point violation already.
         const Point a = p[s[e]], b = p[t[e]];
         if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) continue;

@@ -6,6 +6,7 @@
 #include "core/threads.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "lcn/lcn_internal.hpp"
 #include "lcn/predicates.hpp"
 
 namespace ironkernels::lcn {
@@ -68,10 +69,8 @@ bool Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta)
 }
 
 void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
-  if (v < 0 || v >= static_cast<std::int64_t>(p_.size()))
-    raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", static_cast<std::int64_t>(p_.size()) - 1);
-  if (x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate)
-    raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+  detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
+  detail::check_position(x, y);
   std::vector<std::int64_t> delta;
   deltas(v, {x, y}, delta);
   for (std::size_t e = 0; e < counts_.size(); ++e) counts_[e] += delta[e];
@@ -79,11 +78,8 @@ void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
 }
 
 void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const {
-  if (v < 0 || v >= static_cast<std::int64_t>(p_.size()))
-    raise<ValueError>("lcn: vertex ", v, " does not exist; vertices are 0 … ", static_cast<std::int64_t>(p_.size()) - 1);
-  for (std::int64_t c = 0; c < count; ++c)
-    if (xy[2 * c] < 0 || xy[2 * c] > kMaxCoordinate || xy[2 * c + 1] < 0 || xy[2 * c + 1] > kMaxCoordinate)
-      raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1], ") has a coordinate outside [0, 2^30]");
+  detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
+  detail::check_candidates(xy, count);
   ironkernels::detail::parallel_for(count, 1, [&](std::int64_t c0, std::int64_t c1) {
     std::vector<std::int64_t> delta;
     for (std::int64_t c = c0; c < c1; ++c) {

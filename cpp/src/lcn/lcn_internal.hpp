@@ -10,6 +10,13 @@
 #endif
 
 namespace ironkernels::lcn::detail {
+/// The argument checks every entry point shares, CPU and GPU alike (ValueError naming the item).
+void check_vertex_coordinates(std::int64_t v, std::int64_t x, std::int64_t y);
+void check_edge(std::int64_t e, std::int64_t s, std::int64_t t, std::int64_t n);
+void check_vertex_index(std::int64_t v, std::int64_t n);
+void check_position(std::int64_t x, std::int64_t y);
+void check_candidates(const std::int64_t* xy, std::int64_t count);
+
 /// The input checks of evaluate() (ValueError naming the vertex or edge).
 void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                     std::int64_t width, std::int64_t height);

@@ -16,6 +16,17 @@ struct Point {
   std::int64_t x, y;
 };
 
+/// The bounding box of a segment; segments whose boxes do not meet can neither cross nor touch.
+struct Box {
+  std::int64_t x0, y0, x1, y1;
+};
+IK_LCN_HD Box box_of(Point a, Point b) {
+  return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.x < b.x ? b.x : a.x, a.y < b.y ? b.y : a.y};
+}
+IK_LCN_HD bool boxes_meet(const Box& a, const Box& b) {
+  return !(b.x0 > a.x1 || a.x0 > b.x1 || b.y0 > a.y1 || a.y0 > b.y1);
+}
+
 /// +1 counter-clockwise, -1 clockwise, 0 collinear.
 IK_LCN_HD int orientation(Point a, Point b, Point c) {
   const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
@@ -32,9 +43,8 @@ IK_LCN_HD bool cross_properly(Point a, Point b, Point c, Point d) {
 
 /// p on the closed segment [a, b].
 IK_LCN_HD bool on_segment(Point p, Point a, Point b) {
-  const std::int64_t x0 = a.x < b.x ? a.x : b.x, x1 = a.x < b.x ? b.x : a.x;
-  const std::int64_t y0 = a.y < b.y ? a.y : b.y, y1 = a.y < b.y ? b.y : a.y;
-  return orientation(a, b, p) == 0 && x0 <= p.x && p.x <= x1 && y0 <= p.y && p.y <= y1;
+  const Box box = box_of(a, b);  // the cheap test first
+  return box.x0 <= p.x && p.x <= box.x1 && box.y0 <= p.y && p.y <= box.y1 && orientation(a, b, p) == 0;
 }
 
 }  // namespace ironkernels::lcn::detail
