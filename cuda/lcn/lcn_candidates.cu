@@ -85,25 +85,31 @@ __global__ void __launch_bounds__(kThreads) candidates_kernel(
 #pragma unroll
   for (int k = 0; k < kCandidates; ++k) mx[k] = -1, cnt[k] = 0;
 
-  for (long long f = threadIdx.x; f < m; f += kThreads) {
-    const long long b = base[f];
-    if (b == kIncident) continue;  // v's own edges: counted through `inc`
-    const long long s = edges[2 * f], t = edges[2 * f + 1];
-    const Pt c = point(xy, s), d = point(xy, t);
+  // Warp-uniform sweep (every lane runs every iteration, so the ballots see the whole warp): a
+  // crossing of v's new edge j is counted once per warp and candidate, by lane 0, as the ballot's
+  // population; per-crossing atomics were the bottleneck on drawings with many crossings.
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (long long f0 = 0; f0 < m; f0 += kThreads) {
+    const long long f = f0 + threadIdx.x;
+    const long long b = f < m ? base[f] : kIncident;
+    const bool active = b != kIncident;  // v's own edges are counted through `inc`
+    const long long s = active ? edges[2 * f] : -1, t = active ? edges[2 * f + 1] : -1;
+    const Pt c = active ? point(xy, s) : Pt{0, 0}, d = active ? point(xy, t) : Pt{0, 0};
     const detail::Box box = detail::box_of(c, d);
 #pragma unroll
     for (int k = 0; k < kCandidates; ++k) {
       const Pt q{qx[k], qy[k]};
-      if (on_segment(q, c, d)) bad[k] = 1;
+      if (active && on_segment(q, c, d)) bad[k] = 1;
       long long now = b;
       for (int j = 0; j < deg; ++j) {
-        if (s == nbr[j].w || t == nbr[j].w) continue;
         const Pt w{nbr[j].wx, nbr[j].wy};
-        if (!detail::boxes_meet(detail::box_of(q, w), box) || !cross_properly(q, w, c, d)) continue;
-        ++now;
-        if (c0 + k < count) atomicAdd(&inc[(c0 + k) * deg + j], 1);
+        const bool crosses = active && s != nbr[j].w && t != nbr[j].w &&
+                             detail::boxes_meet(detail::box_of(q, w), box) && cross_properly(q, w, c, d);
+        now += crosses;
+        const unsigned votes = __ballot_sync(0xffffffffu, crosses);
+        if (lane == 0 && votes && c0 + k < count) atomicAdd(&inc[(c0 + k) * deg + j], __popc(votes));
       }
-      combine(mx[k], cnt[k], now, 1);
+      if (active) combine(mx[k], cnt[k], now, 1);
     }
   }
   // Legality against the vertices: none at q, none on v's new edges.
@@ -119,7 +125,6 @@ __global__ void __launch_bounds__(kThreads) candidates_kernel(
     }
   }
   // Block reduction of (max, count) per candidate.
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int k = 0; k < kCandidates; ++k) {
     for (int off = 16; off > 0; off >>= 1)

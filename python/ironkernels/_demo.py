@@ -149,14 +149,6 @@ def _table(header: str, lines: list) -> None:
 def run(force_cpu: bool = False) -> int:
     devices = [] if force_cpu else _core.cuda_devices()
     gpu = devices[0]["id"] if devices else None
-    if gpu is not None:
-        # PyTorch (used for the GEMM rows) is imported before any kernel runs: the order the GPU test
-        # suite exercises. One H200 run that imported it after the FWT rows ended in a segmentation
-        # fault that could not be diagnosed within that session's device time (bench/NOTES.md).
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            pass
     info = _core.build_info()
     where = f"GPU {devices[0]['name']} (cuda:{gpu})" if devices else "CPU (no CUDA device found)" if not force_cpu else "CPU (--cpu)"
     print(f"ironkernels {info['version']} demo on {where}")

@@ -42,6 +42,16 @@ def test_unknown_command_is_an_error():
     assert "invalid choice" in out.stderr
 
 
+def test_torch_imports_after_ironkernels():
+    """Our shared objects keep the symbols of static archives (libstdc++ where the toolchain links it
+    statically) private; exported, they broke PyTorch imported afterwards."""
+    pytest.importorskip("torch")
+    code = "import ironkernels, ironkernels._core; import torch; print(torch.ones(2).sum().item())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "2.0"
+
+
 @pytest.mark.gpu
 def test_demo_on_the_gpu_passes():
     """The README's main job on a GPU machine: every row checked, exit status 0 (a crash fails here)."""
