@@ -151,10 +151,9 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 // Lines in [rows, padded_rows) and positions in [cols, kp) are zeros (kp is a multiple of 16).
 // kBounds: the magnitude bounds of "accurate" scaling (one INT8 matrix) instead of the residues.
 struct ResidueArgs {
-  int count;             // moduli
+  int count;  // moduli
   int moduli[20];
-  double inverse[20];    // 1.0 / p, rounded once on the host
-  double pow32[20];      // 2^32 mod p
+  oz::ResidueConstants c[20];
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
@@ -197,10 +196,10 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
 #pragma unroll
       for (int t = 0; t < COUNT; ++t) {
-        std::uint32_t packed = 0;
-        for (int e = 0; e < 4; ++e)
-          packed |= std::uint32_t(std::uint8_t(oz::residue(q[e], mods.moduli[t], mods.pow32[t], mods.inverse[t])))
-                    << (8 * e);
+        // The low bytes of the four residues, packed by byte permutes.
+        const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
+        const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
+        const std::uint32_t packed = __byte_perm(lo, hi, 0x5410);
         *reinterpret_cast<std::uint32_t*>(out + (t * padded_rows + r) * kp + l) = packed;
       }
     }
@@ -288,7 +287,7 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
     const int xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int r = xs[e] - p * static_cast<int>(floor(static_cast<double>(xs[e]) * mods.inverse[t]));  // off by <= one p
+      int r = xs[e] - p * static_cast<int>(floor(static_cast<double>(xs[e]) * mods.c[t].inv_p));  // off by <= one p
       if (r < 0) r += p;
       if (r >= p) r -= p;
       r += (before >> (8 * e)) & 0xff;
@@ -383,8 +382,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   p.mods.count = contract.moduli;
   for (int t = 0; t < contract.moduli; ++t) {
     p.mods.moduli[t] = moduli[t];
-    p.mods.inverse[t] = 1.0 / moduli[t];
-    p.mods.pow32[t] = ozaki::pow32_mod(moduli[t]);
+    p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   }
   const std::size_t per_product = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(per_product ? kProductBytes / per_product : 1, 1, contract.moduli));

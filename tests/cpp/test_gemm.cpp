@@ -91,6 +91,34 @@ void test_limbs_to_double_rounds_once() {
   CHECK(checked == 200000, "checked %d", checked);
 }
 
+// residue() against the residue by integer division (__int128 reference) for every modulus, on
+// random 62-bit integers of both signs, small ones, and values next to multiples of p (the
+// quotient's rounding boundaries).
+void test_residues_are_exact() {
+  std::mt19937_64 rng(11);
+  const auto& moduli = gemm_moduli();
+  int wrong = 0;
+  for (int t = 0; t < kGemmMaxModuli; ++t) {
+    const int p = moduli[t], h = p / 2;
+    const auto c = detail::ozaki::residue_constants(p);
+    for (int trial = 0; trial < 20000; ++trial) {
+      std::int64_t q = std::int64_t(rng() >> (2 + rng() % 62));
+      if (trial % 3 == 0) q = q / p * p + std::int64_t(rng() % 3) - 1 + (trial % 2 ? h : 0);
+      if (q >= (std::int64_t(1) << 62)) q = (std::int64_t(1) << 62) - 1 - std::int64_t(rng() % 1000);
+      if (rng() & 1) q = -q;
+      const double d = static_cast<double>(q);  // the scaled elements are integer-valued doubles
+      q = static_cast<std::int64_t>(d);
+      const auto split = detail::ozaki::split_integer(d);
+      std::int64_t want = q % p;  // into [-h, p-1-h]
+      if (want < -h) want += p;
+      if (want > p - 1 - h) want -= p;
+      const int got = detail::ozaki::residue(split, c);
+      if (got != want && wrong++ < 5) CHECK(false, "residue(%lld) mod %d: got %d want %lld", (long long)q, p, got, (long long)want);
+    }
+  }
+  CHECK(wrong == 0, "%d wrong residues", wrong);
+}
+
 void test_moduli_are_pairwise_coprime() {
   const auto& m = gemm_moduli();
   CHECK(m[0] == 256 && m[1] == 255, "moduli start 256, 255");
@@ -303,6 +331,7 @@ void test_threads_do_not_change_bits() {
 
 int main() {
   test_limbs_to_double_rounds_once();
+  test_residues_are_exact();
   test_moduli_are_pairwise_coprime();
   test_integer_inputs_are_exact();
   test_error_bound_on_the_standard_family();

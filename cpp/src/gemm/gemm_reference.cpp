@@ -125,6 +125,8 @@ std::vector<LineScale> scan_rows(const Matrix& x) {
 std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineScale>& lines, const std::vector<int>& bits,
                                       int nmod) {
   const auto& moduli = gemm_moduli();
+  std::vector<ozaki::ResidueConstants> consts;
+  for (int t = 0; t < nmod; ++t) consts.push_back(ozaki::residue_constants(moduli[t]));
   std::vector<std::int8_t> out(static_cast<std::size_t>(nmod * x.rows * x.cols));
   parallel_for(x.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i) {
@@ -132,7 +134,7 @@ std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineSca
       for (std::int64_t l = 0; l < x.cols; ++l) {
         const ozaki::SplitInteger q = ozaki::split_integer(ozaki::scaled_integer(x(i, l), s));
         for (int t = 0; t < nmod; ++t)
-          out[(t * x.rows + i) * x.cols + l] = ozaki::residue(q, moduli[t], ozaki::pow32_mod(moduli[t]), 1.0 / moduli[t]);
+          out[(t * x.rows + i) * x.cols + l] = static_cast<std::int8_t>(ozaki::residue(q, consts[t]));
       }
     }
   });

@@ -68,28 +68,34 @@ IK_HD SplitInteger split_integer(double q) {
   return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
 }
 
-/// 2^32 mod p.
-IK_HD double pow32_mod(int p) { return static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)); }
+/// What residue() needs of one modulus p, computed once on the host. With h = floor(p/2):
+/// pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded, neg_p = -p.
+struct ResidueConstants {
+  double pow32, inv_p, offset, neg_p;
+};
+inline ResidueConstants residue_constants(int p) {
+  const double inv_p = 1.0 / p;
+  return {static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p, (p / 2 + 0.5) * inv_p - 0.5,
+          -static_cast<double>(p)};
+}
 
-/// Residue modulo p of q = hi·2^32 + lo in [-floor(p/2), ceil(p/2) - 1] (fits int8), given
-/// pow32 = 2^32 mod p and inv_p = 1/p rounded. x = hi·pow32 + lo is exact (|x| < 2^39); its quotient
-/// by p is rounded by adding and subtracting 1.5·2^52 (it is below 2^51), which leaves the exact
-/// remainder r = x - p·n with |r| <= p/2 + 1, and r + 1.5·2^52 holds r in its low 32 bits: no
-/// rounding or conversion instruction at all. The result is the unique residue however the
-/// quotient rounds, so host and device agree.
-IK_HD std::int8_t residue(const SplitInteger& q, int p, double pow32, double inv_p) {
+/// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2) (fits int8), as an int.
+/// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
+/// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
+/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding and
+/// subtracting 1.5·2^52 rounds it to N exactly; r = x - p·N is exact (one fma), and r + 1.5·2^52 holds r
+/// in its low 32 bits. Five floating-point operations, no integer correction, no conversion; the
+/// residue is unique, so host and device agree.
+IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
   constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
-  const double x = ::fma(q.hi, pow32, q.lo);
-  const double n = (x * inv_p + kRound) - kRound;
-  const double r = ::fma(-static_cast<double>(p), n, x);
+  const double x = ::fma(q.hi, c.pow32, q.lo);
+  const double n = (::fma(x, c.inv_p, c.offset) + kRound) - kRound;
+  const double r = ::fma(c.neg_p, n, x);
 #if defined(__CUDA_ARCH__)
-  int v = __double2loint(r + kRound);
+  return __double2loint(r + kRound);
 #else
-  int v = static_cast<int>(r);
+  return static_cast<int>(r);
 #endif
-  if (v < -(p / 2)) v += p;
-  if (v > (p + 1) / 2 - 1) v -= p;
-  return static_cast<std::int8_t>(v);
 }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
