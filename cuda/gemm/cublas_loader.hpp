@@ -1,6 +1,7 @@
 #pragma once
 // cuBLAS, opened at first use (dlopen) rather than linked: the library and its Python module load on
 // machines without cuBLAS, and only a CUDA gemm there raises, naming what is missing.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include "core/cuda_check.hpp"  // IK_STRINGIFY
@@ -21,6 +22,30 @@ struct CublasApi {
 
 /// The loaded API (raises UnsupportedError when no libcublas can be opened).
 const CublasApi& cublas_api();
+
+/// cuBLASLt, for the algorithm choice of GemmPlan::tune (the products run through cublasGemmEx
+/// without it).
+struct CublasLtApi {
+  cublasStatus_t (*create)(cublasLtHandle_t*);
+  cublasStatus_t (*destroy)(cublasLtHandle_t);
+  cublasStatus_t (*desc_create)(cublasLtMatmulDesc_t*, cublasComputeType_t, cudaDataType_t);
+  cublasStatus_t (*desc_destroy)(cublasLtMatmulDesc_t);
+  cublasStatus_t (*desc_set)(cublasLtMatmulDesc_t, cublasLtMatmulDescAttributes_t, const void*, size_t);
+  cublasStatus_t (*layout_create)(cublasLtMatrixLayout_t*, cudaDataType, uint64_t, uint64_t, int64_t);
+  cublasStatus_t (*layout_destroy)(cublasLtMatrixLayout_t);
+  cublasStatus_t (*pref_create)(cublasLtMatmulPreference_t*);
+  cublasStatus_t (*pref_destroy)(cublasLtMatmulPreference_t);
+  cublasStatus_t (*pref_set)(cublasLtMatmulPreference_t, cublasLtMatmulPreferenceAttributes_t, const void*, size_t);
+  cublasStatus_t (*heuristic)(cublasLtHandle_t, cublasLtMatmulDesc_t, cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
+                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t, cublasLtMatmulPreference_t, int,
+                              cublasLtMatmulHeuristicResult_t*, int*);
+  cublasStatus_t (*matmul)(cublasLtHandle_t, cublasLtMatmulDesc_t, const void*, const void*, cublasLtMatrixLayout_t,
+                           const void*, cublasLtMatrixLayout_t, const void*, const void*, cublasLtMatrixLayout_t,
+                           void*, cublasLtMatrixLayout_t, const cublasLtMatmulAlgo_t*, void*, size_t, cudaStream_t);
+};
+
+/// The loaded cuBLASLt API, or nullptr when no libcublasLt can be opened.
+const CublasLtApi* cublas_lt_api();
 
 const char* cublas_status_name(cublasStatus_t s);
 

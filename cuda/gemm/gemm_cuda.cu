@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
@@ -72,6 +73,37 @@ const CublasApi& cublas_api() {
   });
   if (failure) raise<UnsupportedError>("gemm: the CUDA backend needs cuBLAS: ", failure);
   return api;
+}
+
+const CublasLtApi* cublas_lt_api() {
+  static std::once_flag once;
+  static CublasLtApi api{};
+  static bool loaded = false;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"})
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) return;
+    bool all = true;
+    auto sym = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      all = all && fn;
+    };
+    sym(api.create, "cublasLtCreate");
+    sym(api.destroy, "cublasLtDestroy");
+    sym(api.desc_create, "cublasLtMatmulDescCreate");
+    sym(api.desc_destroy, "cublasLtMatmulDescDestroy");
+    sym(api.desc_set, "cublasLtMatmulDescSetAttribute");
+    sym(api.layout_create, "cublasLtMatrixLayoutCreate");
+    sym(api.layout_destroy, "cublasLtMatrixLayoutDestroy");
+    sym(api.pref_create, "cublasLtMatmulPreferenceCreate");
+    sym(api.pref_destroy, "cublasLtMatmulPreferenceDestroy");
+    sym(api.pref_set, "cublasLtMatmulPreferenceSetAttribute");
+    sym(api.heuristic, "cublasLtMatmulAlgoGetHeuristic");
+    sym(api.matmul, "cublasLtMatmul");
+    loaded = all;
+  });
+  return loaded ? &api : nullptr;
 }
 
 namespace {
@@ -329,6 +361,15 @@ unsigned blocks_for(std::int64_t count, int threads) {
   return static_cast<unsigned>(b);
 }
 
+// One shape (mp × np × kc) of the INT8 products and how it runs: cublasGemmEx unless tune() found a
+// faster cuBLASLt algorithm for it.
+struct Int8Product {
+  std::int64_t kc = 0;
+  bool use_lt = false;
+  cublasLtMatmulAlgo_t algo{};
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+};
+
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
   std::size_t counters, row_int[4], col_int[4], ra, rb, prod, residues, cublas, total;
@@ -348,13 +389,38 @@ struct GemmPlan::Impl {
   detail::ResidueArgs mods;
   detail::WorkspaceLayout layout;
   cublasHandle_t handle = nullptr;
+  cublasLtHandle_t lt = nullptr;  // created by tune()
+  cublasLtMatmulDesc_t lt_op = nullptr;
+  detail::Int8Product shapes[2];  // K in chunks of kChunkK: the full chunks, and a shorter last one
+  int shape_count = 0;
+  bool tuned = false;
+
+  const detail::Int8Product& shape(std::int64_t kc) const { return shapes[shape_count == 2 && kc != shapes[0].kc]; }
+
+  // C (mp × np INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (np) K-contiguous lines of kp.
+  cublasStatus_t product(const detail::Int8Product& sh, const std::int8_t* x, const std::int8_t* y, std::int32_t* c,
+                         void* cublas_workspace, cudaStream_t s) const {
+    const std::int32_t one = 1, zero = 0;
+    if (sh.use_lt)
+      return detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, y, sh.b, &zero, c, sh.c, c, sh.c, &sh.algo,
+                                             cublas_workspace, detail::kCublasWorkspace, s);
+    return detail::cublas_api().gemm_strided_batched_ex(
+        handle, CUBLAS_OP_T, CUBLAS_OP_N, int(mp), int(np), int(sh.kc), &one, x, CUDA_R_8I, int(kp), mp * kp, y,
+        CUDA_R_8I, int(kp), np * kp, &zero, c, CUDA_R_32I, int(mp), mp * np, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+  }
 
   ~Impl() {
-    if (!handle) return;
-    try {
+    try {  // a destructor must not throw (e.g. the CUDA runtime already shut down)
       DeviceGuard guard(device);
-      detail::cublas_api().destroy(handle);
-    } catch (...) {  // a destructor must not throw (e.g. the CUDA runtime already shut down)
+      if (const detail::CublasLtApi* api = lt ? detail::cublas_lt_api() : nullptr) {
+        for (auto& sh : shapes)
+          for (auto* l : {sh.a, sh.b, sh.c})
+            if (l) api->layout_destroy(l);
+        if (lt_op) api->desc_destroy(lt_op);
+        api->destroy(lt);
+      }
+      if (handle) detail::cublas_api().destroy(handle);
+    } catch (...) {
     }
   }
 };
@@ -405,6 +471,12 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.cublas = take(kCublasWorkspace);
   w.total = at;
 
+  if (p.kp > 0) {
+    p.shapes[0].kc = std::min(p.kp, ozaki::kChunkK);
+    p.shape_count = 1;
+    if (p.kp > ozaki::kChunkK && p.kp % ozaki::kChunkK) p.shapes[p.shape_count++].kc = p.kp % ozaki::kChunkK;
+  }
+
   DeviceGuard guard(device);
   IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
 }
@@ -416,6 +488,12 @@ GemmPlan& GemmPlan::operator=(GemmPlan&&) noexcept = default;
 std::size_t GemmPlan::workspace_bytes() const { return impl_->layout.total; }
 
 namespace {
+void check_workspace(std::size_t needed, const void* workspace, std::size_t bytes) {
+  if (bytes < needed) raise<ValueError>("gemm: workspace has ", bytes, " bytes; this plan needs ", needed);
+  if (!workspace && needed) raise<ValueError>("gemm: workspace is null");
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 256) raise<ValueError>("gemm: workspace must be 256-byte aligned");
+}
+
 void check_operand(const ArrayView& v, const char* name, std::int64_t rows, std::int64_t cols, const Device& device) {
   if (v.dtype != DType::float64)
     raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
@@ -438,11 +516,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     if (c.shape[d] > 1 && c.strides[d] == 0)
       raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
   if (c.overlaps(a) || c.overlaps(b)) raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
-  if (workspace_bytes < p.layout.total)
-    raise<ValueError>("gemm: workspace has ", workspace_bytes, " bytes; this plan needs ", p.layout.total);
-  if (!workspace && p.layout.total) raise<ValueError>("gemm: workspace is null");
-  if (reinterpret_cast<std::uintptr_t>(workspace) % 256)
-    raise<ValueError>("gemm: workspace must be 256-byte aligned");
+  check_workspace(p.layout.total, workspace, workspace_bytes);
 
   DeviceGuard guard(p.device);
   auto s = static_cast<cudaStream_t>(stream_handle);
@@ -487,12 +561,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   // One call per modulus: measured faster on H200 than one strided batch (cuBLAS picks smaller tiles
   // for the batch).
   auto int8_products = [&](const std::int8_t* x, const std::int8_t* y, int group, std::int64_t l0, std::int64_t kc) {
-    const std::int32_t one = 1, zero = 0;
     for (int u = 0; u < group; ++u)
-      IK_CUBLAS_CHECK(blas.gemm_strided_batched_ex(
-          p.handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.mp), int(p.np), int(kc), &one, x + u * p.mp * p.kp + l0,
-          CUDA_R_8I, int(p.kp), p.mp * p.kp, y + u * p.np * p.kp + l0, CUDA_R_8I, int(p.kp), p.np * p.kp, &zero,
-          prod + u * p.mp * p.np, CUDA_R_32I, int(p.mp), p.mp * p.np, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+      IK_CUBLAS_CHECK(p.product(p.shape(kc), x + u * p.mp * p.kp + l0, y + u * p.np * p.kp + l0, prod + u * p.mp * p.np,
+                                at(w.cublas), s));
   };
   const std::int64_t per_product = p.mp * p.np;
 
@@ -577,6 +648,80 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   const std::int64_t nr = counters[0], nc = counters[1];
   r.nonfinite_elements = nr * p.n + nc * p.m - nr * nc;
   return r;
+}
+
+bool GemmPlan::tuned() const { return impl_->tuned; }
+
+const char* GemmPlan::products_backend() const {
+  return impl_->shape_count && impl_->shapes[0].use_lt ? "cublasLt" : "cublasGemmEx";
+}
+
+void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle) {
+  using namespace detail;
+  Impl& p = *impl_;
+  check_workspace(p.layout.total, workspace, workspace_bytes);
+  p.tuned = true;
+  const CublasLtApi* lt = cublas_lt_api();
+  if (!lt || p.m == 0 || p.n == 0) return;
+  DeviceGuard guard(p.device);
+  auto s = static_cast<cudaStream_t>(stream_handle);
+  auto* base = static_cast<unsigned char*>(workspace);
+  const WorkspaceLayout& w = p.layout;
+  auto* ra = reinterpret_cast<std::int8_t*>(base + w.ra);
+  auto* rb = reinterpret_cast<std::int8_t*>(base + w.rb);
+  auto* prod = reinterpret_cast<std::int32_t*>(base + w.prod);
+  IK_CUBLAS_CHECK(cublas_api().set_stream(p.handle, s));
+  IK_CUBLAS_CHECK(cublas_api().set_workspace(p.handle, base + w.cublas, kCublasWorkspace));
+  if (!p.lt) {
+    IK_CUBLAS_CHECK(lt->create(&p.lt));
+    IK_CUBLAS_CHECK(lt->desc_create(&p.lt_op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    IK_CUBLAS_CHECK(lt->desc_set(p.lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    IK_CUBLAS_CHECK(lt->desc_set(p.lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  }
+  cublasLtMatmulPreference_t pref = nullptr;
+  IK_CUBLAS_CHECK(lt->pref_create(&pref));
+  struct PrefGuard {
+    const CublasLtApi* api;
+    cublasLtMatmulPreference_t p;
+    ~PrefGuard() { api->pref_destroy(p); }
+  } pref_guard{lt, pref};
+  const std::uint64_t max_ws = kCublasWorkspace;
+  IK_CUBLAS_CHECK(lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
+  Event start(p.device), stop(p.device);
+  for (int i = 0; i < p.shape_count; ++i) {
+    Int8Product& sh = p.shapes[i];
+    sh.use_lt = false;
+    if (double(p.mp) * double(p.np) * double(sh.kc) < 0x1p30) continue;  // too small to be worth timing
+    if (!sh.a) {
+      IK_CUBLAS_CHECK(lt->layout_create(&sh.a, CUDA_R_8I, sh.kc, p.mp, p.kp));
+      IK_CUBLAS_CHECK(lt->layout_create(&sh.b, CUDA_R_8I, sh.kc, p.np, p.kp));
+      IK_CUBLAS_CHECK(lt->layout_create(&sh.c, CUDA_R_32I, p.mp, p.np, p.mp));
+    }
+    cublasLtMatmulHeuristicResult_t found[8];
+    int count = 0;
+    if (lt->heuristic(p.lt, p.lt_op, sh.a, sh.b, sh.c, sh.c, pref, 8, found, &count) != CUBLAS_STATUS_SUCCESS) count = 0;
+    IK_CUDA_CHECK(cudaMemsetAsync(ra, 0, std::size_t(p.mp * p.kp), s));
+    IK_CUDA_CHECK(cudaMemsetAsync(rb, 0, std::size_t(p.np * p.kp), s));
+    // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses is skipped.
+    auto time = [&](const Int8Product& candidate) -> float {
+      if (p.product(candidate, ra, rb, prod, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;
+      start.record(stream_handle);
+      for (int r = 0; r < 3; ++r) IK_CUBLAS_CHECK(p.product(candidate, ra, rb, prod, base + w.cublas, s));
+      stop.record(stream_handle);
+      stop.synchronize();
+      return stop.elapsed_ms_since(start);
+    };
+    float best = time(sh);
+    for (int c = 0; c < count; ++c) {
+      if (found[c].state != CUBLAS_STATUS_SUCCESS || found[c].workspaceSize > kCublasWorkspace) continue;
+      Int8Product candidate = sh;
+      candidate.use_lt = true;
+      candidate.algo = found[c].algo;
+      const float ms = time(candidate);
+      if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, sh = candidate;
+    }
+  }
 }
 
 }  // namespace ironkernels

@@ -202,9 +202,12 @@ def gemm(
         backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device).
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
-            current stream. The call does not synchronise (unless ``report=True``).
+            current stream. The call does not synchronise (unless ``report=True``), except the first
+            CUDA call of each (shape, contract, device), which times cublasGemmEx against cuBLASLt's
+            algorithms for the INT8 products once and keeps the fastest (exact either way).
         report: also return a dict: the resolved plan (moduli, scaling, bits kept), the backend, the
-            phase times (CUDA) and how many elements took the IEEE path because of Inf/NaN inputs.
+            phase times and the INT8 product backend (CUDA), and how many elements took the IEEE path
+            because of Inf/NaN inputs.
 
     NaN and ±Inf follow native DGEMM (IEEE) semantics: an element of C whose row of op(a) or
     column of op(b) holds a non-finite value is computed in native float64 arithmetic.
@@ -250,6 +253,8 @@ def gemm(
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:
         ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
+        if not plan.tuned:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
+            plan.tune(ws, handle)
         times = plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle, timed=bool(report))
         if report:
             rep = dict(plan.report(ws, handle), **times, backend="cuda")

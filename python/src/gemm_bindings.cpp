@@ -100,6 +100,15 @@ void bind_gemm(nb::module_& m) {
           nb::gil_scoped_release release;
           rep = plan.report(workspace.data(), reinterpret_cast<Stream>(stream));
         }
-        return report_dict(rep);
-      }, nb::arg("workspace").noconvert(), nb::arg("stream"), "The last run's report (waits for `stream`).");
+        nb::dict d = report_dict(rep);
+        d["products"] = plan.products_backend();
+        return d;
+      }, nb::arg("workspace").noconvert(), nb::arg("stream"), "The last run's report (waits for `stream`).")
+      .def("tune", [](GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
+        const auto [ws, bytes] = workspace_bytes_of(workspace);
+        nb::gil_scoped_release release;
+        plan.tune(ws, bytes, reinterpret_cast<Stream>(stream));
+      }, nb::arg("workspace").noconvert(), nb::arg("stream"),
+         "Time cublasGemmEx against cuBLASLt's algorithms for the INT8 products and keep the fastest (waits).")
+      .def_prop_ro("tuned", &GemmPlan::tuned);
 }

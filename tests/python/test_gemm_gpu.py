@@ -108,6 +108,31 @@ def test_long_k_takes_several_chunks(torch, rng):
         assert_bitwise(got, want)
 
 
+@pytest.mark.parametrize("k", [1024, 65536 + 1000])
+def test_tuned_products_give_the_same_bits(torch, k):
+    """tune() may move the INT8 products to a cuBLASLt algorithm; the INT32 products are exact, so the
+    result must not change by a bit (shapes of 2^30 multiply-adds and more are timed; with k over
+    2^16 both product shapes, the full and the last chunk, are)."""
+    from ironkernels import _core
+
+    m = n = 1024
+    g = torch.Generator(device="cuda").manual_seed(k)
+    a = torch.randn(m, k, dtype=torch.float64, device="cuda", generator=g)
+    b = torch.randn(k, n, dtype=torch.float64, device="cuda", generator=g).T.contiguous().T  # column-major
+    plan = _core.GemmPlan(m, n, k, False, False, 14, "accurate", 0)
+    ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    untuned, tuned = poisoned(torch, (m, n)), poisoned(torch, (m, n))
+    plan.run(a, b, untuned, 1.0, 0.0, ws, stream)
+    assert not plan.tuned and plan.report(ws, stream)["products"] == "cublasGemmEx"
+    plan.tune(ws, stream)
+    plan.run(a, b, tuned, 1.0, 0.0, ws, stream)
+    assert plan.tuned and plan.report(ws, stream)["products"] in ("cublasGemmEx", "cublasLt")
+    assert torch.equal(untuned.view(torch.int64), tuned.view(torch.int64))
+    public = gemm(a, b, contract=Contract(moduli=14, scaling="accurate"))  # tunes its own plan on first use
+    assert torch.equal(untuned.view(torch.int64), public.view(torch.int64))
+
+
 def test_beta_zero_ignores_nan_in_c_and_empty_shapes(torch, rng):
     a, b = gemm_family(rng, (4, 3), 1.0), gemm_family(rng, (3, 5), 1.0)
     c = poisoned(torch, (4, 5))

@@ -16,5 +16,8 @@ std::size_t GemmPlan::workspace_bytes() const { return 0; }
 void GemmPlan::run(const ArrayView&, const ArrayView&, const ArrayView&, double, double, void*, std::size_t, Stream,
                    GemmTimings*) const {}
 GemmReport GemmPlan::report(const void*, Stream) const { return {}; }
+void GemmPlan::tune(void*, std::size_t, Stream) {}
+bool GemmPlan::tuned() const { return false; }
+const char* GemmPlan::products_backend() const { return ""; }
 
 }  // namespace ironkernels
