@@ -306,13 +306,12 @@ __global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uni
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
 }
 
-// x mod p in [0, p) for an INT32 product x on the FP64 pipe (reconstruct_kernel keeps the integer pipes
-// busy with the CRT): x as a double from its words (2^52 + 2^31 + x, minus the same constant), then
-// residue()'s steps, which give x mod p in [-h, p-1-h] (h = floor(p/2)), moved to [0, p).
-__device__ __forceinline__ int int32_mod(int x, int p, const oz::ResidueConstants& c) {
-  const double xd = __hiloint2double(0x43300000, int(unsigned(x) ^ 0x80000000u)) - 4503601774854144.0;  // 2^52 + 2^31
-  const int r = oz::residue(xd, c);
-  return r < 0 ? r + p : r;
+// x mod p in [0, p) for an INT32 product x (the quotient in double is off by at most one).
+__device__ __forceinline__ int int32_mod(int x, int p, double inv_p) {
+  int r = x - p * static_cast<int>(floor(static_cast<double>(x) * inv_p));
+  if (r < 0) r += p;
+  if (r >= p) r -= p;
+  return r;
 }
 
 // INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.
@@ -330,7 +329,7 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
     const int xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int r = int32_mod(xs[e], p, mods.c[t]) + ((before >> (8 * e)) & 0xff);
+      int r = int32_mod(xs[e], p, mods.c[t].inv_p) + ((before >> (8 * e)) & 0xff);
       if (r >= p) r -= p;
       packed |= std::uint32_t(r) << (8 * e);
     }
@@ -366,7 +365,7 @@ __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t
 #pragma unroll
   for (int t = 0; t < COUNT; ++t)
     r[t] = t < fused_from ? residues[t * plane + at]
-                          : int32_mod(products[(t - fused_from) * plane + at], mods.moduli[t], mods.c[t]);
+                          : int32_mod(products[(t - fused_from) * plane + at], mods.moduli[t], mods.c[t].inv_p);
   const double product = oz::crt_to_double<L, COUNT>(crt, r, 1, rows.shift[i] + cols.shift[j]);
   out = oz::finish(c.alpha, product, c.beta, out);
 }

@@ -79,14 +79,16 @@ inline ResidueConstants residue_constants(int p) {
           -static_cast<double>(p)};
 }
 
-/// Residue modulo p of an integer x, |x| < 2^39, in [-h, p-1-h], h = floor(p/2) (fits int8). The wanted quotient is N = floor((x + h)/p), and
+/// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2) (fits int8), as an int.
+/// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
 /// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
 /// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding and
 /// subtracting 1.5·2^52 rounds it to N exactly; r = x - p·N is exact (one fma), and r + 1.5·2^52 holds r
 /// in its low 32 bits. Five floating-point operations, no integer correction, no conversion; the
 /// residue is unique, so host and device agree.
-IK_HD int residue(double x, const ResidueConstants& c) {  // x an integer, |x| < 2^39
+IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
   constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
+  const double x = ::fma(q.hi, c.pow32, q.lo);
   const double n = (::fma(x, c.inv_p, c.offset) + kRound) - kRound;
   const double r = ::fma(c.neg_p, n, x);
 #if defined(__CUDA_ARCH__)
@@ -95,8 +97,6 @@ IK_HD int residue(double x, const ResidueConstants& c) {  // x an integer, |x| <
   return static_cast<int>(r);
 #endif
 }
-/// The residue of q = hi·2^32 + lo: that of x = hi·pow32 + lo (exact, |x| < 2^39).
-IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) { return residue(::fma(q.hi, c.pow32, q.lo), c); }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
 struct CrtConstants {
