@@ -8,16 +8,14 @@
 //      row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. cuBLAS INT8 GEMMs (one per modulus, K in chunks of 2^16; cublasGemmEx or the cuBLASLt algorithm
-//      tune() chose) + reduce_kernel per group of moduli whose INT32 products are held at once
-//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively; it
-//      reduces the last group's INT32 products itself when K is one chunk
+//   5. cuBLAS INT8 GEMMs (one per modulus, K in chunks of 2^16) + reduce_kernel per group of moduli
+//      whose INT32 products fit kProductBytes
+//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -113,7 +111,7 @@ namespace oz = ozaki;
 
 constexpr std::int64_t kPad = 16;                              // m, n, k padding of the INT8 operands
 constexpr std::size_t kCublasWorkspace = std::size_t(32) << 20;  // handed to cuBLAS, no allocation of its own
-constexpr std::size_t kMinProductBytes = std::size_t(1) << 30;   // INT32 products held at once, at least
+constexpr std::size_t kProductBytes = std::size_t(1) << 30;      // INT32 products held at once (one group)
 
 std::int64_t round_up(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
 
@@ -306,14 +304,6 @@ __global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uni
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
 }
 
-// x mod p in [0, p) for an INT32 product x (the quotient in double is off by at most one).
-__device__ __forceinline__ int int32_mod(int x, int p, double inv_p) {
-  int r = x - p * static_cast<int>(floor(static_cast<double>(x) * inv_p));
-  if (r < 0) r += p;
-  if (r >= p) r -= p;
-  return r;
-}
-
 // INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.
 // Four elements per thread (16-byte loads, 4-byte stores); per_modulus is a multiple of 256.
 __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus, int group, ResidueArgs mods,
@@ -329,7 +319,10 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
     const int xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int r = int32_mod(xs[e], p, mods.c[t].inv_p) + ((before >> (8 * e)) & 0xff);
+      int r = xs[e] - p * static_cast<int>(floor(static_cast<double>(xs[e]) * mods.c[t].inv_p));  // off by <= one p
+      if (r < 0) r += p;
+      if (r >= p) r -= p;
+      r += (before >> (8 * e)) & 0xff;
       if (r >= p) r -= p;
       packed |= std::uint32_t(r) << (8 * e);
     }
@@ -343,13 +336,10 @@ struct OutputArgs {
   double alpha, beta;
 };
 
-// Residues of moduli t < fused_from come from the uint8 planes; those of the others straight from their
-// INT32 products (the last group of moduli, when K is one chunk: no reduce_kernel pass for them).
 template <int COUNT, int L = oz::crt_limbs(COUNT)>
-__global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, const std::int32_t* products,
-                                   int fused_from, ResidueArgs mods, std::int64_t m, std::int64_t n, std::int64_t mp,
-                                   std::int64_t np, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
-                                   std::int64_t j0) {
+__global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m,
+                                   std::int64_t n, std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols,
+                                   Lines a, Lines bt, OutputArgs c, std::int64_t j0) {
   // grid.x: rows (contiguous in the residues), grid.y: columns, j0 + blockIdx.y.
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, j = j0 + blockIdx.y;
   if (i >= m || j >= n) return;
@@ -360,13 +350,8 @@ __global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t
     out = oz::finish(c.alpha, s, c.beta, out);
     return;
   }
-  const std::int64_t at = j * mp + i, plane = mp * np;
-  std::uint8_t r[COUNT];
-#pragma unroll
-  for (int t = 0; t < COUNT; ++t)
-    r[t] = t < fused_from ? residues[t * plane + at]
-                          : int32_mod(products[(t - fused_from) * plane + at], mods.moduli[t], mods.c[t].inv_p);
-  const double product = oz::crt_to_double<L, COUNT>(crt, r, 1, rows.shift[i] + cols.shift[j]);
+  const double product =
+      oz::crt_to_double<L, COUNT>(crt, residues + j * mp + i, mp * np, rows.shift[i] + cols.shift[j]);
   out = oz::finish(c.alpha, product, c.beta, out);
 }
 
@@ -398,8 +383,7 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
-  int group;       // moduli whose INT32 products are held at once
-  int fused_from;  // moduli from here on are reduced inside reconstruct_kernel
+  int group;  // moduli whose INT32 products are held at once
   detail::ozaki::CrtConstants crt;
   detail::ozaki::Budget budget;
   detail::ResidueArgs mods;
@@ -466,17 +450,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     p.mods.moduli[t] = moduli[t];
     p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   }
-  // INT32 products held at once: up to a quarter of the device's memory (at least 1 GiB).
-  DeviceGuard guard(device);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  IK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  std::size_t product_bytes = std::max(kMinProductBytes, total_bytes / 4);
-  if (const char* cap = std::getenv("IRONKERNELS_GEMM_PRODUCT_BYTES"))  // a smaller workspace, or the tests
-    if (const unsigned long long v = std::strtoull(cap, nullptr, 10)) product_bytes = v;
   const std::size_t per_product = std::size_t(p.mp) * std::size_t(p.np) * 4;
-  p.group = int(std::clamp<std::size_t>(per_product ? product_bytes / per_product : 1, 1, contract.moduli));
-  const bool one_chunk = p.kp > 0 && p.kp <= ozaki::kChunkK;
-  p.fused_from = one_chunk ? (contract.moduli - 1) / p.group * p.group : contract.moduli;
+  p.group = int(std::clamp<std::size_t>(per_product ? kProductBytes / per_product : 1, 1, contract.moduli));
 
   WorkspaceLayout& w = p.layout;
   std::size_t at = 0;
@@ -491,9 +466,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
   w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
   w.prod = take(std::size_t(p.group) * per_product);
-  // The uint8 residues of C's moduli below fused_from; with K in several chunks, accurate scaling sums
-  // C̄ (uint32) in the same bytes first.
-  w.residues = take(std::max(std::size_t(p.fused_from) * p.mp * p.np, one_chunk ? 0 : per_product));
+  // The residues of C; under accurate scaling the same bytes hold C̄ (uint32) before.
+  w.residues = take(std::max(std::size_t(contract.moduli) * p.mp * p.np, per_product));
   w.cublas = take(kCublasWorkspace);
   w.total = at;
 
@@ -503,6 +477,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     if (p.kp > ozaki::kChunkK && p.kp % ozaki::kChunkK) p.shapes[p.shape_count++].kc = p.kp % ozaki::kChunkK;
   }
 
+  DeviceGuard guard(device);
   IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
 }
 
@@ -631,7 +606,6 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
       const int group = std::min(p.group, p.mods.count - t0);
       for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
         int8_products(ra + t0 * p.mp * p.kp, rb + t0 * p.np * p.kp, group, l0, std::min(oz::kChunkK, p.kp - l0));
-        if (t0 >= p.fused_from) break;  // reduced by reconstruct_kernel
         reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
                                                                                l0 == 0, res);
         IK_CUDA_CHECK_LAUNCH("reduce_kernel");
@@ -646,8 +620,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     constexpr std::int64_t kMaxGridY = 65535;
     for (std::int64_t j0 = 0; j0 < p.n; j0 += kMaxGridY) {
       const dim3 grid(blocks_for(p.m, 128), unsigned(std::min(kMaxGridY, p.n - j0)));
-      reconstruct_kernel<kCount><<<grid, 128, 0, s>>>(table, res, prod, p.k > 0 ? p.fused_from : kCount, p.mods,
-                                                      p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
+      reconstruct_kernel<kCount><<<grid, 128, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
     }
   });
   IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");

@@ -108,18 +108,6 @@ def test_long_k_takes_several_chunks(torch, rng):
         assert_bitwise(got, want)
 
 
-@pytest.mark.parametrize("group", [1, 3, 5])
-def test_products_held_in_groups(torch, rng, monkeypatch, group):
-    """With room for `group` INT32 products at once, the moduli are reduced group by group and the last
-    group inside the reconstruction: the same bits as the CPU."""
-    m, n, k = 64, 48, 100 + group  # a shape of its own: a new plan reads the limit
-    monkeypatch.setenv("IRONKERNELS_GEMM_PRODUCT_BYTES", str(group * m * n * 4))
-    a, b = gemm_family(rng, (m, k), 1.0), gemm_family(rng, (k, n), 1.0)
-    for moduli in (14, 16):
-        contract = Contract(moduli=moduli, scaling="accurate")
-        assert_bitwise(gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract), gemm(a, b, contract=contract))
-
-
 @pytest.mark.parametrize("k", [1024, 65536 + 1000])
 def test_tuned_products_give_the_same_bits(torch, k):
     """tune() may move the INT8 products to a cuBLASLt algorithm; the INT32 products are exact, so the
