@@ -660,9 +660,11 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   using namespace detail;
   Impl& p = *impl_;
   check_workspace(p.layout.total, workspace, workspace_bytes);
-  p.tuned = true;
   const CublasLtApi* lt = cublas_lt_api();
-  if (!lt || p.m == 0 || p.n == 0) return;
+  if (!lt || p.m == 0 || p.n == 0) {
+    p.tuned = true;
+    return;
+  }
   DeviceGuard guard(p.device);
   auto s = static_cast<cudaStream_t>(stream_handle);
   auto* base = static_cast<unsigned char*>(workspace);
@@ -689,8 +691,9 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   const std::uint64_t max_ws = kCublasWorkspace;
   IK_CUBLAS_CHECK(lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
   Event start(p.device), stop(p.device);
+  Int8Product chosen[2] = {p.shapes[0], p.shapes[1]};  // published at the end
   for (int i = 0; i < p.shape_count; ++i) {
-    Int8Product& sh = p.shapes[i];
+    Int8Product& sh = chosen[i];
     sh.use_lt = false;
     if (double(p.mp) * double(p.np) * double(sh.kc) < 0x1p30) continue;  // too small to be worth timing
     if (!sh.a) {
@@ -722,6 +725,8 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
       if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, sh = candidate;
     }
   }
+  p.shapes[0] = chosen[0], p.shapes[1] = chosen[1];
+  p.tuned = true;
 }
 
 }  // namespace ironkernels

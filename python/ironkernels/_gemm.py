@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import numbers
+import threading
 from collections import OrderedDict
 from typing import Any, Optional
 
@@ -111,6 +112,7 @@ _PLANS: "OrderedDict[tuple, Any]" = OrderedDict()  # recent CUDA plans (each own
 _MAX_PLANS = 8
 # Plans are destroyed at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
 atexit.register(_PLANS.clear)
+_TUNING = threading.Lock()  # a plan is tuned once, before any thread runs it
 
 
 def _plan(key: tuple) -> Any:
@@ -253,8 +255,9 @@ def gemm(
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:
         ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
-        if not plan.tuned:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
-            plan.tune(ws, handle)
+        with _TUNING:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
+            if not plan.tuned:
+                plan.tune(ws, handle)
         times = plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle, timed=bool(report))
         if report:
             rep = dict(plan.report(ws, handle), **times, backend="cuda")

@@ -100,7 +100,8 @@ class GemmPlan {
   /// Chooses for each shape of the plan's INT8 products the fastest of cublasGemmEx and the algorithms
   /// cuBLASLt proposes, by timing them in `workspace` on `stream` (waits for it). The INT32 products are
   /// exact whatever the algorithm, so results do not change. Untuned (or without cuBLASLt, or below
-  /// 2^30 multiply-adds per product) the products run through cublasGemmEx.
+  /// 2^30 multiply-adds per product) the products run through cublasGemmEx. Not concurrently with
+  /// run() on the same plan.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream);
   bool tuned() const;
   /// "cublasLt" where tune() chose a cuBLASLt algorithm for the plan's main product shape, else "cublasGemmEx".
