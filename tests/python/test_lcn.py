@@ -257,9 +257,10 @@ def test_evaluator_rejects_bad_moves():
 
 
 @pytest.mark.parametrize("seed, grid_side", [(1, 60), (2, 2000)])
-def test_large_drawings_take_the_grid_path_and_match_brute_force(seed, grid_side):
-    # >= 2048 edges: the evaluator buckets edges in a uniform grid. A small grid side makes many
-    # collinear and coincident configurations; a large one makes mostly generic ones.
+def test_large_random_drawings_match_brute_force(seed, grid_side):
+    # >= 2048 edges: the evaluator weighs a uniform grid against all pairs (long random edges make it
+    # choose all pairs). A small grid side makes many collinear and coincident configurations; a large
+    # one makes mostly generic ones.
     rng = np.random.default_rng(seed)
     n, m = 700, 2600
     pairs = set()
@@ -272,6 +273,30 @@ def test_large_drawings_take_the_grid_path_and_match_brute_force(seed, grid_side
     ev = lcn.evaluate(d)
     counts, violations = brute_force(d)
     np.testing.assert_array_equal(ev.edge_crossings, counts)
+    assert as_index_violations(d, ev) == violations
+
+
+def test_short_edges_take_the_grid_path_and_match_brute_force():
+    # A lattice with neighbour edges, edges skipping over a vertex (vertex on edge, collinear overlaps)
+    # and short diagonals that cross: short edges, so the grid tests far fewer pairs than all pairs.
+    rng = np.random.default_rng(7)
+    side = 40
+    idx = np.arange(side * side).reshape(side, side)
+    xy = np.stack([np.tile(np.arange(side), side), np.repeat(np.arange(side), side)], axis=1) * 2
+    edges = [np.stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()], 1), np.stack([idx[:-1].ravel(), idx[1:].ravel()], 1)]
+    a = rng.integers(0, side - 2, 300) * side + rng.integers(0, side - 2, 300)
+    edges.append(np.stack([a, a + 2], 1))  # over the vertex a + 1
+    b = rng.integers(0, side - 1, 400) * side + rng.integers(0, side - 1, 400)
+    edges.append(np.stack([b, b + side + 1], 1))
+    edges.append(np.stack([b + 1, b + side], 1))  # the other diagonal of the same cell: they cross
+    e = np.unique(np.sort(np.concatenate(edges), axis=1), axis=0)
+    d = lcn.Drawing(ids=list(range(side * side)), xy=xy.astype(np.int64), edges=e.astype(np.int64),
+                    width=2 * side, height=2 * side)
+    assert d.m >= 2048
+    ev = lcn.evaluate(d)
+    counts, violations = brute_force(d)
+    np.testing.assert_array_equal(ev.edge_crossings, counts)
+    assert counts.max() > 0 and any(v[0] == "vertex_on_edge" for v in violations)
     assert as_index_violations(d, ev) == violations
 
 

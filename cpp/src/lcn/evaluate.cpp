@@ -1,7 +1,9 @@
-// Exact evaluation of a grid drawing on the CPU: all pairs of edges (and of vertices and edges),
-// across all cores. The bounding-box test in front of every predicate rejects most pairs cheaply.
+// Exact evaluation of a grid drawing on the CPU, across all cores: pairs of edges all against all or
+// through a uniform grid (whichever tests fewer), vertices against the edges whose box covers their
+// cell. The bounding-box test in front of every predicate rejects most pairs cheaply.
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "core/threads.hpp"
@@ -27,21 +29,42 @@ struct Grid {
   std::int64_t cell_x(std::int64_t x) const { return std::min(side - 1, x * side / x_extent); }
   std::int64_t cell_y(std::int64_t y) const { return std::min(side - 1, y * side / y_extent); }
 
-  Grid(const std::vector<Box>& box, std::int64_t max_x, std::int64_t max_y) {
-    const std::int64_t m = static_cast<std::int64_t>(box.size());
+  Grid() = default;
+  // About one cell per edge (at most 2^12 a side); no edges listed yet.
+  Grid(std::int64_t m, std::int64_t max_x, std::int64_t max_y) : x_extent(max_x + 1), y_extent(max_y + 1) {
     while (side * side < m && side < (1 << 12)) side *= 2;
-    x_extent = max_x + 1;
-    y_extent = max_y + 1;
-    start.assign(static_cast<std::size_t>(side * side + 1), 0);
-    for (const Box& b : box)
-      for (std::int64_t cy = cell_y(b.y0); cy <= cell_y(b.y1); ++cy)
-        for (std::int64_t cx = cell_x(b.x0); cx <= cell_x(b.x1); ++cx) ++start[cy * side + cx + 1];
-    for (std::size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  }
+
+  // How many edges each cell would list, from a 2-D difference array: O(m + cells) however long the
+  // edges are (listing them costs the sum of these counts, which a random layout makes ~m·cells).
+  std::vector<std::int64_t> occupancy(const std::vector<Box>& box) const {
+    const std::int64_t w = side + 1;
+    std::vector<std::int64_t> d(static_cast<std::size_t>(w * w), 0);
+    for (const Box& b : box) {
+      const std::int64_t x0 = cell_x(b.x0), x1 = cell_x(b.x1) + 1, y0 = cell_y(b.y0), y1 = cell_y(b.y1) + 1;
+      ++d[y0 * w + x0], --d[y0 * w + x1], --d[y1 * w + x0], ++d[y1 * w + x1];
+    }
+    std::vector<std::int64_t> count(static_cast<std::size_t>(side * side));
+    for (std::int64_t y = 0; y < side; ++y)
+      for (std::int64_t x = 0; x < side; ++x) {
+        std::int64_t& v = d[y * w + x];
+        if (x) v += d[y * w + x - 1];
+        if (y) v += d[(y - 1) * w + x];
+        if (x && y) v -= d[(y - 1) * w + x - 1];
+        count[y * side + x] = v;
+      }
+    return count;
+  }
+
+  // Lists every edge in its cells, given occupancy(box).
+  void fill(const std::vector<Box>& box, const std::vector<std::int64_t>& count) {
+    start.assign(count.size() + 1, 0);
+    for (std::size_t c = 0; c < count.size(); ++c) start[c + 1] = start[c] + count[c];
     items.resize(static_cast<std::size_t>(start.back()));
-    std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
-    for (std::int64_t e = 0; e < m; ++e)
+    std::vector<std::int64_t> next(start.begin(), start.end() - 1);
+    for (std::int64_t e = 0; e < static_cast<std::int64_t>(box.size()); ++e)
       for (std::int64_t cy = cell_y(box[e].y0); cy <= cell_y(box[e].y1); ++cy)
-        for (std::int64_t cx = cell_x(box[e].x0); cx <= cell_x(box[e].x1); ++cx) items[fill[cy * side + cx]++] = e;
+        for (std::int64_t cx = cell_x(box[e].x0); cx <= cell_x(box[e].x1); ++cx) items[next[cy * side + cx]++] = e;
   }
 };
 
@@ -115,16 +138,16 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
   std::int64_t max_x = 0, max_y = 0;
   for (const Point& q : p) max_x = std::max(max_x, q.x), max_y = std::max(max_y, q.y);
   // The grid tests a pair in every cell the two boxes share: with long edges (a random layout) that
-  // costs more than all pairs, so it is used only when its pair count is the smaller one.
-  const Grid grid = m >= kGridFromEdges ? Grid(box, max_x, max_y) : Grid({}, 0, 0);
-  bool use_grid = m >= kGridFromEdges;
-  if (use_grid) {
+  // costs more than all pairs, so it is built only when its pair count is the smaller one.
+  Grid grid;
+  bool use_grid = false;
+  if (m >= kGridFromEdges) {
+    grid = Grid(m, max_x, max_y);
+    const std::vector<std::int64_t> count = grid.occupancy(box);
     double grid_pairs = 0;
-    for (std::int64_t c = 0; c + 1 < static_cast<std::int64_t>(grid.start.size()); ++c) {
-      const double len = static_cast<double>(grid.start[c + 1] - grid.start[c]);
-      grid_pairs += len * (len - 1) / 2;
-    }
+    for (const std::int64_t c : count) grid_pairs += static_cast<double>(c) * static_cast<double>(c - 1) / 2;
     use_grid = grid_pairs < static_cast<double>(m) * static_cast<double>(m - 1) / 2;
+    if (use_grid) grid.fill(box, count);
   }
   if (!use_grid) {
     // Row e has m - 1 - e partners: chunk i of the range takes rows i/2 and m-1-i/2 alternately, so
@@ -182,23 +205,46 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
     for (std::int64_t b = i + 1; b < j; ++b) ev.violations.push_back({Violation::Kind::same_point, order[i], order[b]});
     i = j;
   }
-  std::vector<std::vector<Violation>> on_edge(static_cast<std::size_t>(n));
-  ironkernels::detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
-    for (std::int64_t v = v0; v < v1; ++v) {
-      // With the grid, only the edges listed in the vertex's cell can contain it.
-      const std::int64_t cell = use_grid ? grid.cell_y(p[v].y) * grid.side + grid.cell_x(p[v].x) : 0;
-      const std::int64_t first = use_grid ? grid.start[cell] : 0, last = use_grid ? grid.start[cell + 1] : m;
-      for (std::int64_t i = first; i < last; ++i) {
-        const std::int64_t e = use_grid ? grid.items[i] : i;
-        if (v == s[e] || v == t[e]) continue;
-        // A vertex at an endpoint's point is a same-point violation already.
-        const Point a = p[s[e]], b = p[t[e]];
-        if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) continue;
-        if (on_segment(p[v], a, b)) on_edge[v].push_back({Violation::Kind::vertex_on_edge, v, e});
+  // Vertices on non-incident edges. With the edge grid, each vertex tests the edges listed in its cell;
+  // without it (long edges), the vertices are listed by cell and each edge tests those in the cells
+  // its bounding box covers.
+  std::mutex found_mutex;
+  auto test = [&](std::int64_t v, std::int64_t e, std::vector<Violation>& found) {
+    if (v == s[e] || v == t[e]) return;
+    // A vertex at an endpoint's point is a same-point violation already.
+    const Point a = p[s[e]], b = p[t[e]];
+    if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) return;
+    if (on_segment(p[v], a, b)) found.push_back({Violation::Kind::vertex_on_edge, v, e});
+  };
+  auto publish = [&](const std::vector<Violation>& found) {
+    std::lock_guard<std::mutex> lock(found_mutex);  // the order is fixed by the sort below
+    ev.violations.insert(ev.violations.end(), found.begin(), found.end());
+  };
+  if (use_grid) {
+    ironkernels::detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
+      std::vector<Violation> found;
+      for (std::int64_t v = v0; v < v1; ++v) {
+        const std::int64_t c = grid.cell_y(p[v].y) * grid.side + grid.cell_x(p[v].x);
+        for (std::int64_t i = grid.start[c]; i < grid.start[c + 1]; ++i) test(v, grid.items[i], found);
       }
-    }
-  });
-  for (auto& list : on_edge) ev.violations.insert(ev.violations.end(), list.begin(), list.end());
+      publish(found);
+    });
+  } else {
+    std::vector<Box> at(static_cast<std::size_t>(n));
+    for (std::int64_t v = 0; v < n; ++v) at[v] = {p[v].x, p[v].y, p[v].x, p[v].y};
+    Grid vertices(n, max_x, max_y);
+    vertices.fill(at, vertices.occupancy(at));
+    ironkernels::detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
+      std::vector<Violation> found;
+      for (std::int64_t e = e0; e < e1; ++e)
+        for (std::int64_t cy = vertices.cell_y(box[e].y0); cy <= vertices.cell_y(box[e].y1); ++cy)
+          for (std::int64_t cx = vertices.cell_x(box[e].x0); cx <= vertices.cell_x(box[e].x1); ++cx) {
+            const std::int64_t c = cy * vertices.side + cx;
+            for (std::int64_t i = vertices.start[c]; i < vertices.start[c + 1]; ++i) test(vertices.items[i], e, found);
+          }
+      publish(found);
+    });
+  }
   std::stable_sort(ev.violations.begin(), ev.violations.end(), [](const Violation& x, const Violation& y) {
     if (x.kind != y.kind) return x.kind < y.kind;
     return x.a != y.a ? x.a < y.a : x.b < y.b;
