@@ -77,9 +77,16 @@ class Evaluator {
   struct P {
     std::int64_t x, y;
   };
-  // Crossing-count changes when v goes to q: delta[e] for every edge; returns false when q is illegal.
-  bool deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
+  struct Segment {  // an edge's endpoint positions, kept with the edge (no gathers in the sweeps)
+    P a, b;
+  };
+  // Crossing-count changes when v goes to q: delta[e] for every edge.
+  void deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
+  // Whether q is a legal position for v (inside the grid, on no other vertex and no non-incident edge,
+  // no other vertex on v's edges from q).
+  bool legal(std::int64_t v, P q) const;
   std::vector<P> p_;
+  std::vector<Segment> seg_;
   std::vector<std::int64_t> s_, t_, counts_;
   std::vector<std::vector<std::int64_t>> incident_;
   std::int64_t width_, height_;

@@ -13,8 +13,19 @@ namespace ironkernels::lcn {
 namespace {
 
 using Pt = detail::Point;
+using detail::box_of;
+using detail::boxes_meet;
 using detail::cross_properly;
 using detail::on_segment;
+
+// (max, how many edges reach it) of crossing counts, as evaluate() reports k and edges at k.
+struct KTally {
+  std::int64_t k = 0, at_k = 0;
+  void add(std::int64_t now) {
+    if (now > k) k = now, at_k = 0;
+    if (now == k) ++at_k;
+  }
+};
 
 }  // namespace
 
@@ -27,43 +38,52 @@ Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t*
   for (std::int64_t v = 0; v < n; ++v) p_[v] = {xy[2 * v], xy[2 * v + 1]};
   s_.resize(static_cast<std::size_t>(m));
   t_.resize(static_cast<std::size_t>(m));
+  seg_.resize(static_cast<std::size_t>(m));
   incident_.resize(static_cast<std::size_t>(n));
   for (std::int64_t e = 0; e < m; ++e) {
     s_[e] = edges[2 * e];
     t_[e] = edges[2 * e + 1];
+    seg_[e] = {p_[s_[e]], p_[t_[e]]};
     incident_[s_[e]].push_back(e);
     incident_[t_[e]].push_back(e);
   }
 }
 
-bool Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta) const {
+void Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta) const {
   const Pt q{q_in.x, q_in.y};
-  const std::int64_t m = static_cast<std::int64_t>(s_.size()), n = static_cast<std::int64_t>(p_.size());
+  const std::int64_t m = static_cast<std::int64_t>(s_.size());
   delta.assign(static_cast<std::size_t>(m), 0);
-  auto at = [&](std::int64_t u) { return Pt{p_[u].x, p_[u].y}; };
   for (std::int64_t e : incident_[v]) {
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];  // the other endpoint
-    const Pt a_old = at(v), a_new = q, b = at(w);
+    const Pt a_old{p_[v].x, p_[v].y}, b{p_[w].x, p_[w].y};
+    const detail::Box box_old = box_of(a_old, b), box_new = box_of(q, b);
     for (std::int64_t f = 0; f < m; ++f) {
       if (s_[f] == v || t_[f] == v || s_[f] == w || t_[f] == w) continue;  // shares an endpoint: never crosses
-      const Pt c = at(s_[f]), d = at(t_[f]);
-      const int change = int(cross_properly(a_new, b, c, d)) - int(cross_properly(a_old, b, c, d));
+      const Pt c{seg_[f].a.x, seg_[f].a.y}, d{seg_[f].b.x, seg_[f].b.y};
+      const detail::Box box_f = box_of(c, d);
+      const int change = int(boxes_meet(box_new, box_f) && cross_properly(q, b, c, d)) -
+                         int(boxes_meet(box_old, box_f) && cross_properly(a_old, b, c, d));
       if (change) {
         delta[e] += change;
         delta[f] += change;
       }
     }
   }
-  // Legality of the new position.
+}
+
+bool Evaluator::legal(std::int64_t v, P q_in) const {
+  const Pt q{q_in.x, q_in.y};
+  const std::int64_t m = static_cast<std::int64_t>(s_.size()), n = static_cast<std::int64_t>(p_.size());
   if (q.x < 0 || q.x > width_ || q.y < 0 || q.y > height_) return false;
   for (std::int64_t u = 0; u < n; ++u)
     if (u != v && p_[u].x == q.x && p_[u].y == q.y) return false;
   for (std::int64_t f = 0; f < m; ++f)  // q on an edge not incident to v
-    if (s_[f] != v && t_[f] != v && on_segment(q, at(s_[f]), at(t_[f]))) return false;
+    if (s_[f] != v && t_[f] != v && on_segment(q, {seg_[f].a.x, seg_[f].a.y}, {seg_[f].b.x, seg_[f].b.y}))
+      return false;
   for (std::int64_t e : incident_[v]) {  // another vertex on one of v's edges
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];
     for (std::int64_t u = 0; u < n; ++u)
-      if (u != v && u != w && on_segment(at(u), q, at(w))) return false;
+      if (u != v && u != w && on_segment({p_[u].x, p_[u].y}, q, {p_[w].x, p_[w].y})) return false;
   }
   return true;
 }
@@ -75,28 +95,62 @@ void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
   deltas(v, {x, y}, delta);
   for (std::size_t e = 0; e < counts_.size(); ++e) counts_[e] += delta[e];
   p_[v] = {x, y};
+  for (std::int64_t e : incident_[v]) seg_[e] = {p_[s_[e]], p_[t_[e]]};
 }
 
+// With base[f] = counts[f] minus f's crossings with v's current edges (once per call), a candidate q
+// only tests its own new edges (q, w_j) against the others: the same figures as a move and a full
+// evaluation, half the crossing tests of deltas(), each behind a bounding-box test.
 void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const {
   detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
   detail::check_candidates(xy, count);
+  const std::int64_t m = static_cast<std::int64_t>(s_.size());
+  std::vector<std::int64_t> w;  // v's neighbours, one per incident edge
+  std::vector<char> own(static_cast<std::size_t>(m), 0);
+  for (std::int64_t e : incident_[v]) {
+    w.push_back(s_[e] == v ? t_[e] : s_[e]);
+    own[e] = 1;
+  }
+  const std::size_t deg = w.size();
+  const Pt pv{p_[v].x, p_[v].y};
+  std::vector<std::int64_t> base(static_cast<std::size_t>(m), 0);
+  ironkernels::detail::parallel_for(m, 4096, [&](std::int64_t f0, std::int64_t f1) {
+    for (std::int64_t f = f0; f < f1; ++f) {
+      if (own[f]) continue;
+      const Pt c{seg_[f].a.x, seg_[f].a.y}, d{seg_[f].b.x, seg_[f].b.y};
+      std::int64_t b = counts_[f];
+      for (std::size_t j = 0; j < deg; ++j)
+        if (s_[f] != w[j] && t_[f] != w[j]) b -= cross_properly(pv, {p_[w[j]].x, p_[w[j]].y}, c, d);
+      base[f] = b;
+    }
+  });
   ironkernels::detail::parallel_for(count, 1, [&](std::int64_t c0, std::int64_t c1) {
-    std::vector<std::int64_t> delta;
+    std::vector<std::int64_t> inc(deg);
+    std::vector<detail::Box> new_box(deg);
     for (std::int64_t c = c0; c < c1; ++c) {
-      CandidateFigures f;
-      f.legal = deltas(v, {xy[2 * c], xy[2 * c + 1]}, delta);
-      for (std::size_t e = 0; e < counts_.size(); ++e) {
-        const std::int64_t now = counts_[e] + delta[e];
-        f.total_crossings += now;
-        if (now > f.k) {
-          f.k = now;
-          f.edges_at_k = 0;
-        }
-        if (now == f.k) ++f.edges_at_k;
+      const Pt q{xy[2 * c], xy[2 * c + 1]};
+      for (std::size_t j = 0; j < deg; ++j) inc[j] = 0, new_box[j] = box_of(q, {p_[w[j]].x, p_[w[j]].y});
+      KTally tally;
+      std::int64_t twice_total = 0;
+      for (std::int64_t f = 0; f < m; ++f) {
+        if (own[f]) continue;
+        const Pt a{seg_[f].a.x, seg_[f].a.y}, b{seg_[f].b.x, seg_[f].b.y};
+        const detail::Box box_f = box_of(a, b);
+        std::int64_t now = base[f];
+        for (std::size_t j = 0; j < deg; ++j)
+          if (s_[f] != w[j] && t_[f] != w[j] && boxes_meet(new_box[j], box_f) &&
+              cross_properly(q, {p_[w[j]].x, p_[w[j]].y}, a, b))
+            ++now, ++inc[j];
+        tally.add(now);
+        twice_total += now;
       }
-      f.total_crossings /= 2;
-      if (counts_.empty()) f.edges_at_k = 0;
-      out[c] = f;
+      for (std::size_t j = 0; j < deg; ++j) tally.add(inc[j]), twice_total += inc[j];  // v's edges never cross each other
+      CandidateFigures fig;
+      fig.k = tally.k;
+      fig.edges_at_k = m ? tally.at_k : 0;
+      fig.total_crossings = twice_total / 2;
+      fig.legal = legal(v, {q.x, q.y});
+      out[c] = fig;
     }
   });
 }
