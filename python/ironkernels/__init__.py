@@ -1,7 +1,8 @@
 """ironkernels: GPU kernels under stated contracts.
 
 - :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA).
-- :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II (CPU reference so far).
+- :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA).
+- :mod:`ironkernels.lcn` — grid drawings: exact crossing counts, validity, incremental moves (CPU and CUDA).
 
 Arrays from NumPy, PyTorch, CuPy (anything with ``__dlpack__``) are used in place, without copies;
 host arrays run on the CPU, CUDA arrays on their GPU, and results come back in the caller's framework.
