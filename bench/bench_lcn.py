@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from ironkernels import lcn  # noqa: E402
+from ironkernels.reference import lcn_crossing_counts  # noqa: E402
 from _common import cpu_hardware, write_result  # noqa: E402
 
 
@@ -55,31 +56,12 @@ def lattice(rows, cols, rng, chords):
                        width=int(xy[:, 0].max()), height=int(xy[:, 1].max()))
 
 
-def brute_force_counts(xy, edges, block=512):
-    """Per-edge proper-crossing counts, all pairs with NumPy (independent of the library)."""
-    xy, edges = np.asarray(xy, np.int64), np.asarray(edges, np.int64)
-    p, q, s, t = xy[edges[:, 0]], xy[edges[:, 1]], edges[:, 0], edges[:, 1]
-    counts = np.zeros(len(edges), np.int64)
-
-    def orient(a, b, c):
-        return np.sign((b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0]))
-
-    for i0 in range(0, len(edges), block):
-        a, b = p[i0:i0 + block, None], q[i0:i0 + block, None]
-        o1, o2 = orient(a, b, p[None]), orient(a, b, q[None])
-        o3, o4 = orient(p[None], q[None], a), orient(p[None], q[None], b)
-        si, ti = s[i0:i0 + block, None], t[i0:i0 + block, None]
-        disjoint = (s[None] != si) & (s[None] != ti) & (t[None] != si) & (t[None] != ti)
-        counts[i0:i0 + block] = np.count_nonzero(disjoint & (o1 * o2 < 0) & (o3 * o4 < 0), axis=1)
-    return counts
-
-
 def agreement_job(args):
     corpus, file, seed = args
     d = lcn.load(os.path.join(corpus, file), self_loops="drop")
     out = []
     for layout, dd in (("as given", d), ("random layout", random_layout(d, np.random.default_rng(seed)))):
-        ref = brute_force_counts(dd.xy, dd.edges)
+        ref = lcn_crossing_counts(dd.xy, dd.edges)
         out.append({"graph": file, "layout": layout, "nodes": dd.n, "edges": dd.m, "xy": dd.xy, "edge_list": dd.edges,
                     "reference": ref, "cpu_equal": bool((lcn.evaluate(dd).edge_crossings == ref).all())})
     return out

@@ -8,8 +8,8 @@
 //      row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. cuBLAS INT8 GEMMs (one per modulus, K in chunks of 2^16) + reduce_kernel per group of moduli
-//      whose INT32 products fit kProductBytes
+//   5. INT8 GEMMs, one per modulus, K in chunks of 2^16 (cublasGemmEx, or the cuBLASLt algorithm
+//      tune() chose) + reduce_kernel per group of moduli whose INT32 products fit kProductBytes
 //   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <type_traits>
+#include <initializer_list>
 
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
@@ -47,29 +47,37 @@ const char* cublas_status_name(cublasStatus_t s) {
   return "unknown cuBLAS status";
 }
 
+namespace {
+// The first of `names` that dlopen finds (nullptr if none).
+void* open_library(std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+  return nullptr;
+}
+
+// fn = the symbol `name` of `lib`; the first missing name is kept in `missing`.
+template <class Fn>
+void bind(void* lib, Fn& fn, const char* name, const char*& missing) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn && !missing) missing = name;
+}
+}  // namespace
+
 const CublasApi& cublas_api() {
   static std::once_flag once;
   static CublasApi api{};
   static const char* failure = nullptr;
   std::call_once(once, [] {
-    void* lib = nullptr;
-    for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    void* lib = open_library({"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
     if (!lib) {
       failure = "libcublas.so (13 or 12) not found on the library path";
       return;
     }
-    auto sym = [&](const char* name) {
-      void* p = dlsym(lib, name);
-      if (!p && !failure) failure = name;
-      return p;
-    };
-    api.create = reinterpret_cast<decltype(api.create)>(sym("cublasCreate_v2"));
-    api.destroy = reinterpret_cast<decltype(api.destroy)>(sym("cublasDestroy_v2"));
-    api.set_stream = reinterpret_cast<decltype(api.set_stream)>(sym("cublasSetStream_v2"));
-    api.set_workspace = reinterpret_cast<decltype(api.set_workspace)>(sym("cublasSetWorkspace_v2"));
-    api.gemm_strided_batched_ex =
-        reinterpret_cast<decltype(api.gemm_strided_batched_ex)>(sym("cublasGemmStridedBatchedEx"));
+    bind(lib, api.create, "cublasCreate_v2", failure);
+    bind(lib, api.destroy, "cublasDestroy_v2", failure);
+    bind(lib, api.set_stream, "cublasSetStream_v2", failure);
+    bind(lib, api.set_workspace, "cublasSetWorkspace_v2", failure);
+    bind(lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", failure);
   });
   if (failure) raise<UnsupportedError>("gemm: the CUDA backend needs cuBLAS: ", failure);
   return api;
@@ -80,28 +88,22 @@ const CublasLtApi* cublas_lt_api() {
   static CublasLtApi api{};
   static bool loaded = false;
   std::call_once(once, [] {
-    void* lib = nullptr;
-    for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"})
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    void* lib = open_library({"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
     if (!lib) return;
-    bool all = true;
-    auto sym = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-      all = all && fn;
-    };
-    sym(api.create, "cublasLtCreate");
-    sym(api.destroy, "cublasLtDestroy");
-    sym(api.desc_create, "cublasLtMatmulDescCreate");
-    sym(api.desc_destroy, "cublasLtMatmulDescDestroy");
-    sym(api.desc_set, "cublasLtMatmulDescSetAttribute");
-    sym(api.layout_create, "cublasLtMatrixLayoutCreate");
-    sym(api.layout_destroy, "cublasLtMatrixLayoutDestroy");
-    sym(api.pref_create, "cublasLtMatmulPreferenceCreate");
-    sym(api.pref_destroy, "cublasLtMatmulPreferenceDestroy");
-    sym(api.pref_set, "cublasLtMatmulPreferenceSetAttribute");
-    sym(api.heuristic, "cublasLtMatmulAlgoGetHeuristic");
-    sym(api.matmul, "cublasLtMatmul");
-    loaded = all;
+    const char* missing = nullptr;
+    bind(lib, api.create, "cublasLtCreate", missing);
+    bind(lib, api.destroy, "cublasLtDestroy", missing);
+    bind(lib, api.desc_create, "cublasLtMatmulDescCreate", missing);
+    bind(lib, api.desc_destroy, "cublasLtMatmulDescDestroy", missing);
+    bind(lib, api.desc_set, "cublasLtMatmulDescSetAttribute", missing);
+    bind(lib, api.layout_create, "cublasLtMatrixLayoutCreate", missing);
+    bind(lib, api.layout_destroy, "cublasLtMatrixLayoutDestroy", missing);
+    bind(lib, api.pref_create, "cublasLtMatmulPreferenceCreate", missing);
+    bind(lib, api.pref_destroy, "cublasLtMatmulPreferenceDestroy", missing);
+    bind(lib, api.pref_set, "cublasLtMatmulPreferenceSetAttribute", missing);
+    bind(lib, api.heuristic, "cublasLtMatmulAlgoGetHeuristic", missing);
+    bind(lib, api.matmul, "cublasLtMatmul", missing);
+    loaded = !missing;
   });
   return loaded ? &api : nullptr;
 }
@@ -690,6 +692,8 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   } pref_guard{lt, pref};
   const std::uint64_t max_ws = kCublasWorkspace;
   IK_CUBLAS_CHECK(lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
+  IK_CUDA_CHECK(cudaMemsetAsync(ra, 0, std::size_t(p.mp * p.kp), s));  // timed on zeros (any operands would do)
+  IK_CUDA_CHECK(cudaMemsetAsync(rb, 0, std::size_t(p.np * p.kp), s));
   Event start(p.device), stop(p.device);
   Int8Product chosen[2] = {p.shapes[0], p.shapes[1]};  // published at the end
   for (int i = 0; i < p.shape_count; ++i) {
@@ -704,8 +708,6 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     cublasLtMatmulHeuristicResult_t found[8];
     int count = 0;
     if (lt->heuristic(p.lt, p.lt_op, sh.a, sh.b, sh.c, sh.c, pref, 8, found, &count) != CUBLAS_STATUS_SUCCESS) count = 0;
-    IK_CUDA_CHECK(cudaMemsetAsync(ra, 0, std::size_t(p.mp * p.kp), s));
-    IK_CUDA_CHECK(cudaMemsetAsync(rb, 0, std::size_t(p.np * p.kp), s));
     // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses is skipped.
     auto time = [&](const Int8Product& candidate) -> float {
       if (p.product(candidate, ra, rb, prod, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;

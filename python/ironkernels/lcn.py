@@ -151,12 +151,17 @@ def to_dict(drawing: Drawing) -> dict:
     }
 
 
-def save(drawing: Drawing, path: Union[str, os.PathLike]) -> None:
-    """Write the drawing as contest JSON (written to a temporary file, then renamed into place)."""
+def _write_text(path: Union[str, os.PathLike], text: str) -> None:
+    """Written to a temporary file, then renamed into place: an existing file is never left half-written."""
     tmp = f"{os.fspath(path)}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(to_dict(drawing), f)
+        f.write(text)
     os.replace(tmp, path)
+
+
+def save(drawing: Drawing, path: Union[str, os.PathLike]) -> None:
+    """Write the drawing as contest JSON."""
+    _write_text(path, json.dumps(to_dict(drawing)))
 
 
 def evaluate(drawing: Drawing) -> Evaluation:
@@ -205,6 +210,7 @@ def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation
     py = lambda y: margin + (h - y) * scale  # noqa: E731
     order = np.argsort(ev.edge_crossings, kind="stable")  # most crossed last, on top
     at_k = ev.edge_crossings == ev.k if drawing.m else np.zeros(0, bool)
+    color = lambda e: _AT_K if at_k[e] else _color(int(ev.edge_crossings[e]), ev.k)  # noqa: E731
     width_px, height_px = int(2 * margin + w * scale), int(2 * margin + h * scale)
     title = (f"n={drawing.n} m={drawing.m} k={ev.k} edges at k={ev.edges_at_k} total={ev.total_crossings}"
              + ("" if ev.valid else f" INVALID ({len(ev.violations)} violations)"))
@@ -217,7 +223,7 @@ def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation
 
         fig, ax = plt.subplots(figsize=(size / 100, size / 100), dpi=100)
         segs = [[tuple(drawing.xy[s]), tuple(drawing.xy[t])] for s, t in drawing.edges[order]]
-        cols = [_AT_K if at_k[e] else _color(int(ev.edge_crossings[e]), ev.k) for e in order]
+        cols = [color(e) for e in order]
         widths = [1.8 if at_k[e] else 0.6 for e in order]
         ax.add_collection(LineCollection(segs, colors=cols, linewidths=widths))
         ax.scatter(drawing.xy[:, 0], drawing.xy[:, 1], s=4, c="black", zorder=3)
@@ -237,16 +243,12 @@ def draw(drawing: Drawing, path: Union[str, os.PathLike], evaluation: Evaluation
            'fill="none" stroke="#888" stroke-width="1"/>']
     for e in order:
         (x0, y0), (x1, y1) = drawing.xy[drawing.edges[e, 0]], drawing.xy[drawing.edges[e, 1]]
-        color = _AT_K if at_k[e] else _color(int(ev.edge_crossings[e]), ev.k)
         out.append(f'<line x1="{px(x0):.2f}" y1="{py(y0):.2f}" x2="{px(x1):.2f}" y2="{py(y1):.2f}" '
-                   f'stroke="{color}" stroke-width="{1.8 if at_k[e] else 0.7}"/>')
+                   f'stroke="{color(e)}" stroke-width="{1.8 if at_k[e] else 0.7}"/>')
     r = max(1.2, min(3.0, 300 / max(drawing.n, 1)))
     out.extend(f'<circle cx="{px(x):.2f}" cy="{py(y):.2f}" r="{r:.2f}" fill="black"/>' for x, y in drawing.xy.tolist())
     out.append("</svg>")
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(out))
-    os.replace(tmp, path)
+    _write_text(path, "\n".join(out))
 
 
 # ------------------------------------------------------------------------------------- incremental moves

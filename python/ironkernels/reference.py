@@ -52,3 +52,23 @@ def gemm_truncation_bound(a: np.ndarray, b: np.ndarray, bits_a: int, bits_b: int
     eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
     trunc = a.shape[1] * np.outer(ea, eb) * (2.0**-bits_a + 2.0**-bits_b + 2.0 ** -(bits_a + bits_b))
     return trunc + 2.0**-52 * np.abs(np.asarray(ref, dtype=np.float64))
+
+
+def lcn_crossing_counts(xy: np.ndarray, edges: np.ndarray, block: int = 512) -> np.ndarray:
+    """Per-edge proper-crossing counts of a grid drawing, all pairs with NumPy in blocks of rows: edges
+    sharing an endpoint never cross; otherwise strict orientation tests on both segments (int64)."""
+    xy, edges = np.asarray(xy, np.int64), np.asarray(edges, np.int64).reshape(-1, 2)
+    p, q, s, t = xy[edges[:, 0]], xy[edges[:, 1]], edges[:, 0], edges[:, 1]
+    counts = np.zeros(len(edges), np.int64)
+
+    def orient(a, b, c):
+        return np.sign((b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0]))
+
+    for i0 in range(0, len(edges), block):
+        a, b = p[i0:i0 + block, None], q[i0:i0 + block, None]
+        o1, o2 = orient(a, b, p[None]), orient(a, b, q[None])
+        o3, o4 = orient(p[None], q[None], a), orient(p[None], q[None], b)
+        si, ti = s[i0:i0 + block, None], t[i0:i0 + block, None]
+        disjoint = (s[None] != si) & (s[None] != ti) & (t[None] != si) & (t[None] != ti)
+        counts[i0:i0 + block] = np.count_nonzero(disjoint & (o1 * o2 < 0) & (o3 * o4 < 0), axis=1)
+    return counts

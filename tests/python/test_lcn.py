@@ -12,6 +12,7 @@ import pytest
 
 import ironkernels
 from ironkernels import lcn
+from ironkernels.reference import lcn_crossing_counts
 
 DATA = pathlib.Path(__file__).parent.parent / "data" / "lcn"
 FILES = sorted(DATA.glob("*/*.json"))
@@ -22,17 +23,11 @@ def orient(ax, ay, bx, by, cx, cy):
 
 
 def brute_force(d):
-    """Per-edge proper-crossing counts and the set of violations, pair by pair with NumPy."""
+    """Per-edge proper-crossing counts (ironkernels.reference, NumPy) and the set of violations, vertex
+    by vertex with NumPy: neither uses the library's C++ core."""
     p, q = d.xy[d.edges[:, 0]], d.xy[d.edges[:, 1]]
     s, t = d.edges[:, 0], d.edges[:, 1]
-    counts = np.zeros(d.m, dtype=np.int64)
-    for e in range(d.m):
-        o1 = orient(p[e, 0], p[e, 1], q[e, 0], q[e, 1], p[:, 0], p[:, 1])
-        o2 = orient(p[e, 0], p[e, 1], q[e, 0], q[e, 1], q[:, 0], q[:, 1])
-        o3 = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], p[e, 0], p[e, 1])
-        o4 = orient(p[:, 0], p[:, 1], q[:, 0], q[:, 1], q[e, 0], q[e, 1])
-        disjoint = (s != s[e]) & (s != t[e]) & (t != s[e]) & (t != t[e])
-        counts[e] = np.count_nonzero(disjoint & (o1 * o2 < 0) & (o3 * o4 < 0))
+    counts = lcn_crossing_counts(d.xy, d.edges)
     violations = set()
     for v in range(d.n):
         x, y = d.xy[v]

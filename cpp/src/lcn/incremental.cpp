@@ -18,6 +18,12 @@ using detail::boxes_meet;
 using detail::cross_properly;
 using detail::on_segment;
 
+// The predicates' point from the evaluator's own (header-visible) point type.
+template <class Q>
+Pt pt(const Q& q) {
+  return {q.x, q.y};
+}
+
 // (max, how many edges reach it) of crossing counts, as evaluate() reports k and edges at k.
 struct KTally {
   std::int64_t k = 0, at_k = 0;
@@ -50,16 +56,16 @@ Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t*
 }
 
 void Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta) const {
-  const Pt q{q_in.x, q_in.y};
+  const Pt q = pt(q_in);
   const std::int64_t m = static_cast<std::int64_t>(s_.size());
   delta.assign(static_cast<std::size_t>(m), 0);
   for (std::int64_t e : incident_[v]) {
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];  // the other endpoint
-    const Pt a_old{p_[v].x, p_[v].y}, b{p_[w].x, p_[w].y};
+    const Pt a_old = pt(p_[v]), b = pt(p_[w]);
     const detail::Box box_old = box_of(a_old, b), box_new = box_of(q, b);
     for (std::int64_t f = 0; f < m; ++f) {
       if (s_[f] == v || t_[f] == v || s_[f] == w || t_[f] == w) continue;  // shares an endpoint: never crosses
-      const Pt c{seg_[f].a.x, seg_[f].a.y}, d{seg_[f].b.x, seg_[f].b.y};
+      const Pt c = pt(seg_[f].a), d = pt(seg_[f].b);
       const detail::Box box_f = box_of(c, d);
       const int change = int(boxes_meet(box_new, box_f) && cross_properly(q, b, c, d)) -
                          int(boxes_meet(box_old, box_f) && cross_properly(a_old, b, c, d));
@@ -72,18 +78,18 @@ void Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta)
 }
 
 bool Evaluator::legal(std::int64_t v, P q_in) const {
-  const Pt q{q_in.x, q_in.y};
+  const Pt q = pt(q_in);
   const std::int64_t m = static_cast<std::int64_t>(s_.size()), n = static_cast<std::int64_t>(p_.size());
   if (q.x < 0 || q.x > width_ || q.y < 0 || q.y > height_) return false;
   for (std::int64_t u = 0; u < n; ++u)
     if (u != v && p_[u].x == q.x && p_[u].y == q.y) return false;
   for (std::int64_t f = 0; f < m; ++f)  // q on an edge not incident to v
-    if (s_[f] != v && t_[f] != v && on_segment(q, {seg_[f].a.x, seg_[f].a.y}, {seg_[f].b.x, seg_[f].b.y}))
+    if (s_[f] != v && t_[f] != v && on_segment(q, pt(seg_[f].a), pt(seg_[f].b)))
       return false;
   for (std::int64_t e : incident_[v]) {  // another vertex on one of v's edges
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];
     for (std::int64_t u = 0; u < n; ++u)
-      if (u != v && u != w && on_segment({p_[u].x, p_[u].y}, q, {p_[w].x, p_[w].y})) return false;
+      if (u != v && u != w && on_segment(pt(p_[u]), q, pt(p_[w]))) return false;
   }
   return true;
 }
@@ -105,22 +111,24 @@ void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t 
   detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
   detail::check_candidates(xy, count);
   const std::int64_t m = static_cast<std::int64_t>(s_.size());
-  std::vector<std::int64_t> w;  // v's neighbours, one per incident edge
+  std::vector<std::int64_t> w;  // v's neighbours, one per incident edge, and their positions
+  std::vector<Pt> pw;
   std::vector<char> own(static_cast<std::size_t>(m), 0);
   for (std::int64_t e : incident_[v]) {
     w.push_back(s_[e] == v ? t_[e] : s_[e]);
+    pw.push_back(pt(p_[w.back()]));
     own[e] = 1;
   }
   const std::size_t deg = w.size();
-  const Pt pv{p_[v].x, p_[v].y};
+  const Pt pv = pt(p_[v]);
   std::vector<std::int64_t> base(static_cast<std::size_t>(m), 0);
   ironkernels::detail::parallel_for(m, 4096, [&](std::int64_t f0, std::int64_t f1) {
     for (std::int64_t f = f0; f < f1; ++f) {
       if (own[f]) continue;
-      const Pt c{seg_[f].a.x, seg_[f].a.y}, d{seg_[f].b.x, seg_[f].b.y};
+      const Pt c = pt(seg_[f].a), d = pt(seg_[f].b);
       std::int64_t b = counts_[f];
       for (std::size_t j = 0; j < deg; ++j)
-        if (s_[f] != w[j] && t_[f] != w[j]) b -= cross_properly(pv, {p_[w[j]].x, p_[w[j]].y}, c, d);
+        if (s_[f] != w[j] && t_[f] != w[j]) b -= cross_properly(pv, pw[j], c, d);
       base[f] = b;
     }
   });
@@ -129,17 +137,16 @@ void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t 
     std::vector<detail::Box> new_box(deg);
     for (std::int64_t c = c0; c < c1; ++c) {
       const Pt q{xy[2 * c], xy[2 * c + 1]};
-      for (std::size_t j = 0; j < deg; ++j) inc[j] = 0, new_box[j] = box_of(q, {p_[w[j]].x, p_[w[j]].y});
+      for (std::size_t j = 0; j < deg; ++j) inc[j] = 0, new_box[j] = box_of(q, pw[j]);
       KTally tally;
       std::int64_t twice_total = 0;
       for (std::int64_t f = 0; f < m; ++f) {
         if (own[f]) continue;
-        const Pt a{seg_[f].a.x, seg_[f].a.y}, b{seg_[f].b.x, seg_[f].b.y};
+        const Pt a = pt(seg_[f].a), b = pt(seg_[f].b);
         const detail::Box box_f = box_of(a, b);
         std::int64_t now = base[f];
         for (std::size_t j = 0; j < deg; ++j)
-          if (s_[f] != w[j] && t_[f] != w[j] && boxes_meet(new_box[j], box_f) &&
-              cross_properly(q, {p_[w[j]].x, p_[w[j]].y}, a, b))
+          if (s_[f] != w[j] && t_[f] != w[j] && boxes_meet(new_box[j], box_f) && cross_properly(q, pw[j], a, b))
             ++now, ++inc[j];
         tally.add(now);
         twice_total += now;
