@@ -15,11 +15,12 @@
 // Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
 // conflict-free without swizzling.
 //
-// N is a template parameter (every stage and address weight is a compile-time constant); 16-bit
-// rows are software-pipelined over a resident grid, and their first four stages run on the tensor
-// cores (HadamardMma); rows the vector path cannot take (misaligned,
-// odd strides, batches that do not collapse to one stride) go to fwt_smem_kernel. bench/NOTES.md
-// has the measurements behind each choice.
+// N is a template parameter (every stage and address weight is a compile-time constant). Most
+// 16-bit rows run on a resident grid whose next tiles' inputs are already in flight to shared
+// memory (cp.async); 16-bit rows do their first four stages on the tensor cores (HadamardMma).
+// Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
+// stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each
+// choice; bench/fwt_sweep.cu re-measures the configurations on another GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -85,11 +86,14 @@ __device__ __forceinline__ void row_offsets(const KernelArgs& a, std::int64_t r,
 template <class T, int V>
 struct VecIO;
 
+// Every dtype's vector travels as a raw uint4 (global load or shared-memory stage) and is unpacked
+// into compute-type values when the butterflies start.
+__device__ __forceinline__ uint4 load_streaming(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 template <>
 struct VecIO<float, 4> {
-  __device__ static void load(const float* p, float (&o)[4]) {
-    const float4 q = __ldcs(reinterpret_cast<const float4*>(p));
-    o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
+  __device__ static uint4 load_raw(const float* p) { return load_streaming(p); }
+  __device__ static void unpack(const uint4& q, float (&o)[4]) {
+    o[0] = __uint_as_float(q.x), o[1] = __uint_as_float(q.y), o[2] = __uint_as_float(q.z), o[3] = __uint_as_float(q.w);
   }
   __device__ static void store(float* p, const float (&i)[4]) {
     __stcs(reinterpret_cast<float4*>(p), make_float4(i[0], i[1], i[2], i[3]));
@@ -97,9 +101,9 @@ struct VecIO<float, 4> {
 };
 template <>
 struct VecIO<double, 2> {
-  __device__ static void load(const double* p, double (&o)[2]) {
-    const double2 q = __ldcs(reinterpret_cast<const double2*>(p));
-    o[0] = q.x, o[1] = q.y;
+  __device__ static uint4 load_raw(const double* p) { return load_streaming(p); }
+  __device__ static void unpack(const uint4& q, double (&o)[2]) {
+    o[0] = __hiloint2double(int(q.y), int(q.x)), o[1] = __hiloint2double(int(q.w), int(q.z));
   }
   __device__ static void store(double* p, const double (&i)[2]) {
     __stcs(reinterpret_cast<double2*>(p), make_double2(i[0], i[1]));
@@ -107,9 +111,8 @@ struct VecIO<double, 2> {
 };
 template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
 struct Vec16bit {
-  // Raw 16-byte vectors, so a prefetch holds 8 values in 4 registers until they are needed.
   template <class T>
-  __device__ static uint4 load_raw(const T* p) { return __ldcs(reinterpret_cast<const uint4*>(p)); }
+  __device__ static uint4 load_raw(const T* p) { return load_streaming(p); }
   __device__ static void unpack(const uint4& q, float (&o)[8]) {
     const T2* h = reinterpret_cast<const T2*>(&q);
 #pragma unroll
@@ -118,8 +121,6 @@ struct Vec16bit {
       o[2 * i] = f.x, o[2 * i + 1] = f.y;
     }
   }
-  template <class T>
-  __device__ static void load(const T* p, float (&o)[8]) { unpack(load_raw(p), o); }
   template <class T>
   __device__ static void store(T* p, const float (&in)[8]) {
     uint4 q;
@@ -167,12 +168,13 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, cons
 #endif
 }
 
-// The stage transforms logical bits {0, 1, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3):
-// the A fragment's column index k is (bit 0 = the half of a 32-bit register, bits 1-2 = lane % 4 =
-// logical bits 3-4, bit 3 = logical bit 1), its row index (lane / 4, and logical bit 2 as row + 8)
+// The stage transforms logical bits {0, 2, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3),
+// registers q.x..q.w = values {0,1}, {2,3}, {4,5}, {6,7}, taken as the A fragment (a0..a3) as loaded:
+// its column index k is (bit 0 = the half of a 32-bit register, bits 1-2 = lane % 4 = logical bits
+// 3-4, bit 3 = a2/a3 = logical bit 2); its row index (lane / 4, and a1/a3 = row + 8 = logical bit 1)
 // runs over independent vectors. H_16 is invariant under a common permutation of the bits of its
-// row and column index, so B = the two 16×8 halves of H_16 in the same k order, and the outputs come
-// back with the same bit assignment as the inputs: no data movement at all.
+// row and column index, so B = the two 16×8 halves of H_16 in the same k order, and D comes back
+// with the inputs' bit assignment: no register moves around the mma at all.
 template <class T>
 struct HadamardMma {
   std::uint32_t b[2][2];  // B fragments of H_16[:, 0:8] and H_16[:, 8:16]
@@ -190,16 +192,14 @@ struct HadamardMma {
         b[nb][r] = lo | (hi << 16);
       }
   }
-  // One vector (registers r0..r3 = values {0,1},{2,3},{4,5},{6,7}) of each of the 32 lanes: the
-  // A fragment is (r0, r2, r1, r3): row + 8 is logical bit 2, k + 8 logical bit 1.
+  // One vector of each of the 32 lanes. D rows g (logical bit 1 = 0) are d0, d1 and rows g + 8
+  // (bit 1 = 1) d2, d3; the columns n < 8 (bit 2 = 0) come from b[0], n >= 8 (bit 2 = 1) from b[1].
   __device__ void apply(const uint4& q, float (&o)[8]) const {
-    const uint4 a = make_uint4(q.x, q.z, q.y, q.w);
     float lo[4], hi[4];
-    mma_m16n8k16<T>(lo, a, b[0]);  // columns with logical bit 1 = 0
-    mma_m16n8k16<T>(hi, a, b[1]);  // logical bit 1 = 1
-    // D rows g (bit 2 = 0) in d0, d1 and g + 8 (bit 2 = 1) in d2, d3.
-    o[0] = lo[0], o[1] = lo[1], o[4] = lo[2], o[5] = lo[3];
-    o[2] = hi[0], o[3] = hi[1], o[6] = hi[2], o[7] = hi[3];
+    mma_m16n8k16<T>(lo, q, b[0]);
+    mma_m16n8k16<T>(hi, q, b[1]);
+    o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
+    o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
   }
 };
 
@@ -277,10 +277,6 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
   a = s;
 }
 
-/// Dynamic shared memory of a tile configuration (corner turns, cluster exchange).
-template <class T, int V, int K, int LOG_N, int CLUSTER>
-constexpr int tile_smem_bytes();
-
 constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (several rows per block)
 // Blocks per SM the register allocation must leave room for, so that `occ_warps` warps fit on an SM
 // (at most 65536 / (32·occ_warps) registers per thread: 64 for 32 warps, 128 for 16); 0 = no cap.
@@ -291,12 +287,60 @@ constexpr int tile_warps(int v, int h, int n_cta) {
   return n_cta <= v + 5 + h ? kLocalWarps : 1 << (n_cta - (v + 5 + h));
 }
 
+/// Shared memory for the corner turns (or the cluster exchange) of a tile configuration.
 template <class T, int V, int K, int LOG_N, int CLUSTER>
-constexpr int tile_smem_bytes() {
+constexpr int turn_smem_bytes() {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int tile_bits = v + 5 + h + ilog2(tile_warps(v, h, kN));
   return (kN > v + 5 + h || CLUSTER > 1) ? int(sizeof(C)) << tile_bits : 0;
+}
+
+// Input staging (STAGES > 0): every thread copies its own 16-byte input vectors of the next STAGES
+// tiles into shared memory with cp.async, so the bytes in flight are bounded by shared memory, not
+// by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
+// stage only their first vectors per thread (the rest are loaded when the tile starts).
+constexpr int kMaxBlockSmem = 227 * 1024;
+template <class T, int V, int K, int LOG_N, int STAGES>
+constexpr int staged_vectors() {
+  if (STAGES <= 0) return 0;
+  const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N);
+  const int room = kMaxBlockSmem - turn_smem_bytes<T, V, K, LOG_N, 1>();
+  int vectors = K;
+  while (vectors > 0 && STAGES * vectors * threads * 16 > room) vectors /= 2;
+  return vectors;
+}
+
+/// Dynamic shared memory of a tile configuration: corner turns plus input stages.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES>
+constexpr int tile_smem_bytes() {
+  const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
+  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER>() +
+         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES>() * threads * 16 : 0);
+}
+
+// ------------------------------------------------------------------ cp.async (sm_80+)
+// 16 bytes from global to shared memory, asynchronously and past L1; `valid == false` writes zeros
+// and reads nothing. One commit group per tile, so waiting for "all but the newest STAGES - 1
+// groups" waits for exactly the oldest staged tile.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(valid ? 16 : 0) : "memory");
+#else
+  *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
 }
 
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
@@ -305,14 +349,9 @@ constexpr int tile_smem_bytes() {
 // CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
 // 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
 // reading the partner CTAs' values from distributed shared memory.
-// 16-bit rows are software-pipelined: each block loops over tiles and loads the next tile's raw
-// vectors while it transforms the current one (twice the bytes in flight for the same registers).
-template <class T, int V, int CLUSTER>
-struct Pipelined {
-  static constexpr bool value = sizeof(T) == 2 && V == 8 && CLUSTER == 1;
-};
-
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS>
+// STAGES > 0: a resident grid loops over the tiles, with the next STAGES tiles' inputs in flight
+// to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -323,18 +362,19 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   [[maybe_unused]] constexpr int kThreads = 32 * WARPS;
   constexpr int kTileBits = v + 5 + h + w;
   static_assert(CLUSTER == 1 || kTileBits == kN, "a cluster holds exactly one row");
+  static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
   using L = Layout<v, h, w>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   C* smem = reinterpret_cast<C*>(smem_raw);
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
-  constexpr bool kPipeline = Pipelined<T, V, CLUSTER>::value;
+  constexpr bool kStaged = STAGES > 0;
   constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
   std::int64_t tile = blockIdx.x / CLUSTER;
-  std::int64_t row0 = tile << kRowsLog;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
+  constexpr std::integral_constant<int, 0> kLoadLayout{};
 
   // Tile index of register vector j in the layout after `t` turns.
   auto tile_index = [&](auto t_const, int j) {
@@ -354,9 +394,11 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   auto weight = [&](int p, std::int64_t stride) -> std::int64_t {
     return p < kN ? std::int64_t(1) << p : stride << (p - kN);
   };
-  auto thread_offset = [&](auto t_const, std::int64_t stride) {
+  // The thread's offset inside a tile (row 0 of the tile at offset 0) in the layout after t turns;
+  // computed once, since the tile loop only adds row0 · stride.
+  auto thread_base = [&](auto t_const, std::int64_t stride) {
     constexpr int t = decltype(t_const)::value;
-    std::int64_t off = row0 * stride + (std::int64_t(rank) << kN);
+    std::int64_t off = std::int64_t(rank) << kN;
 #pragma unroll
     for (int b = 0; b < 5; ++b)
       if ((lane >> b) & 1) off += weight(v + b, stride);
@@ -377,54 +419,68 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       if ((j >> s) & 1) off += weight(L::reg_pos(0, s), xs);
     return off;
   };
+  constexpr int kTurns = kN > v + 5 + h ? turns_needed<v, h, w>() : 0;  // corner turns (warp bits)
+  const std::int64_t x_base = thread_base(kLoadLayout, xs);
+  const std::int64_t y_base = thread_base(std::integral_constant<int, kTurns>{}, ys);
+  // Input vector j of the tile at row r0, raw, straight from global memory (zeros past the rows).
+  auto global_vector = [&](std::int64_t r0, bool full, int j) {
+    return in_tile(r0, full, kLoadLayout, j) ? VecIO<T, V>::load_raw(x + (r0 * xs + x_base) + load_offset(j))
+                                             : make_uint4(0, 0, 0, 0);
+  };
 
-  // 16-bit rows of >= 32 elements: logical bits {0, 1, 3, 4} on the tensor cores (the row must
+  // 16-bit rows of >= 32 elements: logical bits {0, 2, 3, 4} on the tensor cores (the row must
   // hold all four bits, or the mma would mix rows).
-  constexpr bool kMma = kPipeline && kTensorCoreArch && kN >= 5;
+  constexpr bool kMma = sizeof(T) == 2 && kTensorCoreArch && kN >= 5;
   [[maybe_unused]] const HadamardMma<T> hadamard_mma(lane);
-  auto done_by_mma = [&](int bit) { return kMma && (bit == 0 || bit == 1 || bit == v || bit == v + 1); };
-
-  uint4 raw[kPipeline ? K : 1];  // the next tile's vectors (pipelined 16-bit rows)
-  auto load_raw = [&]() {
-    if constexpr (kPipeline) {
-      const bool full = is_full(row0);
-      const T* xt = x + thread_offset(std::integral_constant<int, 0>{}, xs);
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-        raw[j] = in_tile(row0, full, std::integral_constant<int, 0>{}, j) ? VecIO<T, V>::load_raw(xt + load_offset(j))
-                                                                         : make_uint4(0, 0, 0, 0);
+  auto done_by_mma = [&](int bit) { return kMma && (bit == 0 || bit == 2 || bit == v || bit == v + 1); };
+  auto to_compute = [&](const uint4& q, C(&o)[V]) {
+    if constexpr (kMma) {
+      hadamard_mma.apply(q, o);
+    } else {
+      VecIO<T, V>::unpack(q, o);
     }
   };
-  if constexpr (kPipeline) load_raw();
 
-  for (;;) {
-  const bool full_tile = is_full(row0);
-  C r[K][V];
-  if constexpr (kPipeline) {
-    if constexpr (kMma) {
+  // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES>();
+  [[maybe_unused]] uint4* const stages = reinterpret_cast<uint4*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER>());
+  auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
+  auto stage_tile = [&](std::int64_t t, int s) {
+    if (t < a.tiles) {
+      const std::int64_t r0 = t << kRowsLog;
+      const bool full = is_full(r0);
+      const T* xt = x + (r0 * xs + x_base);
 #pragma unroll
-      for (int j = 0; j < K; ++j) hadamard_mma.apply(raw[j], r[j]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < K; ++j) VecIO<T, V>::unpack(raw[j], r[j]);
-    }
-    const std::int64_t next = tile + gridDim.x;
-    if (next < a.tiles) {
-      row0 = next << kRowsLog;
-      load_raw();
-      row0 = tile << kRowsLog;
-    }
-  } else {
-    const T* xt = x + thread_offset(std::integral_constant<int, 0>{}, xs);
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      if (in_tile(row0, full_tile, std::integral_constant<int, 0>{}, j)) {
-        VecIO<T, V>::load(xt + load_offset(j), r[j]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < V; ++e) r[j][e] = C(0);
+      for (int j = 0; j < kStagedVecs; ++j) {
+        const bool valid = in_tile(r0, full, kLoadLayout, j);
+        cp_async_16(staged_slot(s, j), valid ? xt + load_offset(j) : x, valid);
       }
     }
+    cp_async_commit();  // an empty group past the last tile keeps the count
+  };
+  if constexpr (kStaged) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) stage_tile(tile + std::int64_t(s) * gridDim.x, s);
+  }
+  [[maybe_unused]] int stage = 0;
+
+  for (;;) {
+  const std::int64_t row0 = tile << kRowsLog;
+  const bool full_tile = is_full(row0);
+  C r[K][V];
+  if constexpr (kStaged) {
+    cp_async_wait<STAGES - 1>();
+#pragma unroll
+    for (int j = 0; j < kStagedVecs; ++j) to_compute(*staged_slot(stage, j), r[j]);
+    // Refill the slots just read with the tile STAGES ahead: this thread's shared loads above are
+    // issued before these copies, and no other thread touches its slots, so no barrier is needed.
+    stage_tile(tile + std::int64_t(STAGES) * gridDim.x, stage);
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+#pragma unroll
+    for (int j = kStagedVecs; j < K; ++j) to_compute(global_vector(row0, full_tile, j), r[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) to_compute(global_vector(row0, full_tile, j), r[j]);
   }
 
   // Bits inside the vectors.
@@ -460,7 +516,6 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   }
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
-  constexpr int kTurns = kN > v + 5 + h ? turns_needed<v, h, w>() : 0;
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
@@ -557,7 +612,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   }
   {
     constexpr int t = kTurns;
-    T* yt = y + thread_offset(std::integral_constant<int, t>{}, ys);
+    T* yt = y + (row0 * ys + y_base);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       std::int64_t off = 0;
@@ -567,12 +622,11 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) VecIO<T, V>::store(yt + off, r[j]);
     }
   }
-  if constexpr (!kPipeline) {
+  if constexpr (!kStaged) {
     break;
   } else {
     tile += gridDim.x;
     if (tile >= a.tiles) break;
-    row0 = tile << kRowsLog;
     if constexpr (kTurns > 0) __syncthreads();  // this tile's shared-memory reads are done
   }
   }  // tile loop
@@ -687,9 +741,10 @@ inline bool clusters_available(int device) {
   return on;
 }
 
-// One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps,
-// no shared memory), long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS>
+// One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
+// long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
+// grid that loops over the tiles (see fwt_tile_kernel).
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
@@ -697,11 +752,12 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER>();
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS>;
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES>();
+  static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
-  if constexpr (Pipelined<T, V, CLUSTER>::value) {  // a resident grid that loops over the tiles
+  if constexpr (STAGES > 0) {
     const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, device);
     blocks = blocks < resident ? blocks : resident;
   }
@@ -741,21 +797,30 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(preferred <= 2, "at most 4 CTAs per cluster");
     if constexpr (preferred > 0) {
       if (clusters_available(device))
-        return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32>(a, stream, device);
+        return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
     }
-    // Configurations measured on H200 (bench/NOTES.md): more values per thread (K doubled, half the
-    // warps, fewer corner turns) where that was faster, and the register cap that was faster with it.
-    if constexpr (sizeof(T) == 4 && LOG_N >= 14) {
+    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
+    // (K or 2K vectors of 16 bytes), the register cap (warps per SM) and the input stages.
+    if constexpr (sizeof(T) == 2) {
+      // 16-bit rows: the element rate is twice float32's. Short and long rows keep their bytes in
+      // flight through cp.async stages; rows of 2^11-2^12 were fastest loading directly.
+      if constexpr (LOG_N <= 10) {
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 2>(a, stream, device);
+      } else if constexpr (LOG_N == 11) {
+        return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
+      } else if constexpr (LOG_N == 12) {
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
+      } else {
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 1>(a, stream, device);
+      }
+    } else if constexpr (sizeof(T) == 4 && LOG_N >= 14) {
       // float32 rows of 2^14-2^15: 64 values per thread (~96 registers), one corner turn fewer.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0>(a, stream, device);
-    }
-    if constexpr (sizeof(T) == 2 && LOG_N >= 7 && LOG_N != 11) {
-      // 16-bit rows: 64 values per thread; capped at 128 registers except at 2^12-2^13.
-      constexpr int occ_warps = LOG_N == 12 || LOG_N == 13 ? 0 : 16;
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, occ_warps>(a, stream, device);
-    }
-    if constexpr (required == 0) {
-      return launch_tile_config<T, V, K, LOG_N, 1, 32>(a, stream, device);
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
+    } else if constexpr (sizeof(T) == 8 && LOG_N == 14) {
+      // float64 rows of 2^14 (128 KB): 32 values per thread.
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
+    } else if constexpr (required == 0) {
+      return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
     } else {
       raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");
     }

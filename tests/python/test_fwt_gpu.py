@@ -51,14 +51,14 @@ def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
         assert_fwt_close(got, x, dtype, other=cpu)
 
 
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("log_n", [3, 5, 7, 11, 12, 14, 15])
 def test_gpu_many_tiles_per_block(rng, dtype, log_n):
-    """Batches large enough that every block of the resident 16-bit grid loops over many tiles, with
-    a ragged last tile."""
+    """Batches large enough that every block of a resident grid (16-bit rows, float64 rows of 2^14)
+    loops over several tiles, refilling its shared-memory stages, with a ragged last tile."""
     t = _torch()
     n = 1 << log_n
-    x = random_input(rng, ((1 << 22) // n + 3, n), dtype)
+    x = random_input(rng, ((1 << 23) // n + 3, n), dtype)
     xd = to_cuda(t, x, dtype)
     y = ironkernels.fwt(xd, out=poisoned_like(t, xd))
     assert_fwt_close(to_numpy(t, y, dtype), x, dtype, other=ironkernels.fwt(x))

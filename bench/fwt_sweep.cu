@@ -1,0 +1,191 @@
+// Sweeps FWT kernel configurations (values per thread, register cap, input stages) on one GPU, to
+// choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration transforms a 256 MB
+// tensor of rows of 2^n; the output is checked against the first configuration of its (dtype, n)
+// and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the same bytes.
+//
+// Build (from the repository root; no library needed):
+//   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
+//        bench/fwt_sweep.cu cpp/src/core/array.cpp -o fwt_sweep
+// Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages GB/s, its ratio to
+// the copy measured just before the group, the largest difference to the group's first output)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "fwt/fwt_tile.cuh"
+
+namespace fg = ironkernels::detail::fwt_gpu;
+
+namespace {
+constexpr std::size_t kBytes = std::size_t(256) << 20;
+constexpr int kReps = 20;
+
+void* d_x = nullptr;
+void* d_y = nullptr;
+cudaStream_t stream = nullptr;
+std::vector<double> reference;  // first configuration's output of the current (dtype, n)
+double copy_gbps = 0;
+
+template <class T>
+double to_double(T v) {
+  if constexpr (std::is_same_v<T, __half>) return double(__half2float(v));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return double(__bfloat162float(v));
+  else return double(v);
+}
+template <class T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, __half>) return __float2half_rn(float(v));
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(float(v));
+  else return T(v);
+}
+template <class T>
+const char* name() {
+  if constexpr (std::is_same_v<T, __half>) return "float16";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else return "float64";
+}
+
+template <class F>
+double median_ms(F&& launch) {
+  for (int i = 0; i < 10; ++i) launch();  // also brings the clocks up after the host-side work
+  // Events around each launch, the launches queued back to back (as bench/_common.py times them).
+  std::vector<cudaEvent_t> ev(2 * kReps);
+  for (auto& e : ev) IK_CUDA_CHECK(cudaEventCreate(&e));
+  for (int i = 0; i < kReps; ++i) {
+    IK_CUDA_CHECK(cudaEventRecord(ev[2 * i], stream));
+    launch();
+    IK_CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], stream));
+  }
+  IK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> ms(kReps);
+  for (int i = 0; i < kReps; ++i) IK_CUDA_CHECK(cudaEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]));
+  for (auto& e : ev) IK_CUDA_CHECK(cudaEventDestroy(e));
+  std::sort(ms.begin(), ms.end());
+  return ms[kReps / 2];
+}
+
+template <class T>
+void fill_input() {
+  const std::size_t count = kBytes / sizeof(T);
+  std::vector<T> h(count);
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto& v : h) v = from_double<T>(u(gen));
+  IK_CUDA_CHECK(cudaMemcpy(d_x, h.data(), kBytes, cudaMemcpyHostToDevice));
+  reference.clear();
+  const double copy_ms =
+      median_ms([] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice, stream)); });
+  copy_gbps = 2.0 * double(kBytes) / (copy_ms * 1e6);
+  std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s\n", name<T>(), copy_gbps);
+}
+
+template <class T, int K, int LOG_N, int OCC, int STAGES>
+void run() {
+  constexpr int V = 16 / sizeof(T);
+  const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
+  fg::KernelArgs a{};
+  a.x = d_x;
+  a.y = d_y;
+  a.rows = rows;
+  a.log_n = LOG_N;
+  a.batch_ndim = 1;
+  a.shape[0] = rows;
+  a.xs[0] = a.ys[0] = std::int64_t(1) << LOG_N;
+  a.scale = 1.0;
+  a.scaled = false;
+  IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
+  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES>(a, stream, 0); });
+  const std::size_t count = kBytes / sizeof(T);
+  std::vector<T> h(count);
+  IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
+  double diff = 0;
+  if (reference.empty()) {
+    reference.resize(count);
+    for (std::size_t i = 0; i < count; ++i) reference[i] = to_double(h[i]);
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      const double d = std::fabs(to_double(h[i]) - reference[i]) / (1.0 + std::fabs(reference[i]));
+      diff = std::isnan(d) ? INFINITY : std::max(diff, d);
+    }
+  }
+  const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
+  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d  %7.1f GB/s  %.3f of copy  diff %.2e\n", name<T>(), LOG_N, K,
+              OCC, STAGES, gbps, gbps / copy_gbps, diff);
+  std::fflush(stdout);
+}
+
+// The configurations of one (dtype, n); the first is the reference for the others' outputs.
+// Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
+// for (0 = no cap), input stages (0 = direct loads).
+template <class T, int LOG_N>
+void sweep_16bit() {
+  fill_input<T>();
+  run<T, 4, LOG_N, 32, 0>();
+  run<T, 8, LOG_N, 16, 0>();
+  run<T, 8, LOG_N, 0, 0>();
+  run<T, 4, LOG_N, 32, 1>();
+  run<T, 4, LOG_N, 32, 2>();
+  run<T, 8, LOG_N, 16, 1>();
+  run<T, 8, LOG_N, 16, 2>();
+  run<T, 8, LOG_N, 0, 1>();
+}
+
+template <class T, int LOG_N>
+void sweep_wide() {
+  fill_input<T>();
+  constexpr int k_cur = sizeof(T) == 4 && LOG_N >= 14 ? 16 : 8, occ_cur = k_cur == 16 ? 0 : 32;
+  run<T, k_cur, LOG_N, occ_cur, 0>();
+  run<T, k_cur, LOG_N, occ_cur, 1>();
+  run<T, k_cur, LOG_N, occ_cur, 2>();
+  if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
+  if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
+}
+const char* only_dtype = nullptr;
+int only_n = -1;
+template <class T, int LOG_N, class F>
+void group(F&& sweep) {
+  if (only_dtype && std::strcmp(only_dtype, name<T>()) != 0) return;
+  if (only_n >= 0 && only_n != LOG_N) return;
+  sweep();
+}
+#define SWEEP_16BIT(T, n) group<T, n>([] { sweep_16bit<T, n>(); })
+#define SWEEP_WIDE(T, n) group<T, n>([] { sweep_wide<T, n>(); })
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) only_dtype = argv[1];
+  if (argc > 2) only_n = std::atoi(argv[2]);
+  IK_CUDA_CHECK(cudaMalloc(&d_x, kBytes));
+  IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
+  IK_CUDA_CHECK(cudaStreamCreate(&stream));
+  SWEEP_16BIT(__half, 3);
+  SWEEP_16BIT(__half, 5);
+  SWEEP_16BIT(__half, 6);
+  SWEEP_16BIT(__half, 7);
+  SWEEP_16BIT(__half, 8);
+  SWEEP_16BIT(__half, 9);
+  SWEEP_16BIT(__half, 10);
+  SWEEP_16BIT(__half, 11);
+  SWEEP_16BIT(__half, 12);
+  SWEEP_16BIT(__half, 13);
+  SWEEP_16BIT(__half, 14);
+  SWEEP_16BIT(__half, 15);
+  SWEEP_WIDE(float, 9);
+  SWEEP_WIDE(float, 13);
+  SWEEP_WIDE(float, 14);
+  SWEEP_WIDE(float, 15);
+  SWEEP_WIDE(double, 12);
+  SWEEP_WIDE(double, 13);
+  SWEEP_WIDE(double, 14);
+  IK_CUDA_CHECK(cudaFree(d_x));
+  IK_CUDA_CHECK(cudaFree(d_y));
+  return 0;
+}
