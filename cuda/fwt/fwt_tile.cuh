@@ -15,9 +15,9 @@
 // Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
 // conflict-free without swizzling.
 //
-// N is a template parameter (every stage and address weight is a compile-time constant). Most
-// 16-bit rows run on a resident grid whose next tiles' inputs are already in flight to shared
-// memory (cp.async); 16-bit rows do their first four stages on the tensor cores (HadamardMma).
+// N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
+// rows do their first four stages on the tensor cores (HadamardMma); the shortest and the longest
+// run on a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each
 // choice; bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -479,8 +479,19 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
     for (int j = kStagedVecs; j < K; ++j) to_compute(global_vector(row0, full_tile, j), r[j]);
   } else {
+    // All K loads are issued before any is used. With a per-vector row check (rows shorter than
+    // the tile) the compiler otherwise interleaves load and use, one load in flight at a time.
+    uint4 q[K];
+    if (full_tile) {
+      const T* xt = x + (row0 * xs + x_base);
 #pragma unroll
-    for (int j = 0; j < K; ++j) to_compute(global_vector(row0, full_tile, j), r[j]);
+      for (int j = 0; j < K; ++j) q[j] = VecIO<T, V>::load_raw(xt + load_offset(j));
+    } else {
+#pragma unroll
+      for (int j = 0; j < K; ++j) q[j] = global_vector(row0, false, j);
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j) to_compute(q[j], r[j]);
   }
 
   // Bits inside the vectors.
@@ -802,11 +813,11 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
     // (K or 2K vectors of 16 bytes), the register cap (warps per SM) and the input stages.
     if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. Short and long rows keep their bytes in
-      // flight through cp.async stages; rows of 2^11-2^12 were fastest loading directly.
-      if constexpr (LOG_N <= 10) {
+      // 16-bit rows: the element rate is twice float32's. The shortest and the longest rows keep
+      // their bytes in flight through cp.async stages; rows of 2^5-2^12 were fastest loading directly.
+      if constexpr (LOG_N <= 4) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 2>(a, stream, device);
-      } else if constexpr (LOG_N == 11) {
+      } else if constexpr (LOG_N <= 11) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N == 12) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
