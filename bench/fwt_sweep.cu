@@ -136,6 +136,10 @@ void sweep_16bit() {
   run<T, 8, LOG_N, 16, 1>();
   run<T, 8, LOG_N, 16, 2>();
   run<T, 8, LOG_N, 0, 1>();
+  if constexpr (LOG_N >= 13) {  // 128 values per thread: one corner turn fewer
+    run<T, 16, LOG_N, 0, 0>();
+    run<T, 16, LOG_N, 0, 1>();
+  }
 }
 
 template <class T, int LOG_N>
@@ -147,6 +151,8 @@ void sweep_wide() {
   run<T, k_cur, LOG_N, occ_cur, 2>();
   if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
   if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
+  if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
+  if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 0>();  // one corner turn fewer
 }
 const char* only_dtype = nullptr;
 int only_n = -1;
