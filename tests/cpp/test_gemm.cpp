@@ -119,6 +119,64 @@ void test_residues_are_exact() {
   CHECK(wrong == 0, "%d wrong residues", wrong);
 }
 
+// crt_to_double against the integer it must reconstruct: a random X in (-P/2, P/2] (every bit
+// length, and the edges 0, ±1, P/2, -(P/2 - 1) and next to them), its residues r_t = X mod p_t, and
+// reference_round of |X|, for every moduli count, with the count at run time and at compile time.
+void test_crt_reconstructs_exactly() {
+  std::mt19937_64 rng(12);
+  const auto& moduli = gemm_moduli();
+  int wrong = 0, checked = 0;
+  for (int count = 2; count <= kGemmMaxModuli; ++count) {
+    const auto crt = detail::ozaki::crt_constants(moduli.data(), count);
+    const auto table = detail::ozaki::crt_table<6>(crt);
+    const detail::WideUint half = crt.half_P;
+    auto mod_small = [](const std::uint64_t (&v)[3], int p) {  // v mod p, v < 2^192
+      unsigned __int128 r = 0;
+      for (int l = 2; l >= 0; --l) r = ((r << 64) | v[l]) % unsigned(p);
+      return int(r);
+    };
+    for (int trial = 0; trial < 4000; ++trial) {
+      // |X| <= P/2: random bits below bit_length(P/2), then clamped into range; or an edge value.
+      std::uint64_t mag[3] = {rng(), rng(), rng()};
+      const int len = trial < 8 ? half.bit_length() : 1 + int(rng() % std::uint64_t(half.bit_length()));
+      for (int l = 0; l < 3; ++l) {
+        const int keep = std::clamp(len - 64 * l, 0, 64);
+        mag[l] = keep == 64 ? mag[l] : keep == 0 ? 0 : mag[l] & ((std::uint64_t(1) << keep) - 1);
+      }
+      auto above_half = [&] {
+        for (int l = 2; l >= 0; --l)
+          if (mag[l] != half.limb[l]) return mag[l] > half.limb[l];
+        return false;
+      };
+      if (above_half() || trial % 50 == 0) std::copy(half.limb, half.limb + 3, mag);  // X = ±P/2 ...
+      if (trial % 50 == 1) mag[0] = 0, mag[1] = 0, mag[2] = 0;                      // 0
+      if (trial % 50 == 2) mag[0] = 1, mag[1] = 0, mag[2] = 0;                      // ±1
+      if (trial % 50 == 3 && mag[0] > 0) mag[0] -= 1;                               // next to P/2
+      bool negative = rng() & 1;
+      if (std::equal(mag, mag + 3, half.limb)) negative = false;  // P/2 is in the range, -P/2 is not
+      if (!(mag[0] | mag[1] | mag[2])) negative = false;           // X = 0 comes back as +0
+      std::uint8_t r[kGemmMaxModuli];
+      for (int t = 0; t < count; ++t) {
+        const int p = moduli[t], m = mod_small(mag, p);
+        r[t] = std::uint8_t(negative ? (p - m) % p : m);
+      }
+      const int e = int(rng() % 400) - 200;
+      const double mag_want = reference_round(mag, e);
+      const double want = negative ? -mag_want : mag_want;
+      const double got = detail::ozaki::crt_to_double(table, r, 1, e);
+      double got_fixed = 0;
+      detail::ozaki::with_moduli_count(count, [&](auto c) {
+        constexpr int kCount = decltype(c)::value, L = detail::ozaki::crt_limbs(kCount);
+        got_fixed = detail::ozaki::crt_to_double<L, kCount>(detail::ozaki::crt_table<L>(crt), r, 1, e);
+      });
+      ++checked;
+      if ((std::memcmp(&got, &want, 8) != 0 || std::memcmp(&got_fixed, &want, 8) != 0) && wrong++ < 5)
+        CHECK(false, "crt_to_double, %d moduli, len %d: got %a / %a, want %a", count, len, got, got_fixed, want);
+    }
+  }
+  CHECK(wrong == 0 && checked == 19 * 4000, "%d of %d wrong", wrong, checked);
+}
+
 void test_moduli_are_pairwise_coprime() {
   const auto& m = gemm_moduli();
   CHECK(m[0] == 256 && m[1] == 255, "moduli start 256, 255");
@@ -332,6 +390,7 @@ void test_threads_do_not_change_bits() {
 int main() {
   test_limbs_to_double_rounds_once();
   test_residues_are_exact();
+  test_crt_reconstructs_exactly();
   test_moduli_are_pairwise_coprime();
   test_integer_inputs_are_exact();
   test_error_bound_on_the_standard_family();
