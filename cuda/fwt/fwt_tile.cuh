@@ -19,8 +19,8 @@
 // rows do their first four stages on the tensor cores (HadamardMma); the shortest and the longest
 // run on a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
-// stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each
-// choice; bench/fwt_sweep.cu re-measures the configurations on another GPU.
+// stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
+// bench/fwt_sweep.cu re-measures the configurations on another GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
