@@ -11,6 +11,8 @@ import subprocess
 import sys
 from typing import Callable
 
+import numpy as np
+
 
 def gpu_hardware(torch) -> dict:
     p = torch.cuda.get_device_properties(0)
@@ -63,6 +65,18 @@ def time_cuda(torch, fn: Callable[[], object], reps: int = 20, warmup: int = 3) 
     torch.cuda.synchronize()
     ms = [s.elapsed_time(e) for s, e in events]
     return {"median_ms": statistics.median(ms), "min_ms": min(ms), "max_ms": max(ms), "reps": reps}
+
+
+def sampled_reference(a, b, rows, cols):
+    """Long-double products of the sampled rows of a and columns of b (64-bit significands)."""
+    return np.matmul(a[rows].astype(np.longdouble), b[:, cols].astype(np.longdouble))
+
+
+def max_rel(c, ref):
+    """Max relative error of c against ref over the entries where ref is not 0."""
+    ref = np.asarray(ref)
+    mask = ref != 0
+    return float(np.max(np.abs((c[mask] - ref[mask]) / ref[mask])))
 
 
 def write_result(path: str, hardware: dict, rows: list, extra: dict | None = None) -> None:

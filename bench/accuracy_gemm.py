@@ -24,10 +24,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from ironkernels import Contract  # noqa: E402
-from _common import cpu_hardware, write_result  # noqa: E402
+from _common import cpu_hardware, max_rel, sampled_reference, write_result  # noqa: E402
 
 
-def inputs(rng, n, family, xp):
+def inputs(n, family, xp):
     """(A, B) of one family; xp is numpy or a torch CUDA generator wrapper."""
     if family == "rows":
         a = xp.normal((n, n)) * xp.exp2_int((n, 1))
@@ -74,17 +74,6 @@ class TorchDraw:
         return self.torch.exp2(e.to(self.torch.float64))
 
 
-def sampled_reference(a, b, rows, cols):
-    """Long-double products of the sampled rows and columns (exact enough: 64-bit significands)."""
-    return np.matmul(a[rows].astype(np.longdouble), b[:, cols].astype(np.longdouble))
-
-
-def max_rel(c, ref):
-    ref = np.asarray(ref)
-    mask = ref != 0
-    return float(np.max(np.abs((c[mask] - ref[mask]) / ref[mask])))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="256", help="comma-separated square sizes")
@@ -112,7 +101,7 @@ def main():
     for n in (int(x) for x in args.n.split(",")):
         for fi, family in enumerate(args.families.split(",")):
             draw = TorchDraw(torch, 2026 + 100 * fi + n) if cuda else NumpyDraw(rng)
-            a, b = inputs(rng, n, family, draw)
+            a, b = inputs(n, family, draw)
             ri = np.sort(rng.choice(n, size=min(args.samples, n), replace=False))
             ci = np.sort(rng.choice(n, size=min(args.samples, n), replace=False))
             if cuda:

@@ -26,7 +26,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from ironkernels import Contract  # noqa: E402
-from _common import gpu_hardware, time_cuda, write_result  # noqa: E402
+from _common import gpu_hardware, max_rel, sampled_reference, time_cuda, write_result  # noqa: E402
 
 try:
     from _cublas_emulation import CublasEmulation  # noqa: E402
@@ -83,11 +83,6 @@ class Gemmul8:
         return torch.empty(self.lib.gemmul8_workspace_bytes(n, m, k, moduli), dtype=torch.uint8, device="cuda")
 
 
-def max_rel(c, ref):
-    mask = ref != 0
-    return float(np.max(np.abs((c[mask] - ref[mask]) / ref[mask])))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-h200.json"))
@@ -120,8 +115,7 @@ def main():
         ri = np.sort(rng.choice(m, size=min(args.samples, m), replace=False))
         ci = np.sort(rng.choice(n, size=min(args.samples, n), replace=False))
         rt, ct = torch.as_tensor(ri, device="cuda"), torch.as_tensor(ci, device="cuda")
-        ref = np.matmul(a[rt].cpu().numpy().astype(np.longdouble), b[:, ct].cpu().numpy().astype(np.longdouble))
-        ref = np.asarray(ref, dtype=np.longdouble)
+        ref = sampled_reference(a[rt].cpu().numpy(), b[:, ct].cpu().numpy(), slice(None), slice(None))
         out = torch.empty((m, n), dtype=torch.float64, device="cuda")
         flop = 2.0 * m * n * k
         base = {"m": m, "n": n, "k": k, "phi": args.phi, "timing_scope": "full Python call (CUDA events)",

@@ -87,8 +87,8 @@ def main():
     for name in sorted(os.listdir(os.path.join(args.corpus, "gd2025-examples"))):
         graphs.append((f"gd2025-examples/{name}", lcn.load(os.path.join(args.corpus, "gd2025-examples", name))))
     with open(os.path.join(args.corpus, "index.json")) as f:
-        index = sorted(json.load(f), key=lambda r: -r["edges"])[: args.largest]
-    for r in index:
+        index = json.load(f)
+    for r in sorted(index, key=lambda r: -r["edges"])[: args.largest]:
         graphs.append((r["file"] + " (random layout)",
                        random_layout(lcn.load(os.path.join(args.corpus, r["file"]), self_loops="drop"), rng)))
     graphs.append(("generated lattice + chords", lattice(260, 260, rng, 2000)))
@@ -100,7 +100,7 @@ def main():
     except ImportError:
         cp, gpu = None, []
     # Agreement with the brute force on the whole corpus (worker processes; the GPU checks here).
-    files = [r["file"] for r in json.load(open(os.path.join(args.corpus, "index.json")))]
+    files = [r["file"] for r in index]
     for sub in ("gd2025-examples", "tum2024"):
         if os.path.isdir(os.path.join(args.corpus, sub)):
             files += [f"{sub}/{f}" for f in sorted(os.listdir(os.path.join(args.corpus, sub)))]

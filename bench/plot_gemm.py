@@ -47,9 +47,13 @@ def summary(doc):
     return out
 
 
-def markdown_table(doc) -> str:
-    summ = summary(doc)
-    series = list(dict.fromkeys(k for s in summ.values() for k in s))
+def series_of(summ) -> list:
+    """The implementations that appear in a summary, in order of first appearance."""
+    return list(dict.fromkeys(k for s in summ.values() for k in s))
+
+
+def markdown_table(summ) -> str:
+    series = series_of(summ)
     lines = ["| shape | " + " | ".join(series) + " |", "|---" * (len(series) + 1) + "|"]
     for shape, s in summ.items():
         cells = []
@@ -69,7 +73,7 @@ def main(path):
     summ = summary(doc)
     shapes = list(summ)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.6))
-    series = list(dict.fromkeys(k for s in summ.values() for k in s))
+    series = series_of(summ)
     width = 0.8 / len(series)
     for i, name in enumerate(series):
         ys = [summ[sh][name]["tflops"] if name in summ[sh] else 0 for sh in shapes]
@@ -94,7 +98,7 @@ def main(path):
     out = os.path.splitext(path)[0] + ".png"
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
-    print(markdown_table(doc))
+    print(markdown_table(summ))
 
 
 if __name__ == "__main__":

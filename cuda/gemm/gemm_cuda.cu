@@ -23,6 +23,7 @@
 
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
+#include "gemm/gemm_checks.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/gemm.hpp"
@@ -433,20 +434,14 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   using namespace detail;
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
   if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
-  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
-  if (contract.moduli < 2 || contract.moduli > kGemmMaxModuli)
-    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, "; accepted: 2 … ", kGemmMaxModuli);
-  if (contract.scaling != GemmScaling::fast && contract.scaling != GemmScaling::accurate)
-    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
+  const CheckedContract checked = check_contract(contract, k);
   Impl& p = *impl_;
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
   p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
   if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const auto& moduli = gemm_moduli();
-  p.crt = ozaki::crt_constants(moduli.data(), contract.moduli);
-  p.budget = ozaki::budget(p.crt, k);
-  if (p.budget.bits_a == 0)
-    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, " leaves no bits for k = ", k, "; use more moduli");
+  p.crt = checked.crt;
+  p.budget = checked.budget;
   p.mods.count = contract.moduli;
   for (int t = 0; t < contract.moduli; ++t) {
     p.mods.moduli[t] = moduli[t];
@@ -497,11 +492,9 @@ void check_workspace(std::size_t needed, const void* workspace, std::size_t byte
 }
 
 void check_operand(const ArrayView& v, const char* name, std::int64_t rows, std::int64_t cols, const Device& device) {
-  if (v.dtype != DType::float64)
-    raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
+  detail::check_float64_matrix(v, name);
   if (v.device.type != DeviceType::cuda || v.device.id != device.id)
     raise<ValueError>("gemm: ", name, " is on ", device_name(v.device), "; this plan runs on ", device_name(device));
-  if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
   if (v.shape[0] != rows || v.shape[1] != cols)
     raise<ValueError>("gemm: ", name, " is ", v.shape[0], "x", v.shape[1], "; this plan expects ", rows, "x", cols);
 }
@@ -514,10 +507,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   check_operand(a, "a", p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.device);
   check_operand(b, "b", p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n, p.device);
   check_operand(c, "c", p.m, p.n, p.device);
-  for (int d = 0; d < 2; ++d)
-    if (c.shape[d] > 1 && c.strides[d] == 0)
-      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
-  if (c.overlaps(a) || c.overlaps(b)) raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
+  check_output(c, a, b);
   check_workspace(p.layout.total, workspace, workspace_bytes);
 
   DeviceGuard guard(p.device);

@@ -23,6 +23,7 @@ namespace ironkernels::lcn {
 namespace {
 using detail::cross_properly;
 using detail::on_segment;
+using detail::merge_k;  // (max, how many reach it) of partial reductions
 using Pt = detail::Point;
 
 constexpr long long kIncident = -1;  // base[] of an edge incident to the moving vertex
@@ -51,16 +52,6 @@ __global__ void base_kernel(const long long* xy, const long long* edges, const l
     b -= cross_properly(pv, Pt{nbr[j].wx, nbr[j].wy}, c, d);
   }
   base[f] = b;
-}
-
-// (max, how many reach it) of two partial reductions.
-__device__ __forceinline__ void combine(long long& mx, long long& cnt, long long omx, long long ocnt) {
-  if (omx > mx) {
-    mx = omx;
-    cnt = ocnt;
-  } else if (omx == mx) {
-    cnt += ocnt;
-  }
 }
 
 __global__ void __launch_bounds__(kThreads) candidates_kernel(
@@ -109,7 +100,7 @@ __global__ void __launch_bounds__(kThreads) candidates_kernel(
         const unsigned votes = __ballot_sync(0xffffffffu, crosses);
         if (lane == 0 && votes && c0 + k < count) atomicAdd(&inc[(c0 + k) * deg + j], __popc(votes));
       }
-      if (active) combine(mx[k], cnt[k], now, 1);
+      if (active) merge_k(mx[k], cnt[k], now, 1LL);
     }
   }
   // Legality against the vertices: none at q, none on v's new edges.
@@ -128,14 +119,14 @@ __global__ void __launch_bounds__(kThreads) candidates_kernel(
 #pragma unroll
   for (int k = 0; k < kCandidates; ++k) {
     for (int off = 16; off > 0; off >>= 1)
-      combine(mx[k], cnt[k], __shfl_down_sync(0xffffffffu, mx[k], off), __shfl_down_sync(0xffffffffu, cnt[k], off));
+      merge_k(mx[k], cnt[k], __shfl_down_sync(0xffffffffu, mx[k], off), __shfl_down_sync(0xffffffffu, cnt[k], off));
     if (lane == 0) red_max[warp][k] = mx[k], red_cnt[warp][k] = cnt[k];
   }
   __syncthreads();
   if (threadIdx.x < kCandidates && c0 + threadIdx.x < count) {
     const int k = threadIdx.x;
     long long M = -1, C = 0;
-    for (int w = 0; w < kThreads / 32; ++w) combine(M, C, red_max[w][k], red_cnt[w][k]);
+    for (int w = 0; w < kThreads / 32; ++w) merge_k(M, C, red_max[w][k], red_cnt[w][k]);
     best[2 * (c0 + k)] = M;
     best[2 * (c0 + k) + 1] = C;
     illegal[c0 + k] = bad[k];
@@ -150,7 +141,7 @@ __global__ void finalize_kernel(const long long* best, const int* inc, const int
   long long mx = best[2 * c], cnt = best[2 * c + 1], total = total_without_v;
   for (int j = 0; j < deg; ++j) {
     const long long now = inc[c * deg + j];
-    combine(mx, cnt, now, 1);
+    merge_k(mx, cnt, now, 1LL);
     total += now;
   }
   if (mx < 0) mx = 0, cnt = 0;  // no edges at all
@@ -206,13 +197,9 @@ struct GpuEvaluator::Impl {
   std::vector<std::vector<Neighbor>> incident;      // per vertex: its edges and neighbours (without positions)
   Buffer xy, edges, counts, base;
   mutable Buffer scratch;                           // candidates, partial results, neighbour lists
-  mutable std::size_t scratch_bytes = 0;
 
   void* scratch_for(std::size_t bytes) const {
-    if (bytes > scratch_bytes) {
-      scratch = Buffer(bytes, device);
-      scratch_bytes = bytes;
-    }
+    if (bytes > scratch.bytes()) scratch = Buffer(bytes, device);
     return scratch.data();
   }
   std::vector<Neighbor> neighbors(std::int64_t v) const {

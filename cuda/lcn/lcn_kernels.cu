@@ -66,15 +66,10 @@ __global__ void __launch_bounds__(kThreads) count_crossings_kernel(const long lo
 __global__ void validate_kernel(const long long* xy, long long n, const long long* edges, long long m,
                                 unsigned long long* first) {
   const long long i = static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x;
-  constexpr long long kMax = 1ll << 30;
-  if (i < n) {
-    const long long x = xy[2 * i], y = xy[2 * i + 1];
-    if (x < 0 || x > kMax || y < 0 || y > kMax) atomicMin(first, static_cast<unsigned long long>(i));
-  }
-  if (i < m) {
-    const long long s = edges[2 * i], t = edges[2 * i + 1];
-    if (s < 0 || s >= n || t < 0 || t >= n || s == t) atomicMin(first, (1ull << 62) | static_cast<unsigned long long>(i));
-  }
+  if (i < n && coordinate_outside(xy[2 * i], xy[2 * i + 1]))
+    atomicMin(first, static_cast<unsigned long long>(i));
+  if (i < m && edge_invalid(edges[2 * i], edges[2 * i + 1], n))
+    atomicMin(first, (1ull << 62) | static_cast<unsigned long long>(i));
 }
 
 // ------------------------------------------------------------------ uniform grid

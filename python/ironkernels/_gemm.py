@@ -11,7 +11,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from . import _core
-from ._interop import device_of, empty_like, framework_of, resolve_stream
+from ._interop import device_of, dtype_name, empty, empty_like, framework_of, resolve_stream
 
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
@@ -156,7 +156,7 @@ def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> 
 
         with cupy.cuda.Device(device_id), _cupy_stream(cupy, stream, device_id):
             return cupy.empty(nbytes, dtype=cupy.uint8)
-    return _core.empty([(nbytes + 7) // 8], "float64", "cuda", device_id)
+    return empty([(nbytes + 7) // 8], "float64", "cuda", device_id)
 
 
 def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
@@ -242,7 +242,7 @@ def gemm(
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K}")
     moduli, scaling = contract.resolve(ka)
     for name, x in arrays.items():
-        if str(x.dtype).replace("torch.", "") != "float64":
+        if dtype_name(x) != "float64":
             raise TypeError(f"gemm: {name} has dtype {x.dtype}; accepted: float64")
     use_c = c is not None and beta != 0.0
     cuda = where[0] == "cuda"
@@ -255,9 +255,10 @@ def gemm(
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:
         ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
-        with _TUNING:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
-            if not plan.tuned:
-                plan.tune(ws, handle)
+        if not plan.tuned:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
+            with _TUNING:  # `tuned` is set last, so only a plan still untuned needs the lock
+                if not plan.tuned:
+                    plan.tune(ws, handle)
         times = plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle, timed=bool(report))
         if report:
             rep = dict(plan.report(ws, handle), **times, backend="cuda")

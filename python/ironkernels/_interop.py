@@ -47,7 +47,7 @@ def core_view(a: Any) -> Any:
     return a
 
 
-def _dtype_name(a: Any) -> str:
+def dtype_name(a: Any) -> str:
     return str(a.dtype).replace("torch.", "")
 
 
@@ -69,7 +69,7 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
         with a.device:
             return cupy.empty(shape, dtype=a.dtype)
     kind, dev = device_of(a)
-    raw = _core.empty(list(shape), _dtype_name(a), kind, dev)
+    raw = _core.empty(list(shape), dtype_name(a), kind, dev)
     if fw == "jax":
         import jax.dlpack
 

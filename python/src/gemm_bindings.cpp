@@ -29,12 +29,6 @@ nb::dict report_dict(const GemmReport& rep) {
   return d;
 }
 
-// Workspace: any device array (its bytes are used as scratch).
-std::pair<void*, std::size_t> workspace_bytes_of(const nb::ndarray<>& w) {
-  std::size_t count = 1;
-  for (std::size_t d = 0; d < w.ndim(); ++d) count *= w.shape(d);
-  return {w.data(), count * (w.dtype().bits / 8)};
-}
 }  // namespace
 
 void bind_gemm(nb::module_& m) {
@@ -77,11 +71,11 @@ void bind_gemm(nb::module_& m) {
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                      double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {
         const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
-        const auto [ws, bytes] = workspace_bytes_of(workspace);
-        GemmTimings t;
+        GemmTimings t;  // the workspace: any device array, its bytes used as scratch
         {
           nb::gil_scoped_release release;
-          plan.run(av, bv, cv, alpha, beta, ws, bytes, reinterpret_cast<Stream>(stream), timed ? &t : nullptr);
+          plan.run(av, bv, cv, alpha, beta, workspace.data(), workspace.nbytes(), python::to_stream(stream),
+                   timed ? &t : nullptr);
         }
         nb::dict d;
         if (timed) {
@@ -98,16 +92,15 @@ void bind_gemm(nb::module_& m) {
         GemmReport rep;
         {
           nb::gil_scoped_release release;
-          rep = plan.report(workspace.data(), reinterpret_cast<Stream>(stream));
+          rep = plan.report(workspace.data(), python::to_stream(stream));
         }
         nb::dict d = report_dict(rep);
         d["products"] = plan.products_backend();
         return d;
       }, nb::arg("workspace").noconvert(), nb::arg("stream"), "The last run's report (waits for `stream`).")
       .def("tune", [](GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
-        const auto [ws, bytes] = workspace_bytes_of(workspace);
         nb::gil_scoped_release release;
-        plan.tune(ws, bytes, reinterpret_cast<Stream>(stream));
+        plan.tune(workspace.data(), workspace.nbytes(), python::to_stream(stream));
       }, nb::arg("workspace").noconvert(), nb::arg("stream"),
          "Time cublasGemmEx against cuBLASLt's algorithms for the INT8 products and keep the fastest (waits).")
       .def_prop_ro("tuned", &GemmPlan::tuned);

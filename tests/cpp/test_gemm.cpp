@@ -65,16 +65,21 @@ double reference_round(const std::uint64_t (&v)[3], int e) {
   return std::ldexp(static_cast<double>(mant), q - e);
 }
 
+// Clears every bit of the 192-bit v from bit `len` up.
+void keep_low_bits(std::uint64_t (&v)[3], int len) {
+  for (int l = 0; l < 3; ++l) {
+    const int keep = std::clamp(len - 64 * l, 0, 64);
+    v[l] = keep == 64 ? v[l] : keep == 0 ? 0 : v[l] & ((std::uint64_t(1) << keep) - 1);
+  }
+}
+
 void test_limbs_to_double_rounds_once() {
   std::mt19937_64 rng(7);
   int checked = 0;
   for (int trial = 0; trial < 200000; ++trial) {
     std::uint64_t v[3] = {rng(), rng(), rng()};
-    const int len = int(rng() % 193);  // keep the low `len` bits
-    for (int l = 0; l < 3; ++l) {
-      const int keep = std::clamp(len - 64 * l, 0, 64);
-      v[l] = keep == 64 ? v[l] : keep == 0 ? 0 : v[l] & ((std::uint64_t(1) << keep) - 1);
-    }
+    const int len = int(rng() % 193);
+    keep_low_bits(v, len);
     if (trial % 7 == 0) v[0] |= 1, v[0] &= ~std::uint64_t(2);  // ties and near-ties
     // Scales across normal, subnormal, underflow and overflow results.
     const int e = int(rng() % 2400) - 1200 + len;
@@ -128,7 +133,7 @@ void test_crt_reconstructs_exactly() {
   int wrong = 0, checked = 0;
   for (int count = 2; count <= kGemmMaxModuli; ++count) {
     const auto crt = detail::ozaki::crt_constants(moduli.data(), count);
-    const auto table = detail::ozaki::crt_table<6>(crt);
+    const auto table = detail::ozaki::crt_table<detail::ozaki::crt_limbs(kGemmMaxModuli)>(crt);
     const detail::WideUint half = crt.half_P;
     auto mod_small = [](const std::uint64_t (&v)[3], int p) {  // v mod p, v < 2^192
       unsigned __int128 r = 0;
@@ -139,10 +144,7 @@ void test_crt_reconstructs_exactly() {
       // |X| <= P/2: random bits below bit_length(P/2), then clamped into range; or an edge value.
       std::uint64_t mag[3] = {rng(), rng(), rng()};
       const int len = trial < 8 ? half.bit_length() : 1 + int(rng() % std::uint64_t(half.bit_length()));
-      for (int l = 0; l < 3; ++l) {
-        const int keep = std::clamp(len - 64 * l, 0, 64);
-        mag[l] = keep == 64 ? mag[l] : keep == 0 ? 0 : mag[l] & ((std::uint64_t(1) << keep) - 1);
-      }
+      keep_low_bits(mag, len);
       auto above_half = [&] {
         for (int l = 2; l >= 0; --l)
           if (mag[l] != half.limb[l]) return mag[l] > half.limb[l];

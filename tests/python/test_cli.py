@@ -55,10 +55,6 @@ def test_torch_imports_after_ironkernels():
 @pytest.mark.gpu
 def test_demo_on_the_gpu_passes():
     """The README's main job on a GPU machine: every row checked, exit status 0 (a crash fails here)."""
-    import ironkernels
-
-    if not ironkernels.cuda_devices():
-        pytest.skip("no CUDA device")
     out = run("demo")
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "cuda:" in out.stdout and "gemm" in out.stdout

@@ -44,13 +44,6 @@ def test_gpu_rejects_mixed_devices():
         lcn.count_crossings(np.zeros((2, 2), np.int64), cp.zeros((1, 2), cp.int64))
 
 
-def _gpu_or_skip():
-    import ironkernels
-
-    if not ironkernels.cuda_devices():
-        pytest.skip("no CUDA device")
-
-
 def _degenerate_candidates(d, rng, v, count):
     """Random points plus the spots where legality and crossings are decided exactly: other vertices,
     v's own point, edge midpoints (on the edge when the midpoint is a lattice point), just outside."""
@@ -67,7 +60,6 @@ def _degenerate_candidates(d, rng, v, count):
 
 @pytest.mark.parametrize("path", sorted(DATA.glob("*/*.json"))[:12], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_gpu_candidates_and_moves_equal_the_cpu_evaluator(path):
-    _gpu_or_skip()
     d = lcn.load(path)
     rng = np.random.default_rng(5)
     cpu, gpu = lcn.Evaluator(d), lcn.Evaluator(d, device="cuda")
@@ -85,7 +77,6 @@ def test_gpu_candidates_and_moves_equal_the_cpu_evaluator(path):
 
 @pytest.mark.parametrize("side", [60, 1 << 30])
 def test_gpu_candidates_on_a_large_random_drawing(side):
-    _gpu_or_skip()
     rng = np.random.default_rng(side % 997)
     n, m = 2000, 6000
     xy = np.unique(rng.integers(0, side + 1, (n, 2)), axis=0).astype(np.int64)
@@ -102,7 +93,6 @@ def test_gpu_candidates_on_a_large_random_drawing(side):
 
 
 def test_gpu_evaluator_rejects_bad_input():
-    _gpu_or_skip()
     d = lcn.load(DATA / "tum2024" / "ex1.json")
     ev = lcn.Evaluator(d, device="cuda")
     with pytest.raises(ValueError, match="vertex 99"):

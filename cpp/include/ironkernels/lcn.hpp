@@ -82,9 +82,10 @@ class Evaluator {
   };
   // Crossing-count changes when v goes to q: delta[e] for every edge.
   void deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
-  // Whether q is a legal position for v (inside the grid, on no other vertex and no non-incident edge,
-  // no other vertex on v's edges from q).
-  bool legal(std::int64_t v, P q) const;
+  // Whether q is a legal position for v apart from lying on a non-incident edge (candidates() tests
+  // that in its sweep of the edges): inside the grid, on no other vertex, no other vertex on v's
+  // edges from q.
+  bool legal_apart_from_edges(std::int64_t v, P q) const;
   std::vector<P> p_;
   std::vector<Segment> seg_;
   std::vector<std::int64_t> s_, t_, counts_;

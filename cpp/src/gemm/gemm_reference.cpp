@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/threads.hpp"
+#include "gemm/gemm_checks.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/gemm.hpp"
@@ -58,11 +59,9 @@ Matrix op_view(const ArrayView& v, bool trans) {
 }
 
 void check_matrix(const ArrayView& v, const char* name) {
-  if (v.dtype != DType::float64)
-    raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
   if (v.device.type != DeviceType::cpu)
     raise<ValueError>("gemm: ", name, " is on ", device_name(v.device), "; gemm_reference runs on host arrays");
-  if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
+  check_float64_matrix(v, name);
 }
 
 // Per row of op(A) (or column of op(B)): the largest exponent bound, and whether a non-finite
@@ -156,24 +155,12 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
     raise<ValueError>("gemm: op(a) is ", m, "x", k, " but op(b) is ", B.rows, "x", n, "; inner dimensions must match");
   if (c_view.shape[0] != m || c_view.shape[1] != n)
     raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
-  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
+  const auto [crt, budget] = check_contract(opt.contract, k);
+  check_output(c_view, a_view, b_view);
   const int nmod = opt.contract.moduli;
-  if (opt.contract.scaling != GemmScaling::fast && opt.contract.scaling != GemmScaling::accurate)
-    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
-  if (nmod < 2 || nmod > kGemmMaxModuli)
-    raise<ValueError>("gemm: contract.moduli = ", nmod, "; accepted: 2 … ", kGemmMaxModuli);
-  for (int d = 0; d < 2; ++d)
-    if (c_view.shape[d] > 1 && c_view.strides[d] == 0)
-      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
-  if (c_view.overlaps(a_view) || c_view.overlaps(b_view))
-    raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
-
   const auto& moduli = gemm_moduli();
-  const ozaki::CrtConstants crt = ozaki::crt_constants(moduli.data(), nmod);
-  const ozaki::CrtTable<6> crt_table = ozaki::crt_table<6>(crt);  // 6 limbs hold every count
-  const ozaki::Budget budget = ozaki::budget(crt, k);
-  if (budget.bits_a == 0)
-    raise<ValueError>("gemm: contract.moduli = ", nmod, " leaves no bits for k = ", k, "; use more moduli");
+  constexpr int kLimbs = ozaki::crt_limbs(kGemmMaxModuli);  // enough for every count
+  const ozaki::CrtTable<kLimbs> crt_table = ozaki::crt_table<kLimbs>(crt);
   GemmReport report;
   report.moduli = nmod;
   report.bits_a = budget.bits_a;

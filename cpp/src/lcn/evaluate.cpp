@@ -74,12 +74,8 @@ constexpr std::int64_t kGridFromEdges = 2048;
 }  // namespace
 
 namespace detail {
-namespace {
-bool outside(std::int64_t x, std::int64_t y) { return x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate; }
-}  // namespace
-
 void check_vertex_coordinates(std::int64_t v, std::int64_t x, std::int64_t y) {
-  if (outside(x, y)) raise<ValueError>("lcn: vertex ", v, " at (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+  if (coordinate_outside(x, y)) raise<ValueError>("lcn: vertex ", v, " at (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
 }
 
 void check_edge(std::int64_t e, std::int64_t s, std::int64_t t, std::int64_t n) {
@@ -93,12 +89,12 @@ void check_vertex_index(std::int64_t v, std::int64_t n) {
 }
 
 void check_position(std::int64_t x, std::int64_t y) {
-  if (outside(x, y)) raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
+  if (coordinate_outside(x, y)) raise<ValueError>("lcn: position (", x, ", ", y, ") has a coordinate outside [0, 2^30]");
 }
 
 void check_candidates(const std::int64_t* xy, std::int64_t count) {
   for (std::int64_t c = 0; c < count; ++c)
-    if (outside(xy[2 * c], xy[2 * c + 1]))
+    if (coordinate_outside(xy[2 * c], xy[2 * c + 1]))
       raise<ValueError>("lcn: candidate ", c, " at (", xy[2 * c], ", ", xy[2 * c + 1], ") has a coordinate outside [0, 2^30]");
 }
 
@@ -179,14 +175,9 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
   }
   for (std::int64_t e = 0; e < m; ++e) {
     ev.total_crossings += ev.edge_crossings[e];
-    if (ev.edge_crossings[e] > ev.k) {
-      ev.k = ev.edge_crossings[e];
-      ev.edges_at_k = 0;
-    }
-    if (ev.edge_crossings[e] == ev.k) ++ev.edges_at_k;
+    detail::merge_k(ev.k, ev.edges_at_k, ev.edge_crossings[e], std::int64_t(1));
   }
   ev.total_crossings /= 2;
-  if (m == 0) ev.edges_at_k = 0;
   if (!with_validity) return ev;
 
   // Validity: outside the grid, shared points (vertices sorted by point), vertices on non-incident edges.

@@ -16,6 +16,7 @@ using Pt = detail::Point;
 using detail::box_of;
 using detail::boxes_meet;
 using detail::cross_properly;
+using detail::merge_k;
 using detail::on_segment;
 
 // The predicates' point from the evaluator's own (header-visible) point type.
@@ -23,15 +24,6 @@ template <class Q>
 Pt pt(const Q& q) {
   return {q.x, q.y};
 }
-
-// (max, how many edges reach it) of crossing counts, as evaluate() reports k and edges at k.
-struct KTally {
-  std::int64_t k = 0, at_k = 0;
-  void add(std::int64_t now) {
-    if (now > k) k = now, at_k = 0;
-    if (now == k) ++at_k;
-  }
-};
 
 }  // namespace
 
@@ -77,15 +69,12 @@ void Evaluator::deltas(std::int64_t v, P q_in, std::vector<std::int64_t>& delta)
   }
 }
 
-bool Evaluator::legal(std::int64_t v, P q_in) const {
+bool Evaluator::legal_apart_from_edges(std::int64_t v, P q_in) const {
   const Pt q = pt(q_in);
-  const std::int64_t m = static_cast<std::int64_t>(s_.size()), n = static_cast<std::int64_t>(p_.size());
+  const std::int64_t n = static_cast<std::int64_t>(p_.size());
   if (q.x < 0 || q.x > width_ || q.y < 0 || q.y > height_) return false;
   for (std::int64_t u = 0; u < n; ++u)
     if (u != v && p_[u].x == q.x && p_[u].y == q.y) return false;
-  for (std::int64_t f = 0; f < m; ++f)  // q on an edge not incident to v
-    if (s_[f] != v && t_[f] != v && on_segment(q, pt(seg_[f].a), pt(seg_[f].b)))
-      return false;
   for (std::int64_t e : incident_[v]) {  // another vertex on one of v's edges
     const std::int64_t w = s_[e] == v ? t_[e] : s_[e];
     for (std::int64_t u = 0; u < n; ++u)
@@ -138,25 +127,29 @@ void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t 
     for (std::int64_t c = c0; c < c1; ++c) {
       const Pt q{xy[2 * c], xy[2 * c + 1]};
       for (std::size_t j = 0; j < deg; ++j) inc[j] = 0, new_box[j] = box_of(q, pw[j]);
-      KTally tally;
-      std::int64_t twice_total = 0;
+      std::int64_t k = 0, at_k = 0, twice_total = 0;
+      bool on_edge = false;  // q on an edge not incident to v (illegal)
       for (std::int64_t f = 0; f < m; ++f) {
         if (own[f]) continue;
         const Pt a = pt(seg_[f].a), b = pt(seg_[f].b);
         const detail::Box box_f = box_of(a, b);
+        on_edge = on_edge || on_segment(q, a, b);
         std::int64_t now = base[f];
         for (std::size_t j = 0; j < deg; ++j)
           if (s_[f] != w[j] && t_[f] != w[j] && boxes_meet(new_box[j], box_f) && cross_properly(q, pw[j], a, b))
             ++now, ++inc[j];
-        tally.add(now);
+        merge_k(k, at_k, now, std::int64_t(1));
         twice_total += now;
       }
-      for (std::size_t j = 0; j < deg; ++j) tally.add(inc[j]), twice_total += inc[j];  // v's edges never cross each other
+      for (std::size_t j = 0; j < deg; ++j) {  // v's edges never cross each other
+        merge_k(k, at_k, inc[j], std::int64_t(1));
+        twice_total += inc[j];
+      }
       CandidateFigures fig;
-      fig.k = tally.k;
-      fig.edges_at_k = m ? tally.at_k : 0;
+      fig.k = k;
+      fig.edges_at_k = at_k;
       fig.total_crossings = twice_total / 2;
-      fig.legal = legal(v, {q.x, q.y});
+      fig.legal = !on_edge && legal_apart_from_edges(v, {q.x, q.y});
       out[c] = fig;
     }
   });

@@ -4,6 +4,8 @@
 // determinant at most 2^61 in magnitude, exact in int64. Signs are compared, never multiplied.
 #include <cstdint>
 
+#include "ironkernels/lcn.hpp"  // kMaxCoordinate
+
 #if defined(__CUDACC__)
 #define IK_LCN_HD __host__ __device__ __forceinline__
 #else
@@ -11,6 +13,16 @@
 #endif
 
 namespace ironkernels::lcn::detail {
+
+/// Input checks (the host raises with the details, the device kernel only finds the first bad item).
+template <class I>
+IK_LCN_HD bool coordinate_outside(I x, I y) {
+  return x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate;
+}
+template <class I>
+IK_LCN_HD bool edge_invalid(I s, I t, I n) {
+  return s < 0 || s >= n || t < 0 || t >= n || s == t;  // an endpoint out of range, or a self-loop
+}
 
 struct Point {
   std::int64_t x, y;
@@ -39,6 +51,18 @@ IK_LCN_HD bool cross_properly(Point a, Point b, Point c, Point d) {
   if (o1 == 0 || o2 == 0 || o1 == o2) return false;
   const int o3 = orientation(c, d, a), o4 = orientation(c, d, b);
   return o3 != 0 && o4 != 0 && o3 != o4;
+}
+
+/// k (the largest crossing count) and how many edges reach it, merged with another part's: one
+/// edge at a time (other_at_k = 1) on the CPU, partial reductions on the GPU. I is the caller's int64.
+template <class I>
+IK_LCN_HD void merge_k(I& k, I& at_k, I other_k, I other_at_k) {
+  if (other_k > k) {
+    k = other_k;
+    at_k = other_at_k;
+  } else if (other_k == k) {
+    at_k += other_at_k;
+  }
 }
 
 /// p on the closed segment [a, b].

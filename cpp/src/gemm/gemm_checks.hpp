@@ -1,0 +1,46 @@
+#pragma once
+// Argument checks the CPU reference and the CUDA plan share, so both raise the same errors.
+#include <cstdint>
+
+#include "gemm/ozaki.hpp"
+#include "ironkernels/core/array.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/gemm.hpp"
+
+namespace ironkernels::detail {
+
+/// A float64 matrix argument: dtype and rank (the device is each backend's own check).
+inline void check_float64_matrix(const ArrayView& v, const char* name) {
+  if (v.dtype != DType::float64)
+    raise<TypeError>("gemm: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: float64");
+  if (v.ndim() != 2) raise<ValueError>("gemm: ", name, " must be two-dimensional, got ", v.ndim(), " dimensions");
+}
+
+/// The output c: no element repeated, no overlap with the inputs.
+inline void check_output(const ArrayView& c, const ArrayView& a, const ArrayView& b) {
+  for (int d = 0; d < 2; ++d)
+    if (c.shape[d] > 1 && c.strides[d] == 0)
+      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
+  if (c.overlaps(a) || c.overlaps(b)) raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
+}
+
+/// A contract checked against k: its CRT constants and the bits it leaves each side.
+struct CheckedContract {
+  ozaki::CrtConstants crt;
+  ozaki::Budget budget;
+};
+inline CheckedContract check_contract(const GemmContract& contract, std::int64_t k) {
+  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
+  if (contract.scaling != GemmScaling::fast && contract.scaling != GemmScaling::accurate)
+    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
+  if (contract.moduli < 2 || contract.moduli > kGemmMaxModuli)
+    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, "; accepted: 2 … ", kGemmMaxModuli);
+  CheckedContract c;
+  c.crt = ozaki::crt_constants(gemm_moduli().data(), contract.moduli);
+  c.budget = ozaki::budget(c.crt, k);
+  if (c.budget.bits_a == 0)
+    raise<ValueError>("gemm: contract.moduli = ", contract.moduli, " leaves no bits for k = ", k, "; use more moduli");
+  return c;
+}
+
+}  // namespace ironkernels::detail
