@@ -16,7 +16,7 @@
 // conflict-free without swizzling.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma); the shortest and the longest
+// rows do their first four stages on the tensor cores (HadamardMma); the longest
 // run on a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
@@ -812,13 +812,11 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
     // (K or 2K vectors of 16 bytes), the register cap (warps per SM) and the input stages.
     if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. The shortest and the longest rows keep
-      // their bytes in flight through cp.async stages; rows of 2^5-2^12 were fastest loading directly.
-      if constexpr (LOG_N <= 4) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 2>(a, stream, device);
-      } else if constexpr (LOG_N <= 11) {
+      // 16-bit rows: the element rate is twice float32's. The longest rows keep their bytes in
+      // flight through cp.async stages; rows up to 2^12 were fastest loading directly.
+      if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N == 12) {
+      } else if constexpr (LOG_N <= 12) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
       } else {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 1>(a, stream, device);

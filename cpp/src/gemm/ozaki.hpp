@@ -160,19 +160,19 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   return ::ldexp(static_cast<double>(mant), drop - e);  // exact, or ±inf on overflow
 }
 
-/// The product from its residues r_t (at r[t * stride]), scaled by 2^-e and rounded once: the
+/// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
 /// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t and
 /// X = S - P·floor(S/P), the quotient estimated in double and corrected exactly (at most one step
 /// either way); its sign and magnitude then go to limbs_to_double_scaled.
 /// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
 /// every M_t limb becomes an immediate operand); 0: c.count at run time.
-template <int L, int COUNT = 0>
-IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
+template <int L, int COUNT = 0, class Residue>
+IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
   std::uint64_t acc[L] = {};
   const int count = COUNT > 0 ? COUNT : c.count;
 #pragma unroll
   for (int t = 0; t < count; ++t) {
-    const std::uint32_t rt = r[t * stride];
+    const std::uint32_t rt = residue(t);
 #pragma unroll
     for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
   }
@@ -231,6 +231,11 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int
   }
   const double magnitude = limbs_to_double_scaled<L>(X, e);
   return negative ? -magnitude : magnitude;
+}
+/// The same with the residues at r[t * stride].
+template <int L, int COUNT = 0>
+IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
+  return crt_to_double<L, COUNT>(c, [=](int t) { return std::uint32_t(r[t * stride]); }, e);
 }
 
 /// "accurate" scaling: with Ā = magnitude_bound(A), B̄ likewise and C̄ = Ā·B̄ exact,
