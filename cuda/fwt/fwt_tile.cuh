@@ -818,14 +818,13 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N <= 12) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
-      } else {
+      } else if constexpr (LOG_N == 13) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 1>(a, stream, device);
+      } else {  // 128 values per thread: one corner turn fewer
+        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1>(a, stream, device);
       }
     } else if constexpr (sizeof(T) == 4 && LOG_N >= 14) {
       // float32 rows of 2^14-2^15: 64 values per thread (~96 registers), one corner turn fewer.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
-    } else if constexpr (sizeof(T) == 8 && LOG_N == 14) {
-      // float64 rows of 2^14 (128 KB): 32 values per thread.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
     } else if constexpr (required == 0) {
       return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
