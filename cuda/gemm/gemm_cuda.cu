@@ -339,37 +339,57 @@ struct OutputArgs {
   double alpha, beta;
 };
 
-// Four consecutive rows per thread: one 32-bit load per modulus brings their four residues (rows
-// are contiguous in the residues and mp is a multiple of 16), a quarter of the load instructions of
-// one byte per element.
-constexpr int kReconstructRows = 4;
+// A block reconstructs a tile of 32 × 32 elements of C in two phases. First each thread takes four
+// consecutive rows of one column: one 32-bit load per modulus brings their residues (rows are
+// contiguous in the residues and mp is a multiple of 16), and the products are parked in shared
+// memory. Then the alpha/beta update and the store run along whichever of i and j is contiguous in
+// C, so a row-major C is written in whole 256-byte runs instead of one 8-byte store per sector.
+constexpr int kReconstructTile = 32, kReconstructRows = 4, kReconstructThreads = 256;
 template <int COUNT, int L = oz::crt_limbs(COUNT)>
-__global__ void reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m,
-                                   std::int64_t n, std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols,
-                                   Lines a, Lines bt, OutputArgs c, std::int64_t j0) {
-  // grid.x: groups of rows, grid.y: columns, j0 + blockIdx.y.
-  const std::int64_t i0 = kReconstructRows * (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x);
-  const std::int64_t j = j0 + blockIdx.y;
-  if (i0 >= m || j >= n) return;
-  std::uint32_t packed[COUNT];
+__global__ void __launch_bounds__(kReconstructThreads)
+    reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m, std::int64_t n,
+                       std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
+                       std::int64_t j0) {
+  constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
+  __shared__ double tile[kT][kT + 1];  // [j][i], padded
+  const std::int64_t it = std::int64_t(blockIdx.x) * kT, jt = j0 + std::int64_t(blockIdx.y) * kT;
+  {
+    const int di0 = kReconstructRows * (int(threadIdx.x) % kGroups), dj = int(threadIdx.x) / kGroups;
+    const std::int64_t i0 = it + di0, j = jt + dj;
+    if (i0 < m && j < n) {
+      std::uint32_t packed[COUNT];
 #pragma unroll
-  for (int t = 0; t < COUNT; ++t)
-    packed[t] = *reinterpret_cast<const std::uint32_t*>(residues + t * mp * np + j * mp + i0);
-  const bool column_nonfinite = cols.nonfinite[j];
-  const int column_shift = cols.shift[j];
+      for (int t = 0; t < COUNT; ++t)
+        packed[t] = *reinterpret_cast<const std::uint32_t*>(residues + t * mp * np + j * mp + i0);
+      const bool column_nonfinite = cols.nonfinite[j];
+      const int column_shift = cols.shift[j];
 #pragma unroll 1
-  for (int e = 0; e < kReconstructRows && i0 + e < m; ++e) {
-    const std::int64_t i = i0 + e;
-    double& out = c.data[i * c.rs + j * c.cs];
-    if (column_nonfinite || rows.nonfinite[i]) {  // native arithmetic, in the reference's order
-      double s = 0.0;
-      for (std::int64_t l = 0; l < a.cols; ++l) s = fma(a(i, l), bt(j, l), s);
-      out = oz::finish(c.alpha, s, c.beta, out);
-      continue;
+      for (int e = 0; e < kReconstructRows && i0 + e < m; ++e) {
+        const std::int64_t i = i0 + e;
+        double product;
+        if (column_nonfinite || rows.nonfinite[i]) {  // native arithmetic, in the reference's order
+          double sum = 0.0;
+          for (std::int64_t l = 0; l < a.cols; ++l) sum = fma(a(i, l), bt(j, l), sum);
+          product = sum;
+        } else {
+          product = oz::crt_to_double<L, COUNT>(
+              crt, [&](int t) { return (packed[t] >> (8 * e)) & 0xffu; }, rows.shift[i] + column_shift);
+        }
+        tile[dj][di0 + e] = product;
+      }
     }
-    const double product = oz::crt_to_double<L, COUNT>(
-        crt, [&](int t) { return (packed[t] >> (8 * e)) & 0xffu; }, rows.shift[i] + column_shift);
-    out = oz::finish(c.alpha, product, c.beta, out);
+  }
+  __syncthreads();
+  const bool along_j = c.cs == 1 && c.rs != 1;  // C's contiguous direction
+  const int lane = int(threadIdx.x) % kT, group = int(threadIdx.x) / kT;
+#pragma unroll
+  for (int u = 0; u < kT * kT / kReconstructThreads; ++u) {
+    const int across = group + u * (kReconstructThreads / kT);
+    const int di = along_j ? across : lane, dj = along_j ? lane : across;
+    const std::int64_t i = it + di, j = jt + dj;
+    if (i >= m || j >= n) continue;
+    double& out = c.data[i * c.rs + j * c.cs];
+    out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
   }
 }
 
@@ -624,11 +644,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   oz::with_moduli_count(p.mods.count, [&](auto count) {
     constexpr int kCount = decltype(count)::value, L = oz::crt_limbs(kCount);
     const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
-    constexpr std::int64_t kMaxGridY = 65535;
-    for (std::int64_t j0 = 0; j0 < p.n; j0 += kMaxGridY) {
-      const dim3 grid(blocks_for((p.m + kReconstructRows - 1) / kReconstructRows, 128),
-                      unsigned(std::min(kMaxGridY, p.n - j0)));
-      reconstruct_kernel<kCount><<<grid, 128, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A, Bt, out, j0);
+    constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
+    for (std::int64_t j0 = 0; j0 < p.n; j0 += kColumnsPerLaunch) {
+      const std::int64_t columns = std::min(kColumnsPerLaunch, p.n - j0);
+      const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
+      reconstruct_kernel<kCount><<<grid, kReconstructThreads, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A,
+                                                                      Bt, out, j0);
     }
   });
   IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");

@@ -160,6 +160,74 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   return ::ldexp(static_cast<double>(mant), drop - e);  // exact, or ±inf on overflow
 }
 
+/// (Y = S - q·P)·2^-e rounded to the nearest float64 for |Y| < 2^(32L - 2), or NaN where the result
+/// would be subnormal or overflow (the caller then takes the general path). Y's magnitude is cut to
+/// a 64-bit window whose lowest bit also records whether any bit below it is set (round to odd):
+/// 64 bits are more than 53 + 2, so the one correctly rounded conversion of the window rounds as
+/// the whole value would, and the power-of-two scaling after it is exact in the normal range.
+template <int L>
+IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
+                                         int e) {
+  std::uint32_t Y[L];  // S - q·P in two's complement
+  std::uint64_t mul_carry = 0;
+  std::int64_t borrow = 0;
+#pragma unroll
+  for (int l = 0; l < L; ++l) {
+    const std::uint64_t qp = std::uint64_t(P[l]) * q + mul_carry;
+    mul_carry = qp >> 32;
+    const std::int64_t d = std::int64_t(S[l]) - std::int64_t(static_cast<std::uint32_t>(qp)) + borrow;
+    Y[l] = static_cast<std::uint32_t>(d);
+    borrow = d < 0 ? -1 : 0;
+  }
+  const bool negative = Y[L - 1] >> 31;
+  const std::uint32_t flip = negative ? 0xffffffffu : 0u;
+  std::uint32_t M[L];  // |Y|
+  std::uint64_t carry = negative ? 1 : 0;
+#pragma unroll
+  for (int l = 0; l < L; ++l) {
+    const std::uint64_t v = std::uint64_t(Y[l] ^ flip) + carry;
+    M[l] = static_cast<std::uint32_t>(v);
+    carry = v >> 32;
+  }
+  int top = 1;  // highest nonzero limb, at least 1
+#pragma unroll
+  for (int l = 2; l < L; ++l)
+    if (M[l] != 0) top = l;
+  std::uint64_t window;
+  int scale;  // |Y| ≈ window · 2^scale
+  if (top == 1) {
+    window = (std::uint64_t(M[1]) << 32) | M[0];  // the whole value
+    scale = 0;
+  } else {
+    std::uint32_t a2 = 0, a1 = 0, a0 = 0;  // limbs top, top - 1, top - 2
+    bool sticky = false;                   // any bit below limb top - 2
+#pragma unroll
+    for (int l = 2; l < L; ++l)
+      if (l == top) a2 = M[l], a1 = M[l - 1], a0 = M[l - 2];
+#pragma unroll
+    for (int l = 0; l + 3 < L; ++l) sticky = sticky || (l + 2 < top && M[l] != 0);
+#if defined(__CUDA_ARCH__)
+    const int lz = __clz(a2);
+    const std::uint32_t hi = __funnelshift_l(a1, a2, lz), lo = __funnelshift_l(a0, a1, lz);
+#else
+    const int lz = __builtin_clz(a2);
+    const std::uint32_t hi = lz ? (a2 << lz) | (a1 >> (32 - lz)) : a2;
+    const std::uint32_t lo = lz ? (a1 << lz) | (a0 >> (32 - lz)) : a1;
+#endif
+    sticky = sticky || (lz ? a0 << lz : a0) != 0;
+    window = ((std::uint64_t(hi) << 32) | lo) | (sticky ? 1u : 0u);
+    scale = 32 * (top - 1) - lz;
+  }
+  const int s = scale - e;
+  if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
+#if defined(__CUDA_ARCH__)
+  const double magnitude = __ull2double_rn(window) * __hiloint2double((s + 1023) << 20, 0);
+#else
+  const double magnitude = static_cast<double>(window) * std::ldexp(1.0, s);
+#endif
+  return negative ? -magnitude : magnitude;
+}
+
 /// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
 /// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t and
 /// X = S - P·floor(S/P), the quotient estimated in double and corrected exactly (at most one step
@@ -187,6 +255,17 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
   double approx = 0.0;
 #pragma unroll
   for (int l = L - 1; l >= 0; --l) approx = approx * 0x1p32 + static_cast<double>(S[l]);
+  {
+    // Fast path: ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49), so
+    // when ratio is at least 0.001 from an odd multiple of 1/2, Y = S - round(ratio)·P lies in
+    // (-P/2, P/2) and is X, with no exact comparison against P or P/2.
+    const double ratio = approx * c.inv_P;
+    const double q_near = ::floor(ratio + 0.5);
+    if (::fabs(ratio - q_near) < 0.499) {
+      const double magnitude = signed_limbs_to_double_fast<L>(S, c.P, static_cast<std::uint32_t>(q_near), e);
+      if (magnitude == magnitude) return magnitude;  // NaN: out of the fast path's exponent range
+    }
+  }
   std::uint32_t q = static_cast<std::uint32_t>(approx * c.inv_P);
   std::uint32_t X[L];
   for (;;) {
