@@ -16,8 +16,8 @@
 // conflict-free without swizzling.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma); the longest
-// run on a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
+// rows do their first four stages on the tensor cores (HadamardMma); those of 2^13 and longer run on
+// a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
