@@ -160,6 +160,23 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   return ::ldexp(static_cast<double>(mant), drop - e);  // exact, or ±inf on overflow
 }
 
+/// X = S - q·P over L limbs, wrapping modulo 2^(32L) (two's complement); true if q·P > S.
+template <int L>
+IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
+                             std::uint32_t (&X)[L]) {
+  std::uint64_t mul_carry = 0;
+  std::int64_t borrow = 0;
+#pragma unroll
+  for (int l = 0; l < L; ++l) {
+    const std::uint64_t qp = std::uint64_t(P[l]) * q + mul_carry;
+    mul_carry = qp >> 32;
+    const std::int64_t d = std::int64_t(S[l]) - std::int64_t(static_cast<std::uint32_t>(qp)) + borrow;
+    X[l] = static_cast<std::uint32_t>(d);
+    borrow = d < 0 ? -1 : 0;
+  }
+  return borrow || mul_carry;
+}
+
 /// (Y = S - q·P)·2^-e rounded to the nearest float64 for |Y| < 2^(32L - 2), or NaN where the result
 /// would be subnormal or overflow (the caller then takes the general path). Y's magnitude is cut to
 /// a 64-bit window whose lowest bit also records whether any bit below it is set (round to odd):
@@ -169,16 +186,7 @@ template <int L>
 IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
                                          int e) {
   std::uint32_t Y[L];  // S - q·P in two's complement
-  std::uint64_t mul_carry = 0;
-  std::int64_t borrow = 0;
-#pragma unroll
-  for (int l = 0; l < L; ++l) {
-    const std::uint64_t qp = std::uint64_t(P[l]) * q + mul_carry;
-    mul_carry = qp >> 32;
-    const std::int64_t d = std::int64_t(S[l]) - std::int64_t(static_cast<std::uint32_t>(qp)) + borrow;
-    Y[l] = static_cast<std::uint32_t>(d);
-    borrow = d < 0 ? -1 : 0;
-  }
+  subtract_multiple(S, P, q, Y);
   const bool negative = Y[L - 1] >> 31;
   const std::uint32_t flip = negative ? 0xffffffffu : 0u;
   std::uint32_t M[L];  // |Y|
@@ -229,9 +237,10 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
 }
 
 /// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
-/// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t and
-/// X = S - P·floor(S/P), the quotient estimated in double and corrected exactly (at most one step
-/// either way); its sign and magnitude then go to limbs_to_double_scaled.
+/// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t. Unless S/P
+/// lies near an odd multiple of 1/2, X = S - round(S/P)·P and signed_limbs_to_double_fast rounds it;
+/// otherwise (and for subnormal or overflowing results) X = S - P·floor(S/P), the quotient estimated
+/// in double and corrected exactly (at most one step either way), goes to limbs_to_double_scaled.
 /// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
 /// every M_t limb becomes an immediate operand); 0: c.count at run time.
 template <int L, int COUNT = 0, class Residue>
@@ -269,18 +278,7 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
   std::uint32_t q = static_cast<std::uint32_t>(approx * c.inv_P);
   std::uint32_t X[L];
   for (;;) {
-    // X = S - q·P, and whether it went negative.
-    std::uint64_t mul_carry = 0;
-    std::int64_t borrow = 0;
-#pragma unroll
-    for (int l = 0; l < L; ++l) {
-      const std::uint64_t qp = std::uint64_t(c.P[l]) * q + mul_carry;
-      mul_carry = qp >> 32;
-      const std::int64_t d = std::int64_t(S[l]) - std::int64_t(static_cast<std::uint32_t>(qp)) + borrow;
-      X[l] = static_cast<std::uint32_t>(d);
-      borrow = d < 0 ? -1 : 0;
-    }
-    if (borrow || mul_carry) {  // q·P > S
+    if (subtract_multiple(S, c.P, q, X)) {  // q·P > S
       --q;
       continue;
     }
