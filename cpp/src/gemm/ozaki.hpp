@@ -264,18 +264,16 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
   double approx = 0.0;
 #pragma unroll
   for (int l = L - 1; l >= 0; --l) approx = approx * 0x1p32 + static_cast<double>(S[l]);
-  {
-    // Fast path: ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49), so
-    // when ratio is at least 0.001 from an odd multiple of 1/2, Y = S - round(ratio)·P lies in
-    // (-P/2, P/2) and is X, with no exact comparison against P or P/2.
-    const double ratio = approx * c.inv_P;
-    const double q_near = ::floor(ratio + 0.5);
-    if (::fabs(ratio - q_near) < 0.499) {
-      const double magnitude = signed_limbs_to_double_fast<L>(S, c.P, static_cast<std::uint32_t>(q_near), e);
-      if (magnitude == magnitude) return magnitude;  // NaN: out of the fast path's exponent range
-    }
+  // ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49). Fast path: when
+  // ratio is at least 0.001 from an odd multiple of 1/2, Y = S - round(ratio)·P lies in (-P/2, P/2)
+  // and is X, with no exact comparison against P or P/2.
+  const double ratio = approx * c.inv_P;
+  const double q_near = ::floor(ratio + 0.5);
+  if (::fabs(ratio - q_near) < 0.499) {
+    const double magnitude = signed_limbs_to_double_fast<L>(S, c.P, static_cast<std::uint32_t>(q_near), e);
+    if (magnitude == magnitude) return magnitude;  // NaN: out of the fast path's exponent range
   }
-  std::uint32_t q = static_cast<std::uint32_t>(approx * c.inv_P);
+  std::uint32_t q = static_cast<std::uint32_t>(ratio);
   std::uint32_t X[L];
   for (;;) {
     if (subtract_multiple(S, c.P, q, X)) {  // q·P > S
