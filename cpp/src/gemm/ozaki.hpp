@@ -16,6 +16,12 @@
 #else
 #define IK_HD inline
 #endif
+// Full unrolling in device code; the host compiler decides for itself (GCC has no bare "unroll").
+#if defined(__CUDA_ARCH__)
+#define IK_UNROLL _Pragma("unroll")
+#else
+#define IK_UNROLL
+#endif
 
 namespace ironkernels::detail::ozaki {
 
@@ -107,11 +113,25 @@ struct CrtConstants {
 /// The same constants as L little-endian 32-bit limbs, enough for S = Σ r_t·M_t < count·256·P
 /// (crt_limbs(count)). 32-bit limbs because the sum is then one 32×32+64-bit multiply-add per limb and
 /// modulus (IMAD.WIDE on the GPU), with the carries propagated once at the end.
+/// Mixed digits for P < 2^128 (up to 16 moduli of 8 bits): M_t = a_t·2^s + b_t with s = max(64,
+/// bitlen(P) - 41), so a_t < 2^41 and H = Σ r_t·a_t < 16·2^8·2^41 sums exactly in float64; b_t only
+/// approximately (B̃ ≈ Σ r_t·b_t); the low 64 bits of S = Σ r_t·M_t exactly in integers (m_lo).
+struct CrtMixed {
+  bool usable = false;  // P < 2^128
+  int s = 0;
+  double a[20] = {}, b[20] = {};  // a_t exact, b_t rounded
+  std::uint64_t m_lo[20] = {};     // M_t mod 2^64
+  double a_P = 0.0, b_P = 0.0;     // P = a_P·2^s + b_P, a_P exact, b_P rounded
+  std::uint64_t P_lo = 0;          // P mod 2^64
+  double two_s_inv_P = 0.0, inv_P = 0.0;  // 2^s / P and 1 / P, approximately
+};
+
 template <int L>
 struct CrtTable {
   int count = 0;
   std::uint32_t P[L] = {}, half_P[L] = {}, M[20][L] = {};
   double inv_P = 0.0;  // 1 / P, approximately (the quotient estimate is corrected exactly)
+  CrtMixed mixed;
 };
 
 /// value · 2^-e rounded to the nearest float64 (ties to even), subnormals and overflow included, for
@@ -122,10 +142,10 @@ template <int L>
 IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   static_assert(L >= 3, "two limbs of window plus the sticky rest");
   int zero_limbs = 0;
-#pragma unroll
+IK_UNROLL
   for (int it = 0; it < L - 1; ++it)
     if (X[L - 1] == 0) {
-#pragma unroll
+IK_UNROLL
       for (int l = L - 1; l > 0; --l) X[l] = X[l - 1];
       X[0] = 0;
       ++zero_limbs;
@@ -137,14 +157,14 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   const int lz = __builtin_clz(X[L - 1]);
 #endif
   if (lz) {
-#pragma unroll
+IK_UNROLL
     for (int l = L - 1; l > 0; --l) X[l] = (X[l] << lz) | (X[l - 1] >> (32 - lz));
     X[0] <<= lz;
   }
   const int len = 32 * (L - zero_limbs) - lz;  // bit length of the value
   const std::uint64_t top = (std::uint64_t(X[L - 1]) << 32) | X[L - 2];  // value = top · 2^(len-64) + rest
   bool rest = false;
-#pragma unroll
+IK_UNROLL
   for (int l = 0; l < L - 2; ++l) rest = rest || X[l] != 0;
   // Bits the result keeps: 53, fewer where it is subnormal.
   int keep = 53;
@@ -166,7 +186,7 @@ IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&
                              std::uint32_t (&X)[L]) {
   std::uint64_t mul_carry = 0;
   std::int64_t borrow = 0;
-#pragma unroll
+IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t qp = std::uint64_t(P[l]) * q + mul_carry;
     mul_carry = qp >> 32;
@@ -191,14 +211,14 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
   const std::uint32_t flip = negative ? 0xffffffffu : 0u;
   std::uint32_t M[L];  // |Y|
   std::uint64_t carry = negative ? 1 : 0;
-#pragma unroll
+IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t v = std::uint64_t(Y[l] ^ flip) + carry;
     M[l] = static_cast<std::uint32_t>(v);
     carry = v >> 32;
   }
   int top = 1;  // highest nonzero limb, at least 1
-#pragma unroll
+IK_UNROLL
   for (int l = 2; l < L; ++l)
     if (M[l] != 0) top = l;
   std::uint64_t window;
@@ -209,10 +229,10 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
   } else {
     std::uint32_t a2 = 0, a1 = 0, a0 = 0;  // limbs top, top - 1, top - 2
     bool sticky = false;                   // any bit below limb top - 2
-#pragma unroll
+IK_UNROLL
     for (int l = 2; l < L; ++l)
       if (l == top) a2 = M[l], a1 = M[l - 1], a0 = M[l - 2];
-#pragma unroll
+IK_UNROLL
     for (int l = 0; l + 3 < L; ++l) sticky = sticky || (l + 2 < top && M[l] != 0);
 #if defined(__CUDA_ARCH__)
     const int lz = __clz(a2);
@@ -236,6 +256,72 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
   return negative ? -magnitude : magnitude;
 }
 
+/// (hi·2^64 + lo)·2^-e rounded to the nearest float64 for a signed 128-bit value (hi signed), or NaN
+/// where the result would be subnormal or overflow: the magnitude's top 64 bits, the lowest of them
+/// also recording any bit below (round to odd), converted once and scaled by an exact power of two.
+IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
+  const bool negative = hi < 0;
+  std::uint64_t mh = static_cast<std::uint64_t>(hi), ml = lo;
+  if (negative) {  // two's complement negation of the 128-bit value
+    ml = ~lo + 1;
+    mh = ~mh + (lo == 0 ? 1 : 0);
+  }
+  std::uint64_t window = ml;
+  int scale = 0;
+  if (mh != 0) {
+#if defined(__CUDA_ARCH__)
+    const int lz = __clzll(static_cast<long long>(mh));
+#else
+    const int lz = __builtin_clzll(mh);
+#endif
+    window = lz ? (mh << lz) | (ml >> (64 - lz)) : mh;
+    window |= (ml << lz) != 0 ? 1u : 0u;  // sticky: the bits of ml below the window
+    scale = 64 - lz;
+  }
+  const int s = scale - e;
+  if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
+#if defined(__CUDA_ARCH__)
+  const double magnitude = __ull2double_rn(window) * __hiloint2double((s + 1023) << 20, 0);
+#else
+  const double magnitude = static_cast<double>(window) * std::ldexp(1.0, s);
+#endif
+  return negative ? -magnitude : magnitude;
+}
+
+/// The CRT in mixed digits (CrtMixed), or NaN where it cannot decide (S/P within 0.001 of an odd
+/// multiple of 1/2) or the result is subnormal or overflows; the caller then takes the general path.
+/// With S = H·2^s + B and q = round(S/P) from H and B̃ (error below 2^-38), X = S - q·P is
+/// (H - q·a_P)·2^s + Z, Z = B - q·b_P: the first term exact in one fma (|H - q·a_P| < 2^41), Z known
+/// within 2^52 from B̃ and exactly mod 2^64 from the integer sums, hence exactly, as
+/// Z mod 2^64 + 2^64·rint((Z̃ - Z mod 2^64)·2^-64). Then X = hi·2^64 + lo with |hi| < 2^63.
+template <int COUNT, class Residue>
+IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
+  double H = 0.0, B = 0.0;
+  std::uint64_t S_lo = 0;
+IK_UNROLL
+  for (int t = 0; t < (COUNT > 0 ? COUNT : count); ++t) {
+    const std::uint32_t rt = residue(t);
+#if defined(__CUDA_ARCH__)
+    const double r = __hiloint2double(0x43300000, int(rt)) - 0x1p52;  // exact, no conversion unit
+#else
+    const double r = static_cast<double>(rt);
+#endif
+    H = ::fma(r, c.a[t], H);  // exact: every partial sum is an integer below 2^53
+    B = ::fma(r, c.b[t], B);
+    S_lo += std::uint64_t(rt) * c.m_lo[t];  // mod 2^64
+  }
+  const double ratio = ::fma(H, c.two_s_inv_P, B * c.inv_P);
+  const double q = ::floor(ratio + 0.5);
+  if (!(::fabs(ratio - q) < 0.499)) return NAN;
+  const double high = ::fma(-q, c.a_P, H);  // exact
+  const double z = ::fma(-q, c.b_P, B);     // Z within 2^52
+  const std::uint64_t z_lo = S_lo - static_cast<std::uint64_t>(q) * c.P_lo;  // Z mod 2^64
+  const double z_hi = ::rint((z - static_cast<double>(z_lo)) * 0x1p-64);
+  const std::int64_t hi =
+      static_cast<std::int64_t>(high) * (std::int64_t(1) << (c.s - 64)) + static_cast<std::int64_t>(z_hi);
+  return int128_to_double_fast(hi, z_lo, e);
+}
+
 /// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
 /// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t. Unless S/P
 /// lies near an odd multiple of 1/2, X = S - round(S/P)·P and signed_limbs_to_double_fast rounds it;
@@ -245,31 +331,37 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
 /// every M_t limb becomes an immediate operand); 0: c.count at run time.
 template <int L, int COUNT = 0, class Residue>
 IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
-  std::uint64_t acc[L] = {};
   const int count = COUNT > 0 ? COUNT : c.count;
-#pragma unroll
+  if constexpr (COUNT <= 16) {  // P < 2^128 for up to 16 moduli (COUNT = 0: decided at run time)
+    if (c.mixed.usable) {
+      const double fast = crt_mixed_to_double<COUNT>(c.mixed, count, residue, e);
+      if (fast == fast) return fast;  // NaN: near ±P/2, subnormal or overflow
+    }
+  }
+  std::uint64_t acc[L] = {};
+IK_UNROLL
   for (int t = 0; t < count; ++t) {
     const std::uint32_t rt = residue(t);
-#pragma unroll
+IK_UNROLL
     for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
   }
   std::uint32_t S[L];
   std::uint64_t carry = 0;
-#pragma unroll
+IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t v = acc[l] + carry;
     S[l] = static_cast<std::uint32_t>(v);
     carry = v >> 32;
   }
   double approx = 0.0;
-#pragma unroll
+IK_UNROLL
   for (int l = L - 1; l >= 0; --l) approx = approx * 0x1p32 + static_cast<double>(S[l]);
-  // ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49). Fast path: when
-  // ratio is at least 0.001 from an odd multiple of 1/2, Y = S - round(ratio)·P lies in (-P/2, P/2)
-  // and is X, with no exact comparison against P or P/2.
+  // ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49). Fast path (when
+  // the mixed-digit one is not usable): when ratio is at least 0.001 from an odd multiple of 1/2,
+  // Y = S - round(ratio)·P lies in (-P/2, P/2) and is X, with no exact comparison against P or P/2.
   const double ratio = approx * c.inv_P;
   const double q_near = ::floor(ratio + 0.5);
-  if (::fabs(ratio - q_near) < 0.499) {
+  if (!c.mixed.usable && ::fabs(ratio - q_near) < 0.499) {
     const double magnitude = signed_limbs_to_double_fast<L>(S, c.P, static_cast<std::uint32_t>(q_near), e);
     if (magnitude == magnitude) return magnitude;  // NaN: out of the fast path's exponent range
   }
@@ -281,7 +373,7 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
       continue;
     }
     int order = 0;  // sign of X - P
-#pragma unroll
+IK_UNROLL
     for (int l = L - 1; l >= 0; --l)
       if (order == 0 && X[l] != c.P[l]) order = X[l] < c.P[l] ? -1 : 1;
     if (order >= 0) {
@@ -291,13 +383,13 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
     break;
   }
   int half_order = 0;  // sign of X - P/2
-#pragma unroll
+IK_UNROLL
   for (int l = L - 1; l >= 0; --l)
     if (half_order == 0 && X[l] != c.half_P[l]) half_order = X[l] < c.half_P[l] ? -1 : 1;
   const bool negative = half_order > 0;
   if (negative) {  // magnitude P - X
     std::int64_t borrow = 0;
-#pragma unroll
+IK_UNROLL
     for (int l = 0; l < L; ++l) {
       const std::int64_t d = std::int64_t(c.P[l]) - std::int64_t(X[l]) + borrow;
       X[l] = static_cast<std::uint32_t>(d);
@@ -372,6 +464,30 @@ CrtTable<L> crt_table(const CrtConstants& c) {
   split(c.P, t.P);
   split(c.half_P, t.half_P);
   for (int i = 0; i < c.count; ++i) split(c.M[i], t.M[i]);
+  CrtMixed& m = t.mixed;
+  m.usable = c.P.bit_length() <= 128;
+  if (m.usable) {
+    m.s = c.P.bit_length() - 41 > 64 ? c.P.bit_length() - 41 : 64;
+    auto bits = [](const WideUint& w, int from, int to) {  // bits [from, to) of w, to - from <= 64
+      std::uint64_t v = 0;
+      for (int i = from; i < to; ++i) v |= ((w.limb[i / 64] >> (i % 64)) & 1) << (i - from);
+      return v;
+    };
+    // Below 2^s: two 64-bit halves, each converted once (the sum need not be correctly rounded).
+    auto low_part = [&](const WideUint& w) {
+      return std::ldexp(static_cast<double>(bits(w, 64, m.s)), 64) + static_cast<double>(bits(w, 0, 64));
+    };
+    for (int i = 0; i < c.count; ++i) {
+      m.a[i] = static_cast<double>(bits(c.M[i], m.s, 128));  // < 2^41: exact
+      m.b[i] = low_part(c.M[i]);
+      m.m_lo[i] = c.M[i].limb[0];
+    }
+    m.a_P = static_cast<double>(bits(c.P, m.s, 128));
+    m.b_P = low_part(c.P);
+    m.P_lo = c.P.limb[0];
+    m.two_s_inv_P = std::ldexp(1.0, m.s) / c.P.approx();
+    m.inv_P = 1.0 / c.P.approx();
+  }
   return t;
 }
 
