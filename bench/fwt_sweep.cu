@@ -1,13 +1,14 @@
-// Sweeps FWT kernel configurations (values per thread, register cap, input stages) on one GPU, to
-// choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration transforms a 256 MB
-// tensor of rows of 2^n; the output is checked against the first configuration of its (dtype, n)
-// and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the same bytes.
+// Sweeps FWT kernel configurations (values per thread, register cap, input stages, corner-turn
+// passes) on one GPU, to choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration
+// transforms a 256 MB tensor of rows of 2^n; the output is checked against the first configuration
+// of its (dtype, n) and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the
+// same bytes.
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
 //        bench/fwt_sweep.cu cpp/src/core/array.cpp -o fwt_sweep
-// Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages GB/s, its ratio to
-// the copy measured just before the group, the largest difference to the group's first output)
+// Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages passes GB/s, its
+// ratio to the copy measured just before the group, the largest difference to the group's first output)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -88,7 +89,7 @@ void fill_input() {
   std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s\n", name<T>(), copy_gbps);
 }
 
-template <class T, int K, int LOG_N, int OCC, int STAGES>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1>
 void run() {
   constexpr int V = 16 / sizeof(T);
   const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
@@ -103,7 +104,7 @@ void run() {
   a.scale = 1.0;
   a.scaled = false;
   IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
-  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES>(a, stream, 0); });
+  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES>(a, stream, 0); });
   const std::size_t count = kBytes / sizeof(T);
   std::vector<T> h(count);
   IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
@@ -118,8 +119,8 @@ void run() {
     }
   }
   const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
-  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d  %7.1f GB/s  %.3f of copy  diff %.2e\n", name<T>(), LOG_N, K,
-              OCC, STAGES, gbps, gbps / copy_gbps, diff);
+  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n", name<T>(),
+              LOG_N, K, OCC, STAGES, PASSES, gbps, gbps / copy_gbps, diff);
   std::fflush(stdout);
 }
 
@@ -140,6 +141,8 @@ void sweep_16bit() {
   if constexpr (LOG_N >= 13) {  // 128 values per thread: one corner turn fewer
     run<T, 16, LOG_N, 0, 0>();
     run<T, 16, LOG_N, 0, 1>();
+    run<T, 16, LOG_N, 0, 1, 2>();  // the turn in two passes through half the shared memory
+    run<T, 16, LOG_N, 0, 2, 2>();
   }
 }
 
@@ -154,6 +157,7 @@ void sweep_wide() {
   if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
   if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
   if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 0>();  // one corner turn fewer
+  if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 1, 2>();  // and in two passes, with a stage
 }
 const char* only_dtype = nullptr;
 int only_n = -1;
@@ -174,7 +178,7 @@ int main(int argc, char** argv) {
   IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
   // The groups the last table change was decided on; add others as needed (each takes a few seconds).
-  SWEEP_16BIT(__half, 11);
+  SWEEP_16BIT(__half, 13);
   SWEEP_16BIT(__half, 14);
   SWEEP_16BIT(__half, 15);
   SWEEP_WIDE(float, 9);

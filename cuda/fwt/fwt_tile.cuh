@@ -287,13 +287,14 @@ constexpr int tile_warps(int v, int h, int n_cta) {
   return n_cta <= v + 5 + h ? kLocalWarps : 1 << (n_cta - (v + 5 + h));
 }
 
-/// Shared memory for the corner turns (or the cluster exchange) of a tile configuration.
-template <class T, int V, int K, int LOG_N, int CLUSTER>
+/// Shared memory for the corner turns (or the cluster exchange) of a tile configuration. A turn in
+/// TURN_PASSES = 2 passes moves half the values at a time (see fwt_tile_kernel) through half the bytes.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1>
 constexpr int turn_smem_bytes() {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int tile_bits = v + 5 + h + ilog2(tile_warps(v, h, kN));
-  return (kN > v + 5 + h || CLUSTER > 1) ? int(sizeof(C)) << tile_bits : 0;
+  return (kN > v + 5 + h || CLUSTER > 1) ? (int(sizeof(C)) << tile_bits) / TURN_PASSES : 0;
 }
 
 // Input staging (STAGES > 0): every thread copies its own 16-byte input vectors of the next STAGES
@@ -301,22 +302,22 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-template <class T, int V, int K, int LOG_N, int STAGES>
+template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1>
 constexpr int staged_vectors() {
   if (STAGES <= 0) return 0;
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N);
-  const int room = kMaxBlockSmem - turn_smem_bytes<T, V, K, LOG_N, 1>();
+  const int room = kMaxBlockSmem - turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>();
   int vectors = K;
   while (vectors > 0 && STAGES * vectors * threads * 16 > room) vectors /= 2;
   return vectors;
 }
 
 /// Dynamic shared memory of a tile configuration: corner turns plus input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1>
 constexpr int tile_smem_bytes() {
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
-  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER>() +
-         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES>() * threads * 16 : 0);
+  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() +
+         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>() * threads * 16 : 0);
 }
 
 // ------------------------------------------------------------------ cp.async (sm_80+)
@@ -351,7 +352,10 @@ __device__ __forceinline__ void cp_async_wait() {
 // reading the partner CTAs' values from distributed shared memory.
 // STAGES > 0: a resident grid loops over the tiles, with the next STAGES tiles' inputs in flight
 // to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES>
+// TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
+// passes, over the values with that bit 0 and then 1, through half the shared memory, which leaves
+// room for more input stages.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -363,6 +367,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   constexpr int kTileBits = v + 5 + h + w;
   static_assert(CLUSTER == 1 || kTileBits == kN, "a cluster holds exactly one row");
   static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
+  static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
+                "two turn passes need one corner turn with a register bit it does not move");
   using L = Layout<v, h, w>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   C* smem = reinterpret_cast<C*>(smem_raw);
@@ -442,8 +448,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
 
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
-  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES>();
-  [[maybe_unused]] uint4* const stages = reinterpret_cast<uint4*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER>());
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>();
+  [[maybe_unused]] uint4* const stages =
+      reinterpret_cast<uint4*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -530,28 +537,38 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
+  // Two passes: register bit h - 1 is not moved by the (single) turn, so its logical bit kPassBit
+  // is the same before and after; each pass holds the elements with that bit fixed, indexed without it.
+  constexpr int kPassBit = v + 5 + h - 1, kTurnBits = kTileBits - ilog2(TURN_PASSES);
   auto smem_pos = [&](int idx, int c) {  // element idx, chunk c of its vector
-    return (c << (kTileBits - v + ilog2(kChunkLen))) + ((idx >> v) << ilog2(kChunkLen));
+    if constexpr (TURN_PASSES == 2) idx = ((idx >> (kPassBit + 1)) << kPassBit) | (idx & ((1 << kPassBit) - 1));
+    return (c << (kTurnBits - v + ilog2(kChunkLen))) + ((idx >> v) << ilog2(kChunkLen));
   };
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
-    if (t > 0) __syncthreads();  // the previous turn's reads are done
 #pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const int idx = tile_index(std::integral_constant<int, t>{}, j);
+    for (int pass = 0; pass < TURN_PASSES; ++pass) {
+      auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
+      if (t > 0 || pass > 0) __syncthreads();  // the previous turn's (pass's) reads are done
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c)
+      for (int j = 0; j < K; ++j) {
+        if (!in_pass(j)) continue;
+        const int idx = tile_index(std::integral_constant<int, t>{}, j);
 #pragma unroll
-        for (int e = 0; e < kChunkLen; ++e) smem[smem_pos(idx, c) + e] = r[j][c * kChunkLen + e];
-    }
-    __syncthreads();
+        for (int c = 0; c < kChunks; ++c)
 #pragma unroll
-    for (int j = 0; j < K; ++j) {
-      const int idx = tile_index(std::integral_constant<int, t + 1>{}, j);
+          for (int e = 0; e < kChunkLen; ++e) smem[smem_pos(idx, c) + e] = r[j][c * kChunkLen + e];
+      }
+      __syncthreads();
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c)
+      for (int j = 0; j < K; ++j) {
+        if (!in_pass(j)) continue;
+        const int idx = tile_index(std::integral_constant<int, t + 1>{}, j);
 #pragma unroll
-        for (int e = 0; e < kChunkLen; ++e) r[j][c * kChunkLen + e] = smem[smem_pos(idx, c) + e];
+        for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+          for (int e = 0; e < kChunkLen; ++e) r[j][c * kChunkLen + e] = smem[smem_pos(idx, c) + e];
+      }
     }
 #pragma unroll
     for (int s = 0; s < h && t * h + s < w; ++s)
@@ -755,16 +772,16 @@ inline bool clusters_available(int device) {
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES>();
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
