@@ -130,34 +130,45 @@ void run() {
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
+  if constexpr (LOG_N >= 14) run<T, 16, LOG_N, 0, 2, 2>();  // the table's configuration
+  if constexpr (LOG_N == 13) run<T, 8, LOG_N, 16, 2>();
   run<T, 4, LOG_N, 32, 0>();
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 0, 0>();
   run<T, 4, LOG_N, 32, 1>();
   run<T, 4, LOG_N, 32, 2>();
   run<T, 8, LOG_N, 16, 1>();
-  run<T, 8, LOG_N, 16, 2>();
+  if constexpr (LOG_N != 13) run<T, 8, LOG_N, 16, 2>();
   run<T, 8, LOG_N, 0, 1>();
   if constexpr (LOG_N >= 13) {  // 128 values per thread: one corner turn fewer
     run<T, 16, LOG_N, 0, 0>();
     run<T, 16, LOG_N, 0, 1>();
     run<T, 16, LOG_N, 0, 1, 2>();  // the turn in two passes through half the shared memory
-    run<T, 16, LOG_N, 0, 2, 2>();
+    if constexpr (LOG_N == 13) run<T, 16, LOG_N, 0, 2, 2>();
   }
 }
 
 template <class T, int LOG_N>
 void sweep_wide() {
   fill_input<T>();
-  constexpr int k_cur = sizeof(T) == 4 && LOG_N >= 14 ? 16 : 8, occ_cur = k_cur == 16 ? 0 : 32;
-  run<T, k_cur, LOG_N, occ_cur, 0>();
-  run<T, k_cur, LOG_N, occ_cur, 1>();
-  run<T, k_cur, LOG_N, occ_cur, 2>();
-  if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
-  if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
-  if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
-  if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 0>();  // one corner turn fewer
-  if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 1, 2>();  // and in two passes, with a stage
+  // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
+  constexpr bool two_pass = (sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14);
+  constexpr int k_cur = two_pass ? 32 : sizeof(T) == 4 && LOG_N == 14 ? 16 : 8, occ_cur = k_cur == 8 ? 32 : 0;
+  if constexpr (two_pass) {
+    run<T, 32, LOG_N, 0, 1, 2>();
+    run<T, 32, LOG_N, 0, 2, 2>();
+    run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
+    run<T, 16, LOG_N, 0, 0>();
+    run<T, 16, LOG_N, 0, 1>();
+  } else {
+    run<T, k_cur, LOG_N, occ_cur, 0>();
+    run<T, k_cur, LOG_N, occ_cur, 1>();
+    run<T, k_cur, LOG_N, occ_cur, 2>();
+    if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
+    if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
+    if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
+    if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 1, 2>();  // one corner turn fewer, in two passes
+  }
 }
 const char* only_dtype = nullptr;
 int only_n = -1;

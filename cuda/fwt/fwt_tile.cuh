@@ -827,7 +827,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
     }
     // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
-    // (K or 2K vectors of 16 bytes), the register cap (warps per SM) and the input stages.
+    // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
+    // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. The longest rows keep their bytes in
       // flight through cp.async stages; rows up to 2^12 were fastest loading directly.
@@ -836,13 +837,17 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       } else if constexpr (LOG_N <= 12) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
       } else if constexpr (LOG_N == 13) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 1>(a, stream, device);
-      } else {  // 128 values per thread: one corner turn fewer
-        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1>(a, stream, device);
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 2>(a, stream, device);
+      } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
+        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2>(a, stream, device);
       }
-    } else if constexpr (sizeof(T) == 4 && LOG_N >= 14) {
-      // float32 rows of 2^14-2^15: 64 values per thread (~96 registers), one corner turn fewer.
+    } else if constexpr (sizeof(T) == 4 && LOG_N == 14) {
+      // float32 rows of 2^14: 64 values per thread (~96 registers), one corner turn fewer.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
+    } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
+      // 128 (float32) or 64 (float64) values per thread: a single corner turn, in two passes, and
+      // one input stage.
+      return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2>(a, stream, device);
     } else if constexpr (required == 0) {
       return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
     } else {
