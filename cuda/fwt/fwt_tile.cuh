@@ -16,9 +16,8 @@
 // conflict-free without swizzling.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma). A resident grid loops over the
-// tiles (the per-thread set-up, ~8 instructions per element at 2^9, is paid once per block); for the
-// longest rows the next tiles' inputs are already in flight to shared memory (cp.async).
+// rows do their first four stages on the tensor cores (HadamardMma); those of 2^13 and longer run on
+// a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -351,8 +350,8 @@ __device__ __forceinline__ void cp_async_wait() {
 // CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
 // 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
 // reading the partner CTAs' values from distributed shared memory.
-// CLUSTER = 1: a resident grid loops over the tiles. STAGES > 0: the next STAGES tiles' inputs are
-// in flight to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
+// STAGES > 0: a resident grid loops over the tiles, with the next STAGES tiles' inputs in flight
+// to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
 // passes, over the values with that bit 0 and then 1, through half the shared memory, which leaves
 // room for more input stages.
@@ -651,7 +650,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) VecIO<T, V>::store(yt + off, r[j]);
     }
   }
-  if constexpr (CLUSTER > 1) {
+  if constexpr (!kStaged) {
     break;
   } else {
     tile += gridDim.x;
@@ -771,7 +770,7 @@ inline bool clusters_available(int device) {
 }
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
-// long rows one block (or one cluster) per tile, 2^(n - (v+5+h)) warps. Without clusters, a resident
+// long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
@@ -785,7 +784,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
-  if constexpr (CLUSTER == 1) {  // a resident grid: each block's set-up serves many tiles
+  if constexpr (STAGES > 0) {
     const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, device);
     blocks = blocks < resident ? blocks : resident;
   }
