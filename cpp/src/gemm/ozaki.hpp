@@ -6,7 +6,6 @@
 // feed a sum are either exact or explicit fma() calls.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -65,57 +64,44 @@ IK_HD std::int32_t magnitude_bound(double x, int e) {
 /// The scaled, truncated element: an integer-valued double, |q| < 2^62 (0 for Inf/NaN).
 IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(::ldexp(v, shift)) : 0.0; }
 
-/// The low 32 bits of an integer-valued double d + 1.5·2^52 with |d| < 2^51: d mod 2^32.
-IK_HD std::uint32_t low_word(double d_plus_round) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint32_t>(__double2loint(d_plus_round));
-#else
-  std::uint64_t bits;
-  std::memcpy(&bits, &d_plus_round, sizeof bits);
-  return static_cast<std::uint32_t>(bits);
-#endif
-}
-constexpr double kRoundToInteger = 6755399441055744.0;  // 1.5 · 2^52: x + it rounds x to an integer
-
 /// An integer-valued |q| < 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
 /// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
-/// hi_bits and lo_bits are hi and lo mod 2^32, for the residues' integer step.
 struct SplitInteger {
   double hi, lo;
-  std::uint32_t hi_bits, lo_bits;
 };
 IK_HD SplitInteger split_integer(double q) {
   const double hi = ::floor(q * 0x1p-32);
-  const double lo = ::fma(-hi, 0x1p32, q);  // exact: the result is an integer below 2^32
-  return {hi, lo, low_word(hi + kRoundToInteger), low_word(lo + kRoundToInteger)};
+  return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
 }
 
 /// What residue() needs of one modulus p, computed once on the host. With h = floor(p/2):
-/// pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded; pow32_bits and p
-/// as integers.
+/// pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded, neg_p = -p.
 struct ResidueConstants {
-  double pow32, inv_p, offset;
-  std::uint32_t pow32_bits, p;
+  double pow32, inv_p, offset, neg_p;
 };
 inline ResidueConstants residue_constants(int p) {
   const double inv_p = 1.0 / p;
-  const auto pow32 = static_cast<std::uint32_t>((std::uint64_t(1) << 32) % std::uint64_t(p));
-  return {static_cast<double>(pow32), inv_p, (p / 2 + 0.5) * inv_p - 0.5, pow32, static_cast<std::uint32_t>(p)};
+  return {static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p, (p / 2 + 0.5) * inv_p - 0.5,
+          -static_cast<double>(p)};
 }
 
 /// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2) (fits int8), as an int.
 /// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
 /// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
-/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding 1.5·2^52
-/// rounds it to N exactly and leaves N mod 2^32 in the low word. r = x - p·N fits in 32 bits, so it
-/// is exact in 32-bit integer arithmetic from x mod 2^32 = hi_bits·pow32 + lo_bits (mod 2^32).
-/// Three float64 operations and two integer multiply-adds (the float64 pipe is the residue kernel's
-/// limit); the residue is unique, so host and device agree.
+/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding and
+/// subtracting 1.5·2^52 rounds it to N exactly; r = x - p·N is exact (one fma), and r + 1.5·2^52 holds r
+/// in its low 32 bits. Five floating-point operations, no integer correction, no conversion; the
+/// residue is unique, so host and device agree.
 IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
   const double x = ::fma(q.hi, c.pow32, q.lo);
-  const std::uint32_t n = low_word(::fma(x, c.inv_p, c.offset) + kRoundToInteger);
-  const std::uint32_t x_bits = q.hi_bits * c.pow32_bits + q.lo_bits;  // mod 2^32
-  return static_cast<std::int32_t>(x_bits - c.p * n);
+  const double n = (::fma(x, c.inv_p, c.offset) + kRound) - kRound;
+  const double r = ::fma(c.neg_p, n, x);
+#if defined(__CUDA_ARCH__)
+  return __double2loint(r + kRound);
+#else
+  return static_cast<int>(r);
+#endif
 }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
