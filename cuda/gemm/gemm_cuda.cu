@@ -17,9 +17,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
-#include <initializer_list>
+#include <vector>
 
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
@@ -400,13 +401,34 @@ unsigned blocks_for(std::int64_t count, int threads) {
 }
 
 // One shape (mp × np × kc) of the INT8 products and how it runs: cublasGemmEx unless tune() found a
-// faster cuBLASLt algorithm for it.
+// faster cuBLASLt algorithm for it, over all np columns of C at once or in np / nc equal blocks (tune()
+// times both: on H200 at 16384³, GEMMul8's 8192-column blocks ran cuBLAS's 128×256×128 tile at
+// 5.4 ms per modulus, where one call ran 128×256×64 at 5.8 ms and moved twice the DRAM bytes).
 struct Int8Product {
-  std::int64_t kc = 0;
+  std::int64_t kc = 0, nc = 0;
   bool use_lt = false;
   cublasLtMatmulAlgo_t algo{};
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // kc × mp, kc × nc, mp × nc
 };
+
+// Column blocks of about kProductColumns (a multiple of kPad that divides np), or np if one block.
+constexpr std::int64_t kProductColumns = 8192;
+std::int64_t product_block_columns(std::int64_t np) {
+  std::int64_t blocks = (np + kProductColumns - 1) / kProductColumns;
+  while (np % (blocks * kPad)) ++blocks;  // ends at np / kPad blocks at the latest
+  return np / blocks;
+}
+
+// Stand-in residues for tune(): the products' speed depends on the data (an all-zero product draws
+// less power and ran another algorithm fastest).
+__global__ void fill_pseudo_random_kernel(std::int8_t* p, std::int64_t count) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u ^ std::uint32_t(i >> 32);
+    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
+    p[i] = static_cast<std::int8_t>(h >> 24);
+  }
+}
 
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
@@ -435,16 +457,24 @@ struct GemmPlan::Impl {
 
   const detail::Int8Product& shape(std::int64_t kc) const { return shapes[shape_count == 2 && kc != shapes[0].kc]; }
 
-  // C (mp × np INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (np) K-contiguous lines of kp.
+  // C (mp × np INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (np) K-contiguous lines of
+  // kp; one call per block of sh.nc columns.
   cublasStatus_t product(const detail::Int8Product& sh, const std::int8_t* x, const std::int8_t* y, std::int32_t* c,
                          void* cublas_workspace, cudaStream_t s) const {
     const std::int32_t one = 1, zero = 0;
-    if (sh.use_lt)
-      return detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, y, sh.b, &zero, c, sh.c, c, sh.c, &sh.algo,
-                                             cublas_workspace, detail::kCublasWorkspace, s);
-    return detail::cublas_api().gemm_strided_batched_ex(
-        handle, CUBLAS_OP_T, CUBLAS_OP_N, int(mp), int(np), int(sh.kc), &one, x, CUDA_R_8I, int(kp), mp * kp, y,
-        CUDA_R_8I, int(kp), np * kp, &zero, c, CUDA_R_32I, int(mp), mp * np, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    for (std::int64_t j0 = 0; j0 < np; j0 += sh.nc) {
+      const std::int8_t* yb = y + j0 * kp;
+      std::int32_t* cb = c + j0 * mp;
+      const cublasStatus_t status =
+          sh.use_lt ? detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, yb, sh.b, &zero, cb, sh.c, cb, sh.c,
+                                                      &sh.algo, cublas_workspace, detail::kCublasWorkspace, s)
+                    : detail::cublas_api().gemm_strided_batched_ex(
+                          handle, CUBLAS_OP_T, CUBLAS_OP_N, int(mp), int(sh.nc), int(sh.kc), &one, x, CUDA_R_8I,
+                          int(kp), mp * kp, yb, CUDA_R_8I, int(kp), sh.nc * kp, &zero, cb, CUDA_R_32I, int(mp),
+                          mp * sh.nc, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+      if (status != CUBLAS_STATUS_SUCCESS) return status;
+    }
+    return CUBLAS_STATUS_SUCCESS;
   }
 
   ~Impl() {
@@ -507,6 +537,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     p.shapes[0].kc = std::min(p.kp, ozaki::kChunkK);
     p.shape_count = 1;
     if (p.kp > ozaki::kChunkK && p.kp % ozaki::kChunkK) p.shapes[p.shape_count++].kc = p.kp % ozaki::kChunkK;
+    for (auto& sh : p.shapes) sh.nc = p.np;
   }
 
   DeviceGuard guard(device);
@@ -685,10 +716,17 @@ const char* GemmPlan::products_backend() const {
   return impl_->shape_count && impl_->shapes[0].use_lt ? "cublasLt" : "cublasGemmEx";
 }
 
-void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle) {
+int GemmPlan::products_column_blocks() const {
+  return impl_->shape_count ? int(impl_->np / impl_->shapes[0].nc) : 1;
+}
+
+void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle, std::int64_t columns_per_call) {
   using namespace detail;
   Impl& p = *impl_;
   check_workspace(p.layout.total, workspace, workspace_bytes);
+  if (columns_per_call < 0 || (columns_per_call > 0 && (columns_per_call % kPad || p.np % columns_per_call)))
+    raise<ValueError>("GemmPlan.tune: columns_per_call must be 0 or a multiple of ", kPad, " that divides ", p.np,
+                      ", got ", columns_per_call);
   const CublasLtApi* lt = cublas_lt_api();
   if (!lt || p.m == 0 || p.n == 0) {
     p.tuned = true;
@@ -719,41 +757,87 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   } pref_guard{lt, pref};
   const std::uint64_t max_ws = kCublasWorkspace;
   IK_CUBLAS_CHECK(lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
-  IK_CUDA_CHECK(cudaMemsetAsync(ra, 0, std::size_t(p.mp * p.kp), s));  // timed on zeros (any operands would do)
-  IK_CUDA_CHECK(cudaMemsetAsync(rb, 0, std::size_t(p.np * p.kp), s));
+  fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(ra, p.mp * p.kp);
+  fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(rb, p.np * p.kp);
+  IK_CUDA_CHECK_LAUNCH("fill_pseudo_random_kernel");
   Event start(p.device), stop(p.device);
+  // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses gives -1.
+  auto time = [&](const Int8Product& candidate) -> float {
+    if (p.product(candidate, ra, rb, prod, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;
+    start.record(stream_handle);
+    for (int r = 0; r < 3; ++r) IK_CUBLAS_CHECK(p.product(candidate, ra, rb, prod, base + w.cublas, s));
+    stop.record(stream_handle);
+    stop.synchronize();
+    return stop.elapsed_ms_since(start);
+  };
+  // The cuBLASLt layouts of every column split tried; those of the chosen candidates are kept.
+  struct Layouts {
+    const CublasLtApi* api;
+    std::vector<cublasLtMatrixLayout_t> all;
+    cublasLtMatrixLayout_t make(cudaDataType type, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+      cublasLtMatrixLayout_t l = nullptr;
+      IK_CUBLAS_CHECK(api->layout_create(&l, type, rows, cols, ld));
+      all.push_back(l);
+      return l;
+    }
+    void keep(const Int8Product& sh) {
+      for (auto*& l : all)
+        if (l == sh.a || l == sh.b || l == sh.c) l = nullptr;
+    }
+    ~Layouts() {
+      for (auto* l : all)
+        if (l) api->layout_destroy(l);
+    }
+  } layouts{lt, {}};
   Int8Product chosen[2] = {p.shapes[0], p.shapes[1]};  // published at the end
   for (int i = 0; i < p.shape_count; ++i) {
-    Int8Product& sh = chosen[i];
-    sh.use_lt = false;
-    if (double(p.mp) * double(p.np) * double(sh.kc) < 0x1p30) continue;  // too small to be worth timing
-    if (!sh.a) {
-      IK_CUBLAS_CHECK(lt->layout_create(&sh.a, CUDA_R_8I, sh.kc, p.mp, p.kp));
-      IK_CUBLAS_CHECK(lt->layout_create(&sh.b, CUDA_R_8I, sh.kc, p.np, p.kp));
-      IK_CUBLAS_CHECK(lt->layout_create(&sh.c, CUDA_R_32I, p.mp, p.np, p.mp));
+    Int8Product& best_sh = chosen[i];
+    best_sh.use_lt = false;
+    best_sh.nc = p.np;
+    best_sh.a = best_sh.b = best_sh.c = nullptr;
+    const bool too_small = double(p.mp) * double(p.np) * double(best_sh.kc) < 0x1p30;
+    if (too_small && columns_per_call == 0) continue;  // not worth timing
+    // Candidates: cublasGemmEx and cuBLASLt's proposals, for the whole of C and in column blocks,
+    // interleaved so that neither split is timed only after the GPU has heated up.
+    std::vector<Int8Product> per_split[2];
+    const std::int64_t widths[2] = {columns_per_call ? columns_per_call : p.np,
+                                    columns_per_call ? columns_per_call : product_block_columns(p.np)};
+    for (int v = 0; v < (widths[1] == widths[0] ? 1 : 2); ++v) {
+      Int8Product sh = best_sh;
+      sh.nc = widths[v];
+      sh.a = layouts.make(CUDA_R_8I, sh.kc, p.mp, p.kp);
+      sh.b = layouts.make(CUDA_R_8I, sh.kc, sh.nc, p.kp);
+      sh.c = layouts.make(CUDA_R_32I, p.mp, sh.nc, p.mp);
+      per_split[v].push_back(sh);
+      cublasLtMatmulHeuristicResult_t found[8];
+      int count = 0;
+      if (lt->heuristic(p.lt, p.lt_op, sh.a, sh.b, sh.c, sh.c, pref, 8, found, &count) != CUBLAS_STATUS_SUCCESS) count = 0;
+      for (int c = 0; c < count; ++c) {
+        if (found[c].state != CUBLAS_STATUS_SUCCESS || found[c].workspaceSize > kCublasWorkspace) continue;
+        Int8Product candidate = sh;
+        candidate.use_lt = true;
+        candidate.algo = found[c].algo;
+        per_split[v].push_back(candidate);
+      }
     }
-    cublasLtMatmulHeuristicResult_t found[8];
-    int count = 0;
-    if (lt->heuristic(p.lt, p.lt_op, sh.a, sh.b, sh.c, sh.c, pref, 8, found, &count) != CUBLAS_STATUS_SUCCESS) count = 0;
-    // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses is skipped.
-    auto time = [&](const Int8Product& candidate) -> float {
-      if (p.product(candidate, ra, rb, prod, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;
-      start.record(stream_handle);
-      for (int r = 0; r < 3; ++r) IK_CUBLAS_CHECK(p.product(candidate, ra, rb, prod, base + w.cublas, s));
-      stop.record(stream_handle);
-      stop.synchronize();
-      return stop.elapsed_ms_since(start);
-    };
-    float best = time(sh);
-    for (int c = 0; c < count; ++c) {
-      if (found[c].state != CUBLAS_STATUS_SUCCESS || found[c].workspaceSize > kCublasWorkspace) continue;
-      Int8Product candidate = sh;
-      candidate.use_lt = true;
-      candidate.algo = found[c].algo;
-      const float ms = time(candidate);
-      if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, sh = candidate;
-    }
+    std::vector<std::pair<float, Int8Product>> timed;
+    for (std::size_t c = 0; c < std::max(per_split[0].size(), per_split[1].size()); ++c)
+      for (const auto& candidates : per_split)
+        if (c < candidates.size()) timed.emplace_back(time(candidates[c]), candidates[c]);
+    // A second look at the three fastest (back-to-back INT8 products slow down as the power rises).
+    std::stable_sort(timed.begin(), timed.end(), [](const auto& x, const auto& y) {
+      return (x.first >= 0.0f) > (y.first >= 0.0f) || ((x.first >= 0.0f) == (y.first >= 0.0f) && x.first < y.first);
+    });
+    for (std::size_t c = 0; c < std::min<std::size_t>(3, timed.size()); ++c)
+      if (timed[c].first >= 0.0f) timed[c].first = std::min(timed[c].first, time(timed[c].second));
+    float best = -1.0f;
+    for (const auto& [ms, candidate] : timed)
+      if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, best_sh = candidate;
+    layouts.keep(best_sh);
   }
+  for (int i = 0; i < p.shape_count; ++i)  // the layouts of an earlier tune()
+    for (auto* l : {p.shapes[i].a, p.shapes[i].b, p.shapes[i].c})
+      if (l) lt->layout_destroy(l);
   p.shapes[0] = chosen[0], p.shapes[1] = chosen[1];
   p.tuned = true;
 }

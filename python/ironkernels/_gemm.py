@@ -206,9 +206,11 @@ def gemm(
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
             current stream. The call does not synchronise (unless ``report=True``), except the first
             CUDA call of each (shape, contract, device), which times cublasGemmEx against cuBLASLt's
-            algorithms for the INT8 products once and keeps the fastest (exact either way).
+            algorithms for the INT8 products once (whole and in column blocks) and keeps the fastest
+            (exact either way).
         report: also return a dict: the resolved plan (moduli, scaling, bits kept), the backend, the
-            phase times and the INT8 product backend (CUDA), and how many elements took the IEEE path
+            phase times and the INT8 product backend and its calls per product (CUDA:
+            ``products``, ``product_column_blocks``), and how many elements took the IEEE path
             because of Inf/NaN inputs.
 
     NaN and ±Inf follow native DGEMM (IEEE) semantics: an element of C whose row of op(a) or

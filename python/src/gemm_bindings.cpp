@@ -96,12 +96,14 @@ void bind_gemm(nb::module_& m) {
         }
         nb::dict d = report_dict(rep);
         d["products"] = plan.products_backend();
+        d["product_column_blocks"] = plan.products_column_blocks();
         return d;
       }, nb::arg("workspace").noconvert(), nb::arg("stream"), "The last run's report (waits for `stream`).")
-      .def("tune", [](GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
+      .def("tune", [](GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream, std::int64_t columns_per_call) {
         nb::gil_scoped_release release;
-        plan.tune(workspace.data(), workspace.nbytes(), python::to_stream(stream));
-      }, nb::arg("workspace").noconvert(), nb::arg("stream"),
-         "Time cublasGemmEx against cuBLASLt's algorithms for the INT8 products and keep the fastest (waits).")
+        plan.tune(workspace.data(), workspace.nbytes(), python::to_stream(stream), columns_per_call);
+      }, nb::arg("workspace").noconvert(), nb::arg("stream"), nb::arg("columns_per_call") = 0,
+         "Time cublasGemmEx against cuBLASLt's algorithms for the INT8 products (whole, and in column blocks)\n"
+         "and keep the fastest (waits); columns_per_call > 0 times only blocks of that width.")
       .def_prop_ro("tuned", &GemmPlan::tuned);
 }

@@ -110,9 +110,9 @@ def test_long_k_takes_several_chunks(torch, rng):
 
 @pytest.mark.parametrize("k", [1024, 65536 + 1000])
 def test_tuned_products_give_the_same_bits(torch, k):
-    """tune() may move the INT8 products to a cuBLASLt algorithm; the INT32 products are exact, so the
-    result must not change by a bit (shapes of 2^30 multiply-adds and more are timed; with k over
-    2^16 both product shapes, the full and the last chunk, are)."""
+    """tune() may move the INT8 products to a cuBLASLt algorithm or to column blocks; the INT32
+    products are exact, so the result must not change by a bit (shapes of 2^30 multiply-adds and more
+    are timed; with k over 2^16 both product shapes, the full and the last chunk, are)."""
     from ironkernels import _core
 
     m = n = 1024
@@ -129,6 +129,14 @@ def test_tuned_products_give_the_same_bits(torch, k):
     plan.run(a, b, tuned, 1.0, 0.0, ws, stream)
     assert plan.tuned and plan.report(ws, stream)["products"] in ("cublasGemmEx", "cublasLt")
     assert torch.equal(untuned.view(torch.int64), tuned.view(torch.int64))
+    # The products in column blocks (tune() tries ~8192-column blocks on wide C; forced here).
+    blocked = poisoned(torch, (m, n))
+    plan.tune(ws, stream, columns_per_call=256)
+    plan.run(a, b, blocked, 1.0, 0.0, ws, stream)
+    assert plan.report(ws, stream)["product_column_blocks"] == 4
+    assert torch.equal(untuned.view(torch.int64), blocked.view(torch.int64))
+    with pytest.raises(ValueError, match="columns_per_call"):
+        plan.tune(ws, stream, columns_per_call=100)
     public = gemm(a, b, contract=Contract(moduli=14, scaling="accurate"))  # tunes its own plan on first use
     assert torch.equal(untuned.view(torch.int64), public.view(torch.int64))
 

@@ -16,8 +16,9 @@ std::size_t GemmPlan::workspace_bytes() const { return 0; }
 void GemmPlan::run(const ArrayView&, const ArrayView&, const ArrayView&, double, double, void*, std::size_t, Stream,
                    GemmTimings*) const {}
 GemmReport GemmPlan::report(const void*, Stream) const { return {}; }
-void GemmPlan::tune(void*, std::size_t, Stream) {}
+void GemmPlan::tune(void*, std::size_t, Stream, std::int64_t) {}
 bool GemmPlan::tuned() const { return false; }
 const char* GemmPlan::products_backend() const { return ""; }
+int GemmPlan::products_column_blocks() const { return 0; }
 
 }  // namespace ironkernels
