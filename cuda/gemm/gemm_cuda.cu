@@ -824,12 +824,10 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     for (std::size_t c = 0; c < std::max(per_split[0].size(), per_split[1].size()); ++c)
       for (const auto& candidates : per_split)
         if (c < candidates.size()) timed.emplace_back(time(candidates[c]), candidates[c]);
-    // A second look at the three fastest (back-to-back INT8 products slow down as the power rises).
-    std::stable_sort(timed.begin(), timed.end(), [](const auto& x, const auto& y) {
-      return (x.first >= 0.0f) > (y.first >= 0.0f) || ((x.first >= 0.0f) == (y.first >= 0.0f) && x.first < y.first);
-    });
-    for (std::size_t c = 0; c < std::min<std::size_t>(3, timed.size()); ++c)
-      if (timed[c].first >= 0.0f) timed[c].first = std::min(timed[c].first, time(timed[c].second));
+    // Back-to-back INT8 products slow down as the power rises: a second round in reverse order, and
+    // each candidate keeps its faster time.
+    for (auto it = timed.rbegin(); it != timed.rend(); ++it)
+      if (it->first >= 0.0f) it->first = std::min(it->first, time(it->second));
     float best = -1.0f;
     for (const auto& [ms, candidate] : timed)
       if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, best_sh = candidate;
