@@ -142,14 +142,17 @@ def main():
                 measure(f"cublas-emu-{mode}", lambda: emu.gemm(a, b, out), moduli=None, scaling=None)
             except RuntimeError as e:
                 print(f"cublas-emu-{mode}: not available on this device ({e})")
+        def measure_ours(contract, **extra):
+            row = measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=contract, out=out), **extra)
+            _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True)
+            row["products"] = f"{rep['products']}, {rep['product_column_blocks']} column block(s)"  # tune()'s choice
+
         nm, _ = Contract.native().resolve(k)
-        measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, out=out), moduli=nm, scaling="accurate",
-                contract="native")
+        measure_ours(Contract.native(), moduli=nm, scaling="accurate", contract="native")
         for scaling in ("fast", "accurate"):
             for nm in moduli_sweep:
                 c = Contract(nm, scaling)
-                measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=c, out=out), moduli=nm,
-                        scaling=scaling, contract=repr(c))
+                measure_ours(c, moduli=nm, scaling=scaling, contract=repr(c))
         if gemmul8 is not None:
             for fast in (True, False):
                 for nm in moduli_sweep:
