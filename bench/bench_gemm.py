@@ -142,9 +142,9 @@ def main():
                 measure(f"cublas-emu-{mode}", lambda: emu.gemm(a, b, out), moduli=None, scaling=None)
             except RuntimeError as e:
                 print(f"cublas-emu-{mode}: not available on this device ({e})")
-        def measure_ours(contract, **extra):
-            row = measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=contract, out=out), **extra)
-            _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True)
+        def measure_ours(plan_contract, **extra):
+            row = measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=plan_contract, out=out), **extra)
+            _, rep = ironkernels.gemm(a, b, contract=plan_contract, out=out, report=True)
             row["products"] = f"{rep['products']}, {rep['product_column_blocks']} column block(s)"  # tune()'s choice
 
         nm, _ = Contract.native().resolve(k)
