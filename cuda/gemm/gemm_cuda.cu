@@ -717,7 +717,8 @@ const char* GemmPlan::products_backend() const {
 }
 
 int GemmPlan::products_column_blocks() const {
-  return impl_->shape_count ? int(impl_->np / impl_->shapes[0].nc) : 1;
+  const Impl& p = *impl_;
+  return p.shape_count && p.shapes[0].nc > 0 ? int(p.np / p.shapes[0].nc) : 1;  // n = 0: no columns
 }
 
 void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle, std::int64_t columns_per_call) {

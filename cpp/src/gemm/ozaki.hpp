@@ -142,10 +142,10 @@ template <int L>
 IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   static_assert(L >= 3, "two limbs of window plus the sticky rest");
   int zero_limbs = 0;
-IK_UNROLL
+  IK_UNROLL
   for (int it = 0; it < L - 1; ++it)
     if (X[L - 1] == 0) {
-IK_UNROLL
+      IK_UNROLL
       for (int l = L - 1; l > 0; --l) X[l] = X[l - 1];
       X[0] = 0;
       ++zero_limbs;
@@ -157,14 +157,14 @@ IK_UNROLL
   const int lz = __builtin_clz(X[L - 1]);
 #endif
   if (lz) {
-IK_UNROLL
+    IK_UNROLL
     for (int l = L - 1; l > 0; --l) X[l] = (X[l] << lz) | (X[l - 1] >> (32 - lz));
     X[0] <<= lz;
   }
   const int len = 32 * (L - zero_limbs) - lz;  // bit length of the value
   const std::uint64_t top = (std::uint64_t(X[L - 1]) << 32) | X[L - 2];  // value = top · 2^(len-64) + rest
   bool rest = false;
-IK_UNROLL
+  IK_UNROLL
   for (int l = 0; l < L - 2; ++l) rest = rest || X[l] != 0;
   // Bits the result keeps: 53, fewer where it is subnormal.
   int keep = 53;
@@ -186,7 +186,7 @@ IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&
                              std::uint32_t (&X)[L]) {
   std::uint64_t mul_carry = 0;
   std::int64_t borrow = 0;
-IK_UNROLL
+  IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t qp = std::uint64_t(P[l]) * q + mul_carry;
     mul_carry = qp >> 32;
@@ -211,14 +211,14 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
   const std::uint32_t flip = negative ? 0xffffffffu : 0u;
   std::uint32_t M[L];  // |Y|
   std::uint64_t carry = negative ? 1 : 0;
-IK_UNROLL
+  IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t v = std::uint64_t(Y[l] ^ flip) + carry;
     M[l] = static_cast<std::uint32_t>(v);
     carry = v >> 32;
   }
   int top = 1;  // highest nonzero limb, at least 1
-IK_UNROLL
+  IK_UNROLL
   for (int l = 2; l < L; ++l)
     if (M[l] != 0) top = l;
   std::uint64_t window;
@@ -229,10 +229,10 @@ IK_UNROLL
   } else {
     std::uint32_t a2 = 0, a1 = 0, a0 = 0;  // limbs top, top - 1, top - 2
     bool sticky = false;                   // any bit below limb top - 2
-IK_UNROLL
+    IK_UNROLL
     for (int l = 2; l < L; ++l)
       if (l == top) a2 = M[l], a1 = M[l - 1], a0 = M[l - 2];
-IK_UNROLL
+    IK_UNROLL
     for (int l = 0; l + 3 < L; ++l) sticky = sticky || (l + 2 < top && M[l] != 0);
 #if defined(__CUDA_ARCH__)
     const int lz = __clz(a2);
@@ -298,7 +298,7 @@ template <int COUNT, class Residue>
 IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
   double H = 0.0, B = 0.0;
   std::uint64_t S_lo = 0;
-IK_UNROLL
+  IK_UNROLL
   for (int t = 0; t < (COUNT > 0 ? COUNT : count); ++t) {
     const std::uint32_t rt = residue(t);
 #if defined(__CUDA_ARCH__)
@@ -339,22 +339,22 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
     }
   }
   std::uint64_t acc[L] = {};
-IK_UNROLL
+  IK_UNROLL
   for (int t = 0; t < count; ++t) {
     const std::uint32_t rt = residue(t);
-IK_UNROLL
+    IK_UNROLL
     for (int l = 0; l < L; ++l) acc[l] += std::uint64_t(c.M[t][l]) * rt;  // < 20·2^40: no overflow
   }
   std::uint32_t S[L];
   std::uint64_t carry = 0;
-IK_UNROLL
+  IK_UNROLL
   for (int l = 0; l < L; ++l) {
     const std::uint64_t v = acc[l] + carry;
     S[l] = static_cast<std::uint32_t>(v);
     carry = v >> 32;
   }
   double approx = 0.0;
-IK_UNROLL
+  IK_UNROLL
   for (int l = L - 1; l >= 0; --l) approx = approx * 0x1p32 + static_cast<double>(S[l]);
   // ratio = S/P within 2^-36 (S/P < 20·2^8 = 2^13, relative error below 2^-49). Fast path (when
   // the mixed-digit one is not usable): when ratio is at least 0.001 from an odd multiple of 1/2,
@@ -373,7 +373,7 @@ IK_UNROLL
       continue;
     }
     int order = 0;  // sign of X - P
-IK_UNROLL
+    IK_UNROLL
     for (int l = L - 1; l >= 0; --l)
       if (order == 0 && X[l] != c.P[l]) order = X[l] < c.P[l] ? -1 : 1;
     if (order >= 0) {
@@ -383,13 +383,13 @@ IK_UNROLL
     break;
   }
   int half_order = 0;  // sign of X - P/2
-IK_UNROLL
+  IK_UNROLL
   for (int l = L - 1; l >= 0; --l)
     if (half_order == 0 && X[l] != c.half_P[l]) half_order = X[l] < c.half_P[l] ? -1 : 1;
   const bool negative = half_order > 0;
   if (negative) {  // magnitude P - X
     std::int64_t borrow = 0;
-IK_UNROLL
+    IK_UNROLL
     for (int l = 0; l < L; ++l) {
       const std::int64_t d = std::int64_t(c.P[l]) - std::int64_t(X[l]) + borrow;
       X[l] = static_cast<std::uint32_t>(d);
