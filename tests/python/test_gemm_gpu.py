@@ -149,6 +149,8 @@ def test_beta_zero_ignores_nan_in_c_and_empty_shapes(torch, rng):
     assert tuple(gemm(on_gpu(torch, np.zeros((3, 0))), on_gpu(torch, np.zeros((0, 2)))).shape) == (3, 2)
     assert bool((gemm(on_gpu(torch, np.zeros((3, 0))), on_gpu(torch, np.zeros((0, 2)))) == 0).all())
     assert tuple(gemm(on_gpu(torch, np.zeros((0, 4))), on_gpu(torch, np.zeros((4, 2)))).shape) == (0, 2)
+    empty, rep = gemm(on_gpu(torch, np.zeros((3, 4))), on_gpu(torch, np.zeros((4, 0))), report=True)
+    assert tuple(empty.shape) == (3, 0) and rep["product_column_blocks"] == 1
 
 
 def test_streams_and_cupy(torch, rng):
