@@ -142,6 +142,7 @@ def main():
                 measure(f"cublas-emu-{mode}", lambda: emu.gemm(a, b, out), moduli=None, scaling=None)
             except RuntimeError as e:
                 print(f"cublas-emu-{mode}: not available on this device ({e})")
+
         def measure_ours(plan_contract, **extra):
             row = measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=plan_contract, out=out), **extra)
             _, rep = ironkernels.gemm(a, b, contract=plan_contract, out=out, report=True)
