@@ -411,12 +411,13 @@ struct Int8Product {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // kc × mp, kc × nc, mp × nc
 };
 
-// Column blocks of about kProductColumns (a multiple of kPad that divides np), or np if one block.
+// Column blocks of about kProductColumns (a multiple of kPad that divides np), or np where np has no
+// such divisor of at least kProductColumns / 2 (narrow blocks would only add calls).
 constexpr std::int64_t kProductColumns = 8192;
 std::int64_t product_block_columns(std::int64_t np) {
   std::int64_t blocks = (np + kProductColumns - 1) / kProductColumns;
   while (np % (blocks * kPad)) ++blocks;  // ends at np / kPad blocks at the latest
-  return np / blocks;
+  return np / blocks >= kProductColumns / 2 ? np / blocks : np;
 }
 
 // Stand-in residues for tune(): the products' speed depends on the data (an all-zero product draws
@@ -729,7 +730,9 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     raise<ValueError>("GemmPlan.tune: columns_per_call must be 0 or a multiple of ", kPad, " that divides ", p.np,
                       ", got ", columns_per_call);
   const CublasLtApi* lt = cublas_lt_api();
-  if (!lt || p.m == 0 || p.n == 0) {
+  if (!lt || p.m == 0 || p.n == 0) {  // cublasGemmEx, in the forced column blocks if any
+    if (columns_per_call > 0)
+      for (int i = 0; i < p.shape_count; ++i) p.shapes[i].nc = columns_per_call;
     p.tuned = true;
     return;
   }
@@ -776,6 +779,7 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     const CublasLtApi* api;
     std::vector<cublasLtMatrixLayout_t> all;
     cublasLtMatrixLayout_t make(cudaDataType type, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+      all.reserve(all.size() + 1);  // no allocation failure between create and push_back
       cublasLtMatrixLayout_t l = nullptr;
       IK_CUBLAS_CHECK(api->layout_create(&l, type, rows, cols, ld));
       all.push_back(l);
@@ -832,8 +836,9 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     float best = -1.0f;
     for (const auto& [ms, candidate] : timed)
       if (ms >= 0.0f && (best < 0.0f || ms < best)) best = ms, best_sh = candidate;
-    layouts.keep(best_sh);
   }
+  // Past the last call that may throw: the chosen layouts pass to the plan, the others are freed.
+  for (int i = 0; i < p.shape_count; ++i) layouts.keep(chosen[i]);
   for (int i = 0; i < p.shape_count; ++i)  // the layouts of an earlier tune()
     for (auto* l : {p.shapes[i].a, p.shapes[i].b, p.shapes[i].c})
       if (l) lt->layout_destroy(l);

@@ -98,12 +98,13 @@ class GemmPlan {
   /// The report of the last run with this workspace (waits for `stream`).
   GemmReport report(const void* workspace, Stream stream) const;
   /// Chooses for each shape of the plan's INT8 products the fastest of cublasGemmEx and the algorithms
-  /// cuBLASLt proposes, each over all columns of C at once and in blocks of about 8192 columns, by
-  /// timing them on pseudo-random residues in `workspace` on `stream` (waits for it). The INT32
-  /// products are exact whatever the algorithm, so results do not change. Untuned (or without
-  /// cuBLASLt, or below 2^30 multiply-adds per product) the products run through one cublasGemmEx
-  /// call each. Not concurrently with run() on the same plan. columns_per_call > 0 times only blocks
-  /// of that many columns (a multiple of 16 that divides n rounded up to 16), whatever the size.
+  /// cuBLASLt proposes, each over all columns of C at once and (where C is wide enough) in blocks of
+  /// about 8192 columns, by timing them on pseudo-random residues in `workspace` on `stream` (waits for
+  /// it). The INT32 products are exact whatever the algorithm, so results do not change. Untuned (or
+  /// without cuBLASLt, or below 2^30 multiply-adds per product) the products run through one
+  /// cublasGemmEx call each. Not concurrently with run() on the same plan. columns_per_call > 0 uses
+  /// only blocks of that many columns (a multiple of 16 that divides n rounded up to 16), whatever the
+  /// size, and without cuBLASLt runs cublasGemmEx in them.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream, std::int64_t columns_per_call = 0);
   bool tuned() const;
   /// "cublasLt" where tune() chose a cuBLASLt algorithm for the plan's main product shape, else "cublasGemmEx".
