@@ -418,13 +418,16 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     return full || r0 + (tile_index(t_const, j) >> kN) < a.rows;
   };
   auto is_full = [&](std::int64_t r0) { return r0 + (std::int64_t(1) << kRowsLog) <= a.rows; };
-  auto load_offset = [&](int j) {
+  // The offset of register vector j from the thread's base in the layout after t turns.
+  auto vector_offset = [&](auto t_const, int j, std::int64_t stride) {
+    constexpr int t = decltype(t_const)::value;
     std::int64_t off = 0;
 #pragma unroll
     for (int s = 0; s < h; ++s)
-      if ((j >> s) & 1) off += weight(L::reg_pos(0, s), xs);
+      if ((j >> s) & 1) off += weight(L::reg_pos(t, s), stride);
     return off;
   };
+  auto load_offset = [&](int j) { return vector_offset(kLoadLayout, j, xs); };
   constexpr int kTurns = kN > v + 5 + h ? turns_needed<v, h, w>() : 0;  // corner turns (warp bits)
   const std::int64_t x_base = thread_base(kLoadLayout, xs);
   const std::int64_t y_base = thread_base(std::integral_constant<int, kTurns>{}, ys);
@@ -643,10 +646,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     T* yt = y + (row0 * ys + y_base);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      std::int64_t off = 0;
-#pragma unroll
-      for (int s = 0; s < h; ++s)
-        if ((j >> s) & 1) off += weight(L::reg_pos(t, s), ys);
+      const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
       if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) VecIO<T, V>::store(yt + off, r[j]);
     }
   }

@@ -411,6 +411,11 @@ struct Int8Product {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // kc × mp, kc × nc, mp × nc
 };
 
+void destroy_layouts(const CublasLtApi* api, const Int8Product& sh) {
+  for (auto* l : {sh.a, sh.b, sh.c})
+    if (l) api->layout_destroy(l);
+}
+
 // Column blocks of about kProductColumns (a multiple of kPad that divides np), or np where np has no
 // such divisor of at least kProductColumns / 2 (narrow blocks would only add calls).
 constexpr std::int64_t kProductColumns = 8192;
@@ -482,9 +487,7 @@ struct GemmPlan::Impl {
     try {  // a destructor must not throw (e.g. the CUDA runtime already shut down)
       DeviceGuard guard(device);
       if (const detail::CublasLtApi* api = lt ? detail::cublas_lt_api() : nullptr) {
-        for (auto& sh : shapes)
-          for (auto* l : {sh.a, sh.b, sh.c})
-            if (l) api->layout_destroy(l);
+        for (auto& sh : shapes) detail::destroy_layouts(api, sh);
         if (lt_op) api->desc_destroy(lt_op);
         api->destroy(lt);
       }
@@ -839,9 +842,7 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   }
   // Past the last call that may throw: the chosen layouts pass to the plan, the others are freed.
   for (int i = 0; i < p.shape_count; ++i) layouts.keep(chosen[i]);
-  for (int i = 0; i < p.shape_count; ++i)  // the layouts of an earlier tune()
-    for (auto* l : {p.shapes[i].a, p.shapes[i].b, p.shapes[i].c})
-      if (l) lt->layout_destroy(l);
+  for (int i = 0; i < p.shape_count; ++i) destroy_layouts(lt, p.shapes[i]);  // those of an earlier tune()
   p.shapes[0] = chosen[0], p.shapes[1] = chosen[1];
   p.tuned = true;
 }

@@ -197,11 +197,24 @@ IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&
   return borrow || mul_carry;
 }
 
+/// ±window·2^(scale - e) rounded to the nearest float64, where window's lowest bit records any bit of
+/// the value below it (round to odd: 64 bits are more than 53 + 2, so the one correctly rounded
+/// conversion rounds as the whole value would), or NaN where the result would be subnormal or
+/// overflow; the power-of-two scaling after the conversion is exact in the normal range.
+IK_HD double window_to_double(std::uint64_t window, int scale, int e, bool negative) {
+  const int s = scale - e;
+  if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
+#if defined(__CUDA_ARCH__)
+  const double magnitude = __ull2double_rn(window) * __hiloint2double((s + 1023) << 20, 0);
+#else
+  const double magnitude = static_cast<double>(window) * std::ldexp(1.0, s);
+#endif
+  return negative ? -magnitude : magnitude;
+}
+
 /// (Y = S - q·P)·2^-e rounded to the nearest float64 for |Y| < 2^(32L - 2), or NaN where the result
-/// would be subnormal or overflow (the caller then takes the general path). Y's magnitude is cut to
-/// a 64-bit window whose lowest bit also records whether any bit below it is set (round to odd):
-/// 64 bits are more than 53 + 2, so the one correctly rounded conversion of the window rounds as
-/// the whole value would, and the power-of-two scaling after it is exact in the normal range.
+/// would be subnormal or overflow (the caller then takes the general path): Y's magnitude cut to a
+/// round-to-odd 64-bit window (window_to_double).
 template <int L>
 IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
                                          int e) {
@@ -246,19 +259,12 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
     window = ((std::uint64_t(hi) << 32) | lo) | (sticky ? 1u : 0u);
     scale = 32 * (top - 1) - lz;
   }
-  const int s = scale - e;
-  if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
-#if defined(__CUDA_ARCH__)
-  const double magnitude = __ull2double_rn(window) * __hiloint2double((s + 1023) << 20, 0);
-#else
-  const double magnitude = static_cast<double>(window) * std::ldexp(1.0, s);
-#endif
-  return negative ? -magnitude : magnitude;
+  return window_to_double(window, scale, e, negative);
 }
 
 /// (hi·2^64 + lo)·2^-e rounded to the nearest float64 for a signed 128-bit value (hi signed), or NaN
-/// where the result would be subnormal or overflow: the magnitude's top 64 bits, the lowest of them
-/// also recording any bit below (round to odd), converted once and scaled by an exact power of two.
+/// where the result would be subnormal or overflow: the magnitude's top 64 bits as a round-to-odd
+/// window (window_to_double).
 IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
   const bool negative = hi < 0;
   std::uint64_t mh = static_cast<std::uint64_t>(hi), ml = lo;
@@ -278,14 +284,7 @@ IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
     window |= (ml << lz) != 0 ? 1u : 0u;  // sticky: the bits of ml below the window
     scale = 64 - lz;
   }
-  const int s = scale - e;
-  if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
-#if defined(__CUDA_ARCH__)
-  const double magnitude = __ull2double_rn(window) * __hiloint2double((s + 1023) << 20, 0);
-#else
-  const double magnitude = static_cast<double>(window) * std::ldexp(1.0, s);
-#endif
-  return negative ? -magnitude : magnitude;
+  return window_to_double(window, scale, e, negative);
 }
 
 /// The CRT in mixed digits (CrtMixed), or NaN where it cannot decide (S/P within 0.001 of an odd
