@@ -82,37 +82,52 @@ __device__ __forceinline__ void row_offsets(const KernelArgs& a, std::int64_t r,
 }
 
 // ------------------------------------------------------------------ 16-byte vector I/O
-// Streaming (evict-first) loads and stores: every byte is touched exactly once.
+// kEvictFirst: streaming (.cs, evict-first) loads and stores, else plain ones; which is faster
+// depends on the row length (evict_first_hints below).
 template <class T, int V>
 struct VecIO;
 
+template <bool kEvictFirst>
+__device__ __forceinline__ uint4 load16(const void* p) {
+  if constexpr (kEvictFirst) return __ldcs(static_cast<const uint4*>(p));
+  else return *static_cast<const uint4*>(p);
+}
+template <bool kEvictFirst, class V4>
+__device__ __forceinline__ void store16(void* p, const V4& v) {
+  if constexpr (kEvictFirst) __stcs(static_cast<V4*>(p), v);
+  else *static_cast<V4*>(p) = v;
+}
+
 // Every dtype's vector travels as a raw uint4 (global load or shared-memory stage) and is unpacked
 // into compute-type values when the butterflies start.
-__device__ __forceinline__ uint4 load_streaming(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 template <>
 struct VecIO<float, 4> {
-  __device__ static uint4 load_raw(const float* p) { return load_streaming(p); }
+  template <bool kEvictFirst>
+  __device__ static uint4 load_raw(const float* p) { return load16<kEvictFirst>(p); }
   __device__ static void unpack(const uint4& q, float (&o)[4]) {
     o[0] = __uint_as_float(q.x), o[1] = __uint_as_float(q.y), o[2] = __uint_as_float(q.z), o[3] = __uint_as_float(q.w);
   }
+  template <bool kEvictFirst>
   __device__ static void store(float* p, const float (&i)[4]) {
-    __stcs(reinterpret_cast<float4*>(p), make_float4(i[0], i[1], i[2], i[3]));
+    store16<kEvictFirst>(p, make_float4(i[0], i[1], i[2], i[3]));
   }
 };
 template <>
 struct VecIO<double, 2> {
-  __device__ static uint4 load_raw(const double* p) { return load_streaming(p); }
+  template <bool kEvictFirst>
+  __device__ static uint4 load_raw(const double* p) { return load16<kEvictFirst>(p); }
   __device__ static void unpack(const uint4& q, double (&o)[2]) {
     o[0] = __hiloint2double(int(q.y), int(q.x)), o[1] = __hiloint2double(int(q.w), int(q.z));
   }
+  template <bool kEvictFirst>
   __device__ static void store(double* p, const double (&i)[2]) {
-    __stcs(reinterpret_cast<double2*>(p), make_double2(i[0], i[1]));
+    store16<kEvictFirst>(p, make_double2(i[0], i[1]));
   }
 };
 template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
 struct Vec16bit {
-  template <class T>
-  __device__ static uint4 load_raw(const T* p) { return load_streaming(p); }
+  template <bool kEvictFirst, class T>
+  __device__ static uint4 load_raw(const T* p) { return load16<kEvictFirst>(p); }
   __device__ static void unpack(const uint4& q, float (&o)[8]) {
     const T2* h = reinterpret_cast<const T2*>(&q);
 #pragma unroll
@@ -121,13 +136,13 @@ struct Vec16bit {
       o[2 * i] = f.x, o[2 * i + 1] = f.y;
     }
   }
-  template <class T>
+  template <bool kEvictFirst, class T>
   __device__ static void store(T* p, const float (&in)[8]) {
     uint4 q;
     T2* h = reinterpret_cast<T2*>(&q);
 #pragma unroll
     for (int i = 0; i < 4; ++i) h[i] = FromFloat2(make_float2(in[2 * i], in[2 * i + 1]));
-    __stcs(reinterpret_cast<uint4*>(p), q);
+    store16<kEvictFirst>(p, q);
   }
 };
 __device__ inline float2 half2_to_float2(__half2 h) { return __half22float2(h); }
@@ -320,6 +335,17 @@ constexpr int tile_smem_bytes() {
          (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>() * threads * 16 : 0);
 }
 
+/// Streaming (evict-first) global loads and stores, or plain ones, by row length: measured with
+/// bench/bench_fwt.py on H200, the kernels otherwise the same. Plain ones ran the shorter rows at
+/// 0.97–0.99 of clone against 0.94–0.95 (float32 2^9 back to back for 1.5 s: 132.2 against 136.5 µs
+/// per call); the hints were faster for float32/float64 rows of 2^13–2^14 (float32 2^13: 0.93 of clone
+/// against 0.71), 16-bit rows of 2^12 and 2^14–2^15, and float64 2^15.
+template <class T>
+constexpr bool evict_first_hints(int log_n) {
+  if constexpr (sizeof(T) == 2) return log_n == 12 || log_n >= 14;
+  else return log_n == 13 || log_n == 14 || (sizeof(T) == 8 && log_n == 15);
+}
+
 // ------------------------------------------------------------------ cp.async (sm_80+)
 // 16 bytes from global to shared memory, asynchronously and past L1; `valid == false` writes zeros
 // and reads nothing. One commit group per tile, so waiting for "all but the newest STAGES - 1
@@ -376,6 +402,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
   constexpr bool kStaged = STAGES > 0;
+  constexpr bool kEvictFirst = evict_first_hints<T>(LOG_N);
   constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
   std::int64_t tile = blockIdx.x / CLUSTER;
   const T* __restrict__ x = static_cast<const T*>(a.x);
@@ -433,8 +460,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   const std::int64_t y_base = thread_base(std::integral_constant<int, kTurns>{}, ys);
   // Input vector j of the tile at row r0, raw, straight from global memory (zeros past the rows).
   auto global_vector = [&](std::int64_t r0, bool full, int j) {
-    return in_tile(r0, full, kLoadLayout, j) ? VecIO<T, V>::load_raw(x + (r0 * xs + x_base) + load_offset(j))
-                                             : make_uint4(0, 0, 0, 0);
+    return in_tile(r0, full, kLoadLayout, j)
+               ? VecIO<T, V>::template load_raw<kEvictFirst>(x + (r0 * xs + x_base) + load_offset(j))
+               : make_uint4(0, 0, 0, 0);
   };
 
   // 16-bit rows of >= 32 elements: logical bits {0, 2, 3, 4} on the tensor cores (the row must
@@ -495,7 +523,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     if (full_tile) {
       const T* xt = x + (row0 * xs + x_base);
 #pragma unroll
-      for (int j = 0; j < K; ++j) q[j] = VecIO<T, V>::load_raw(xt + load_offset(j));
+      for (int j = 0; j < K; ++j) q[j] = VecIO<T, V>::template load_raw<kEvictFirst>(xt + load_offset(j));
     } else {
 #pragma unroll
       for (int j = 0; j < K; ++j) q[j] = global_vector(row0, false, j);
@@ -647,7 +675,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
-      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) VecIO<T, V>::store(yt + off, r[j]);
+      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
+        VecIO<T, V>::template store<kEvictFirst>(yt + off, r[j]);
     }
   }
   if constexpr (!kStaged) {
