@@ -82,16 +82,12 @@ __device__ __forceinline__ void row_offsets(const KernelArgs& a, std::int64_t r,
 }
 
 // ------------------------------------------------------------------ 16-byte vector I/O
-// kEvictFirst: streaming (.cs, evict-first) loads and stores, else plain ones; which is faster
-// depends on the row length (evict_first_hints below).
+// Loads are plain; stores are streaming (.cs, evict-first) or plain by row length
+// (evict_first_stores below).
 template <class T, int V>
 struct VecIO;
 
-template <bool kEvictFirst>
-__device__ __forceinline__ uint4 load16(const void* p) {
-  if constexpr (kEvictFirst) return __ldcs(static_cast<const uint4*>(p));
-  else return *static_cast<const uint4*>(p);
-}
+__device__ __forceinline__ uint4 load16(const void* p) { return *static_cast<const uint4*>(p); }
 template <bool kEvictFirst, class V4>
 __device__ __forceinline__ void store16(void* p, const V4& v) {
   if constexpr (kEvictFirst) __stcs(static_cast<V4*>(p), v);
@@ -102,8 +98,7 @@ __device__ __forceinline__ void store16(void* p, const V4& v) {
 // into compute-type values when the butterflies start.
 template <>
 struct VecIO<float, 4> {
-  template <bool kEvictFirst>
-  __device__ static uint4 load_raw(const float* p) { return load16<kEvictFirst>(p); }
+  __device__ static uint4 load_raw(const float* p) { return load16(p); }
   __device__ static void unpack(const uint4& q, float (&o)[4]) {
     o[0] = __uint_as_float(q.x), o[1] = __uint_as_float(q.y), o[2] = __uint_as_float(q.z), o[3] = __uint_as_float(q.w);
   }
@@ -114,8 +109,7 @@ struct VecIO<float, 4> {
 };
 template <>
 struct VecIO<double, 2> {
-  template <bool kEvictFirst>
-  __device__ static uint4 load_raw(const double* p) { return load16<kEvictFirst>(p); }
+  __device__ static uint4 load_raw(const double* p) { return load16(p); }
   __device__ static void unpack(const uint4& q, double (&o)[2]) {
     o[0] = __hiloint2double(int(q.y), int(q.x)), o[1] = __hiloint2double(int(q.w), int(q.z));
   }
@@ -126,8 +120,8 @@ struct VecIO<double, 2> {
 };
 template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
 struct Vec16bit {
-  template <bool kEvictFirst, class T>
-  __device__ static uint4 load_raw(const T* p) { return load16<kEvictFirst>(p); }
+  template <class T>
+  __device__ static uint4 load_raw(const T* p) { return load16(p); }
   __device__ static void unpack(const uint4& q, float (&o)[8]) {
     const T2* h = reinterpret_cast<const T2*>(&q);
 #pragma unroll
@@ -335,13 +329,13 @@ constexpr int tile_smem_bytes() {
          (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>() * threads * 16 : 0);
 }
 
-/// Streaming (evict-first) global loads and stores, or plain ones, by row length: measured with
-/// bench/bench_fwt.py on H200, the kernels otherwise the same. Plain ones ran the shorter rows at
-/// 0.97–0.99 of clone against 0.94–0.95 (float32 2^9 back to back for 1.5 s: 132.2 against 136.5 µs
-/// per call); the hints were faster for float32/float64 rows of 2^13–2^14 (float32 2^13: 0.93 of clone
-/// against 0.71), 16-bit rows of 2^12 and 2^14–2^15, and float64 2^15.
+/// Streaming (evict-first) global stores, or plain ones, by row length; loads are always plain.
+/// Measured with bench/bench_fwt.py on H200, each hint everywhere, the kernels otherwise the same:
+/// streaming loads never helped (float32 2^13: 0.94 of clone against 0.97 plain); plain stores ran
+/// the shorter rows at 0.97-0.99 of clone against 0.96-0.97, but were far slower for float32/float64
+/// rows of 2^13-2^14 (float32 2^13: 0.71), 16-bit rows of 2^12 and 2^14-2^15, and float64 2^15.
 template <class T>
-constexpr bool evict_first_hints(int log_n) {
+constexpr bool evict_first_stores(int log_n) {
   if constexpr (sizeof(T) == 2) return log_n == 12 || log_n >= 14;
   else return log_n == 13 || log_n == 14 || (sizeof(T) == 8 && log_n == 15);
 }
@@ -402,7 +396,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
   constexpr bool kStaged = STAGES > 0;
-  constexpr bool kEvictFirst = evict_first_hints<T>(LOG_N);
+  constexpr bool kEvictFirstStores = evict_first_stores<T>(LOG_N);
   constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
   std::int64_t tile = blockIdx.x / CLUSTER;
   const T* __restrict__ x = static_cast<const T*>(a.x);
@@ -456,7 +450,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // Input vector j of the tile at row r0, raw, straight from global memory (zeros past the rows).
   auto global_vector = [&](std::int64_t r0, bool full, int j) {
     return in_tile(r0, full, kLoadLayout, j)
-               ? VecIO<T, V>::template load_raw<kEvictFirst>(x + (r0 * xs + x_base) + load_offset(j))
+               ? VecIO<T, V>::load_raw(x + (r0 * xs + x_base) + load_offset(j))
                : make_uint4(0, 0, 0, 0);
   };
 
@@ -518,7 +512,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     if (full_tile) {
       const T* xt = x + (row0 * xs + x_base);
 #pragma unroll
-      for (int j = 0; j < K; ++j) q[j] = VecIO<T, V>::template load_raw<kEvictFirst>(xt + load_offset(j));
+      for (int j = 0; j < K; ++j) q[j] = VecIO<T, V>::load_raw(xt + load_offset(j));
     } else {
 #pragma unroll
       for (int j = 0; j < K; ++j) q[j] = global_vector(row0, false, j);
@@ -671,7 +665,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     for (int j = 0; j < K; ++j) {
       const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
       if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
-        VecIO<T, V>::template store<kEvictFirst>(yt + off, r[j]);
+        VecIO<T, V>::template store<kEvictFirstStores>(yt + off, r[j]);
     }
   }
   if constexpr (!kStaged) {
