@@ -4,8 +4,8 @@
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)
-//   2. (accurate) residues_kernel<true> (magnitude bounds) + one INT8 product + column_bits_kernel /
-//      row_bits_kernel
+//   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
+//      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
 //   5. INT8 GEMMs, one per modulus, K in chunks of 2^16 (cublasGemmEx, or the cuBLASLt algorithm
@@ -185,7 +185,9 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 // Tiles of 32 lines × 128 positions through shared memory: read along the matrix's contiguous
 // dimension, written K-contiguous as 4 residues per 32-bit store (a warp stores 128 contiguous bytes).
 // Lines in [rows, padded_rows) and positions in [cols, kp) are zeros (kp is a multiple of 16).
-// kBounds: the magnitude bounds of "accurate" scaling (one INT8 matrix) instead of the residues.
+// bound_max / bound_mean: instead of the residues, the grouped magnitude bounds of "accurate" scaling
+// (one INT8 matrix of kp / kBoundGroup positions per line: Â for op(A), B̂ for op(B), ozaki.hpp).
+enum class ResidueOutput { residues, bound_max, bound_mean };
 struct ResidueArgs {
   int count;  // moduli
   int moduli[20];
@@ -194,7 +196,7 @@ struct ResidueArgs {
 constexpr int kTileLines = 32, kTilePositions = 128;
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
 // and 1/p become immediate operands).
-template <bool kBounds, int COUNT>
+template <ResidueOutput kOut, int COUNT>
 __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, std::int64_t padded_rows,
                                                        std::int64_t kp, ResidueArgs mods, std::int8_t* out) {
   __shared__ double tile[kTileLines][kTilePositions + 1];
@@ -217,14 +219,15 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
     const std::int64_t r = r0 + a;
     if (r >= padded_rows) break;
     const bool real_line = r < x.rows;
-    if constexpr (kBounds) {
-      std::uint32_t packed = 0;
+    if constexpr (kOut != ResidueOutput::residues) {
+      static_assert(oz::kBoundGroup == 4, "a thread's four positions are one group");
+      std::uint32_t v[oz::kBoundGroup];
       for (int e = 0; e < 4; ++e) {
         const bool real = real_line && l + e < x.cols;
-        const std::uint32_t v = real ? std::uint32_t(oz::magnitude_bound(tile[a][b + e], info.exponent[r])) : 0u;
-        packed |= v << (8 * e);
+        v[e] = real ? std::uint32_t(oz::magnitude_bound(tile[a][b + e], info.exponent[r])) : 0u;
       }
-      *reinterpret_cast<std::uint32_t*>(out + r * kp + l) = packed;
+      out[r * (kp / oz::kBoundGroup) + l / oz::kBoundGroup] = static_cast<std::int8_t>(
+          kOut == ResidueOutput::bound_max ? oz::bound_group_max(v) : oz::bound_group_mean(v));
     } else {
       oz::SplitInteger q[4];
       const int shift = real_line ? info.shift[r] : 0;
@@ -242,38 +245,29 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
   }
 }
 
-template <bool kBounds>
+template <ResidueOutput kOut>
 void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, std::int64_t kp, const ResidueArgs& mods,
               std::int8_t* out, cudaStream_t s) {
   if (padded_rows == 0 || kp == 0) return;
   const dim3 grid(unsigned((padded_rows + kTileLines - 1) / kTileLines),
                   unsigned((kp + kTilePositions - 1) / kTilePositions));
-  if constexpr (kBounds) {
-    residues_kernel<true, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+  if constexpr (kOut != ResidueOutput::residues) {
+    residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
   } else {
     oz::with_moduli_count(mods.count, [&](auto count) {
-      residues_kernel<false, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+      residues_kernel<kOut, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
     });
   }
   IK_CUDA_CHECK_LAUNCH("residues_kernel");
 }
 
-// "accurate": C̄ chunks (INT32, ≤ 2^28 each) summed into a saturating uint32: C̄ <= 64·64·2^20 = 2^32,
-// so saturation happens only at exactly 2^32, where ceil_log2 is the same.
-__global__ void accumulate_bound_kernel(const std::int32_t* chunk, std::uint32_t* total, std::int64_t count, bool first) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const std::uint64_t s = (first ? 0u : std::uint64_t(total[i])) + std::uint32_t(chunk[i]);
-  total[i] = s > 0xffffffffull ? 0xffffffffu : std::uint32_t(s);
-}
-
 // Column j keeps fast_b + (slack / 2) bits, slack = min_i G_ij - fast_a - fast_b (as the reference).
-__global__ void column_bits_kernel(const std::uint32_t* bound, std::int64_t m, std::int64_t mp, int top, int fast_a,
+__global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, int top, int fast_a,
                                    int fast_b, int* col_bits) {
   const std::int64_t j = blockIdx.x;
   int slack = INT_MAX;
   for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
-    slack = min(slack, oz::accurate_pair_budget(top, bound[j * mp + i]) - fast_a - fast_b);
+    slack = min(slack, oz::accurate_pair_budget(top, fast_a + fast_b, bound[j * mp + i]) - fast_a - fast_b);
   __shared__ int part[32];
   slack = __reduce_min_sync(0xffffffffu, slack);
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = slack;
@@ -287,13 +281,13 @@ __global__ void column_bits_kernel(const std::uint32_t* bound, std::int64_t m, s
 // Row i keeps min_j (G_ij - col_bits[j]) bits, at most kMaxBits (row_bits starts at kMaxBits).
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
-__global__ void row_bits_kernel(const std::uint32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp, int top,
-                                const int* col_bits, int* row_bits) {
+__global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp, int top,
+                                int fast, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
   int bits = oz::kMaxBits;
-  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, bound[j * mp + i]) - col_bits[j]);
+  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, fast, bound[j * mp + i]) - col_bits[j]);
   atomicMin(&row_bits[i], bits);
 }
 
@@ -630,24 +624,23 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   const std::int64_t per_product = p.mp * p.np;
 
   const bool accurate = p.contract.scaling == GemmScaling::accurate;
-  if (accurate) {  // C̄ = Ā·B̄ in the residue buffers' first slots, summed into `res` as uint32
-    residues<true>(A, rows, p.mp, p.kp, p.mods, ra, s);
-    residues<true>(Bt, cols, p.np, p.kp, p.mods, rb, s);
-    // One chunk: the INT32 product is C̄ itself (<= 2^28); more: summed into `res` as saturating uint32.
-    const bool one_chunk = p.kp <= oz::kChunkK;
-    auto* bound = reinterpret_cast<std::uint32_t*>(one_chunk ? static_cast<void*>(prod) : static_cast<void*>(res));
-    if (p.k == 0) IK_CUDA_CHECK(cudaMemsetAsync(bound, 0, std::size_t(per_product) * 4, s));
-    for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
-      int8_products(ra, rb, 1, l0, std::min(oz::kChunkK, p.kp - l0));
-      if (one_chunk) break;
-      accumulate_bound_kernel<<<blocks_for(per_product, threads), threads, 0, s>>>(prod, bound, per_product, l0 == 0);
-      IK_CUDA_CHECK_LAUNCH("accumulate_bound_kernel");
-    }
-    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(bound, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
+  if (accurate) {  // Â, B̂ in the residue buffers' first slots; C̄ = Âᵀ·B̂ (INT32, < 2^31) in `prod`
+    residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, p.mods, ra, s);
+    residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+    const std::int64_t kg = p.kp / oz::kBoundGroup;  // a multiple of 4, as cuBLAS INT8 wants
+    const std::int32_t one = 1, zero = 0;
+    if (kg == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
+    else
+      IK_CUBLAS_CHECK(blas.gemm_strided_batched_ex(p.handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.mp), int(p.np), int(kg), &one,
+                                                   ra, CUDA_R_8I, int(kg), p.mp * kg, rb, CUDA_R_8I, int(kg),
+                                                   p.np * kg, &zero, prod, CUDA_R_32I, int(p.mp), per_product, 1,
+                                                   CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    const int fast = p.budget.bits_a + p.budget.bits_b;
+    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
                                                      cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
     const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
-    row_bits_kernel<<<row_grid, threads, 0, s>>>(bound, p.m, p.n, p.mp, p.budget.top, cols.bits, rows.bits);
+    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budget.top, fast, cols.bits, rows.bits);
     IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
   }
   finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budget.bits_a, accurate,
@@ -657,8 +650,8 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
   if (p.k > 0) {
-    residues<false>(A, rows, p.mp, p.kp, p.mods, ra, s);
-    residues<false>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+    residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, p.mods, ra, s);
+    residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, p.mods, rb, s);
   }
   mark(1);
   if (p.k == 0) {

@@ -73,26 +73,36 @@ struct LineScale {
 
 // "accurate" scaling (ozaki::accurate_pair_budget): G_ij is at least the fast budget everywhere; each
 // column takes half of its slack over the fast split, each row the rest, so neither side keeps fewer
-// bits than "fast". (The GPU computes C̄ with one extra INT8 product and two minimum reductions.)
+// bits than "fast". (The GPU computes C̄ with one INT8 product over groups of positions and two
+// minimum reductions.)
 void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScale>& row,
                    const std::vector<LineScale>& col, int top, std::vector<int>& row_bits,
                    std::vector<int>& col_bits) {
   const std::int64_t m = A.rows, k = A.cols, n = Bt.rows;
+  const std::int64_t groups = (k + ozaki::kBoundGroup - 1) / ozaki::kBoundGroup;
   const int fast_a = row_bits.empty() ? 0 : row_bits[0], fast_b = col_bits.empty() ? 0 : col_bits[0];
-  auto bounds = [&](const Matrix& X, const std::vector<LineScale>& lines) {
-    std::vector<std::int32_t> out(static_cast<std::size_t>(X.rows * k));
+  // Â (max of each group's magnitude bounds) for op(A), B̂ (their mean, rounded up) for op(B).
+  auto grouped = [&](const Matrix& X, const std::vector<LineScale>& lines, bool max) {
+    std::vector<std::int32_t> out(static_cast<std::size_t>(X.rows * groups));
     for (std::int64_t i = 0; i < X.rows; ++i)
-      for (std::int64_t l = 0; l < k; ++l) out[i * k + l] = ozaki::magnitude_bound(X(i, l), lines[i].exponent);
+      for (std::int64_t gr = 0; gr < groups; ++gr) {
+        std::uint32_t v[ozaki::kBoundGroup];
+        for (int e = 0; e < ozaki::kBoundGroup; ++e) {
+          const std::int64_t l = gr * ozaki::kBoundGroup + e;
+          v[e] = l < k ? std::uint32_t(ozaki::magnitude_bound(X(i, l), lines[i].exponent)) : 0u;
+        }
+        out[i * groups + gr] = std::int32_t(max ? ozaki::bound_group_max(v) : ozaki::bound_group_mean(v));
+      }
     return out;
   };
-  const std::vector<std::int32_t> at = bounds(A, row), bt = bounds(Bt, col);
+  const std::vector<std::int32_t> at = grouped(A, row, true), bt = grouped(Bt, col, false);
   std::vector<int> g(static_cast<std::size_t>(m * n));
   parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
     for (std::int64_t i = i0; i < i1; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t bound = 0;
-        for (std::int64_t l = 0; l < k; ++l) bound += std::int64_t(at[i * k + l]) * bt[j * k + l];
-        g[i * n + j] = ozaki::accurate_pair_budget(top, bound);
+        for (std::int64_t gr = 0; gr < groups; ++gr) bound += std::int64_t(at[i * groups + gr]) * bt[j * groups + gr];
+        g[i * n + j] = ozaki::accurate_pair_budget(top, fast_a + fast_b, bound);
       }
   });
   for (std::int64_t j = 0; j < n; ++j) {
