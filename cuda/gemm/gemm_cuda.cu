@@ -267,7 +267,7 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
   const std::int64_t j = blockIdx.x;
   int slack = INT_MAX;
   for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
-    slack = min(slack, oz::accurate_pair_budget(top, fast_a + fast_b, bound[j * mp + i]) - fast_a - fast_b);
+    slack = min(slack, oz::accurate_pair_budget(top, bound[j * mp + i]) - fast_a - fast_b);
   __shared__ int part[32];
   slack = __reduce_min_sync(0xffffffffu, slack);
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = slack;
@@ -282,12 +282,12 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp, int top,
-                                int fast, const int* col_bits, int* row_bits) {
+                                const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
   int bits = oz::kMaxBits;
-  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, fast, bound[j * mp + i]) - col_bits[j]);
+  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, bound[j * mp + i]) - col_bits[j]);
   atomicMin(&row_bits[i], bits);
 }
 
@@ -635,12 +635,11 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
                                                    ra, CUDA_R_8I, int(kg), p.mp * kg, rb, CUDA_R_8I, int(kg),
                                                    p.np * kg, &zero, prod, CUDA_R_32I, int(p.mp), per_product, 1,
                                                    CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-    const int fast = p.budget.bits_a + p.budget.bits_b;
     column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
                                                      cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
     const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
-    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budget.top, fast, cols.bits, rows.bits);
+    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budget.top, cols.bits, rows.bits);
     IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
   }
   finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budget.bits_a, accurate,

@@ -47,6 +47,25 @@ def test_accurate_scaling_keeps_at_least_the_fast_bits(rng, phi):
     assert err(acc) <= err(fast) * 1.01 + 1e-300
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 13, 130])
+@pytest.mark.parametrize("moduli", [6, 14])
+def test_accurate_bound_holds_where_every_term_is_largest(rng, k, moduli):
+    """Every |a|, |b| just below its line's power of two and one sign: Σ|a'||b'| comes as close to
+    the grouped magnitude bound of "accurate" scaling as it can, so a budget one bit too generous
+    would overflow the CRT range. Short k also checks the budget never drops below "fast"."""
+    m, n = 9, 7
+    a = (1 - 2.0**-20) * 2.0 ** rng.integers(-3, 4, size=(m, 1)) * np.ones((m, k))
+    b = (1 - 2.0**-20) * 2.0 ** rng.integers(-3, 4, size=(1, n)) * np.ones((k, n))
+    a[:, ::3] *= 0.75  # some terms below the maximum, so groups are not all equal
+    fast, rf = gemm(a, b, contract=Contract(moduli, "fast"), report=True)
+    acc, ra = gemm(a, b, contract=Contract(moduli, "accurate"), report=True)
+    assert ra["bits_a"] >= rf["bits_a"] and ra["bits_b"] >= rf["bits_b"]
+    ref = exact_reference(a, b)
+    for c, rep in ((fast, rf), (acc, ra)):
+        bound = gemm_truncation_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
+        assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
+
+
 def test_twenty_moduli_match_or_beat_native_dgemm(rng):
     a, b = family(rng, (40, 300), 0.5), family(rng, (300, 40), 0.5)
     ref = exact_reference(a, b)

@@ -102,7 +102,7 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
       for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t bound = 0;
         for (std::int64_t gr = 0; gr < groups; ++gr) bound += std::int64_t(at[i * groups + gr]) * bt[j * groups + gr];
-        g[i * n + j] = ozaki::accurate_pair_budget(top, fast_a + fast_b, bound);
+        g[i * n + j] = ozaki::accurate_pair_budget(top, bound);
       }
   });
   for (std::int64_t j = 0; j < n; ++j) {

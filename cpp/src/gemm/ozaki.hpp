@@ -405,14 +405,14 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int
 }
 
 /// "accurate" scaling bounds Σ_l |a_il||b_lj| with one small INT8 product over groups of
-/// kBoundGroup consecutive positions: Â_iG = max_{l∈G} Ā_il, B̂_Gj = ceil(Σ_{l∈G} B̄_lj / kBoundGroup)
-/// (Ā = magnitude_bound(A), B̄ likewise, both <= 64), C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^12·ceil(k/4) < 2^31.
-/// Then Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij and Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·kBoundGroup·C̄_ij
-/// (σ_i = 6 - e_i, τ_j = 6 - f_j), so row i and column j may keep α_i + β_j <= G_ij =
-/// top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and still Σ|A'||B'| <= 2^top < P/2; G_ij never
-/// goes below the fast budget `fast` (itself a valid bound), so no line keeps fewer bits than "fast".
-/// The grouping makes the product a quarter of a residue product; on the φ = 0.5 and φ = 2 families
-/// it costs at most one bit of a line's budget against the per-position C̄ (bench/NOTES.md).
+/// kBoundGroup consecutive positions (the last one zero padded): Â_iG = max_{l∈G} Ā_il,
+/// B̂_Gj = ceil(Σ_{l∈G} B̄_lj / kBoundGroup) (Ā = magnitude_bound(A), B̄ likewise, both <= 64), and
+/// C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^10·k (exact in INT32 for k <= 2^20). Then Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij
+/// and Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·kBoundGroup·C̄_ij (σ_i = 6 - e_i, τ_j = 6 - f_j), so row i and
+/// column j may keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and still
+/// Σ|A'||B'| <= 2^top < P/2; G_ij >= top - ceil_log2(k), the "fast" budget. The grouping makes the
+/// product a quarter of a residue product; on the φ = 0.5 and φ = 2 families it costs about one bit
+/// of a line's budget against the per-position bound (bench/NOTES.md).
 constexpr int kBoundGroupLog2 = 2, kBoundGroup = 1 << kBoundGroupLog2;
 IK_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = v[0];
@@ -424,10 +424,7 @@ IK_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
   for (int e = 0; e < kBoundGroup; ++e) r += v[e];
   return (r + kBoundGroup - 1) >> kBoundGroupLog2;
 }
-IK_HD int accurate_pair_budget(int top, int fast, std::int64_t bound) {
-  const int g = top + 12 - kBoundGroupLog2 - ceil_log2(bound);
-  return g > fast ? g : fast;
-}
+IK_HD int accurate_pair_budget(int top, std::int64_t bound) { return top + 12 - kBoundGroupLog2 - ceil_log2(bound); }
 
 /// The final update of one element of C (the same operations on both backends).
 IK_HD double finish(double alpha, double product, double beta, double c) {
