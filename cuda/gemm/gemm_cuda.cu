@@ -525,9 +525,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
   w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
-  w.prod = take(std::size_t(p.group) * per_product);
-  // The residues of C; under accurate scaling the same bytes hold C̄ (uint32) before.
-  w.residues = take(std::max(std::size_t(contract.moduli) * p.mp * p.np, per_product));
+  w.prod = take(std::size_t(p.group) * per_product);  // INT32 products; first, under accurate scaling, C̄
+  w.residues = take(std::size_t(contract.moduli) * p.mp * p.np);  // the residues of C
   w.cublas = take(kCublasWorkspace);
   w.total = at;
 
