@@ -186,7 +186,8 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 // dimension, written K-contiguous as 4 residues per 32-bit store (a warp stores 128 contiguous bytes).
 // Lines in [rows, padded_rows) and positions in [cols, kp) are zeros (kp is a multiple of 16).
 // bound_max / bound_mean: instead of the residues, the grouped magnitude bounds of "accurate" scaling
-// (one INT8 matrix of kp / kBoundGroup positions per line: Â for op(A), B̂ for op(B), ozaki.hpp).
+// (one INT8 matrix, kp / kBoundGroup groups at the start of each line of kp: Â for op(A), B̂ for op(B),
+// ozaki.hpp).
 enum class ResidueOutput { residues, bound_max, bound_mean };
 struct ResidueArgs {
   int count;  // moduli
@@ -226,7 +227,7 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
         const bool real = real_line && l + e < x.cols;
         v[e] = real ? std::uint32_t(oz::magnitude_bound(tile[a][b + e], info.exponent[r])) : 0u;
       }
-      out[r * (kp / oz::kBoundGroup) + l / oz::kBoundGroup] = static_cast<std::int8_t>(
+      out[r * kp + l / oz::kBoundGroup] = static_cast<std::int8_t>(
           kOut == ResidueOutput::bound_max ? oz::bound_group_max(v) : oz::bound_group_mean(v));
     } else {
       oz::SplitInteger q[4];
@@ -510,8 +511,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     p.mods.moduli[t] = moduli[t];
     p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   }
-  const std::size_t per_product = std::size_t(p.mp) * std::size_t(p.np) * 4;
-  p.group = int(std::clamp<std::size_t>(per_product ? kProductBytes / per_product : 1, 1, contract.moduli));
+  const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
+  p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, contract.moduli));
 
   WorkspaceLayout& w = p.layout;
   std::size_t at = 0;
@@ -525,7 +526,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
   w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
-  w.prod = take(std::size_t(p.group) * per_product);  // INT32 products; first, under accurate scaling, C̄
+  w.prod = take(std::size_t(p.group) * product_bytes);  // INT32 products; first, under accurate scaling, C̄
   w.residues = take(std::size_t(contract.moduli) * p.mp * p.np);  // the residues of C
   w.cublas = take(kCublasWorkspace);
   w.total = at;
@@ -626,14 +627,10 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   if (accurate) {  // Â, B̂ in the residue buffers' first slots; C̄ = Âᵀ·B̂ (INT32, < 2^31) in `prod`
     residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, p.mods, ra, s);
     residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, p.mods, rb, s);
-    const std::int64_t kg = p.kp / oz::kBoundGroup;  // a multiple of 4, as cuBLAS INT8 wants
-    const std::int32_t one = 1, zero = 0;
-    if (kg == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
-    else
-      IK_CUBLAS_CHECK(blas.gemm_strided_batched_ex(p.handle, CUBLAS_OP_T, CUBLAS_OP_N, int(p.mp), int(p.np), int(kg), &one,
-                                                   ra, CUDA_R_8I, int(kg), p.mp * kg, rb, CUDA_R_8I, int(kg),
-                                                   p.np * kg, &zero, prod, CUDA_R_32I, int(p.mp), per_product, 1,
-                                                   CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    Int8Product bound_shape;  // cublasGemmEx over the kp / kBoundGroup groups (a multiple of 4)
+    bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
+    if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
+    else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, at(w.cublas), s));
     column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
                                                      cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
