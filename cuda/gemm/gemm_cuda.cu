@@ -543,7 +543,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const std::size_t planes = std::size_t(contract.moduli) * p.mp * p.np;
   // Slabs as wide as tune()'s column blocks, where K is one chunk and the slab's INT32 products take
   // at most twice the bytes of the residue planes and the product buffer they replace.
-  if (p.kp > 0 && p.kp <= ozaki::kChunkK) {
+  if (p.mp > 0 && p.np > 0 && p.kp > 0 && p.kp <= ozaki::kChunkK) {
     const std::int64_t slab = product_block_columns(p.np);
     if (std::size_t(contract.moduli) * p.mp * std::size_t(slab) * 4 <= 2 * (std::size_t(p.group) * product_bytes + planes))
       p.slab = slab;
