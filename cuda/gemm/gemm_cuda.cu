@@ -8,9 +8,11 @@
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. INT8 GEMMs, one per modulus, K in chunks of 2^16 (cublasGemmEx, or the cuBLASLt algorithm
-//      tune() chose) + reduce_kernel per group of moduli whose INT32 products fit kProductBytes
-//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
+//   5. INT8 GEMMs, one per modulus (cublasGemmEx, or the cuBLASLt algorithm tune() chose), and
+//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
+//      K in one chunk (<= 2^16): per slab of C's columns, every modulus's product, then the slab's
+//      reconstruction, which reduces the INT32 products itself. Longer K: in chunks of 2^16, each
+//      group of products reduced by reduce_kernel into residue planes, then one reconstruction.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
