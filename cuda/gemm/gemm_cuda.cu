@@ -633,7 +633,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* ra = reinterpret_cast<std::int8_t*>(at(w.ra));
   auto* rb = reinterpret_cast<std::int8_t*>(at(w.rb));
   auto* prod = reinterpret_cast<std::int32_t*>(at(w.prod));
-  auto* res = reinterpret_cast<std::uint8_t*>(at(w.residues));
+  auto* res = p.slab ? nullptr : reinterpret_cast<std::uint8_t*>(at(w.residues));  // no planes with slabs
 
   std::unique_ptr<Event> marks[4];
   auto mark = [&](int i) {
@@ -764,7 +764,7 @@ const char* GemmPlan::products_backend() const {
 
 int GemmPlan::products_column_blocks() const {
   const Impl& p = *impl_;
-  return p.shape_count && p.shapes[0].nc > 0 ? int(p.np / p.shapes[0].nc) : 1;  // n = 0: no columns
+  return p.np > 0 && p.shape_count && p.shapes[0].nc > 0 ? int(p.np / p.shapes[0].nc) : 1;  // n = 0: no columns
 }
 
 void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle, std::int64_t columns_per_call) {
