@@ -8,9 +8,11 @@
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. INT8 GEMMs, one per modulus, K in chunks of 2^16 (cublasGemmEx, or the cuBLASLt algorithm
-//      tune() chose) + reduce_kernel per group of moduli whose INT32 products fit kProductBytes
-//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively
+//   5. INT8 GEMMs, one per modulus (cublasGemmEx, or the cuBLASLt algorithm tune() chose), and
+//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
+//      K in one chunk (<= 2^16): per slab of C's columns, every modulus's product, then the slab's
+//      reconstruction, which reduces the INT32 products itself. Longer K: in chunks of 2^16, each
+//      group of products reduced by reduce_kernel into residue planes, then one reconstruction.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -303,6 +305,19 @@ __global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uni
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
 }
 
+// An INT32 product mod p, in [0, p): the quotient from one float64 multiply is off by at most one.
+__device__ __forceinline__ std::uint32_t product_residue(int x, int p, double inv_p) {
+  int r = x - p * static_cast<int>(floor(static_cast<double>(x) * inv_p));
+  if (r < 0) r += p;
+  if (r >= p) r -= p;
+  return std::uint32_t(r);
+}
+// Four consecutive INT32 products mod p, packed one byte each.
+__device__ __forceinline__ std::uint32_t packed_residues(const int4& x, int p, double inv_p) {
+  return product_residue(x.x, p, inv_p) | product_residue(x.y, p, inv_p) << 8 | product_residue(x.z, p, inv_p) << 16 |
+         product_residue(x.w, p, inv_p) << 24;
+}
+
 // INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.
 // Four elements per thread (16-byte loads, 4-byte stores); per_modulus is a multiple of 256.
 __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus, int group, ResidueArgs mods,
@@ -318,12 +333,9 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
     const int xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int r = xs[e] - p * static_cast<int>(floor(static_cast<double>(xs[e]) * mods.c[t].inv_p));  // off by <= one p
-      if (r < 0) r += p;
-      if (r >= p) r -= p;
-      r += (before >> (8 * e)) & 0xff;
-      if (r >= p) r -= p;
-      packed |= std::uint32_t(r) << (8 * e);
+      std::uint32_t r = product_residue(xs[e], p, mods.c[t].inv_p) + ((before >> (8 * e)) & 0xff);
+      if (r >= std::uint32_t(p)) r -= p;
+      packed |= r << (8 * e);
     }
     *out = packed;
   }
@@ -337,14 +349,19 @@ struct OutputArgs {
 
 // A block reconstructs a tile of 32 × 32 elements of C in two phases. First each thread takes four
 // consecutive rows of one column: one 32-bit load per modulus brings their residues (rows are
-// contiguous in the residues and mp is a multiple of 16), and the products are parked in shared
-// memory. Then the alpha/beta update and the store run along whichever of i and j is contiguous in
+// contiguous in the residues and mp is a multiple of 16) or, with kFromProducts, one 16-byte load
+// per modulus their INT32 products, reduced here; the products are parked in shared memory. Then the alpha/beta update and the store run along whichever of i and j is contiguous in
 // C, so a row-major C is written in whole 256-byte runs instead of one 8-byte store per sector.
 constexpr int kReconstructTile = 32, kReconstructRows = 4, kReconstructThreads = 256;
-template <int COUNT, int L = oz::crt_limbs(COUNT)>
+// The source holds column j of C at plane offset (j - src_j0)·mp, modulus t at t·plane.
+struct ReconstructSource {
+  const void* data;
+  std::int64_t plane, src_j0;
+};
+template <int COUNT, bool kFromProducts, int L = oz::crt_limbs(COUNT)>
 __global__ void __launch_bounds__(kReconstructThreads)
-    reconstruct_kernel(const oz::CrtTable<L> crt, const std::uint8_t* residues, std::int64_t m, std::int64_t n,
-                       std::int64_t mp, std::int64_t np, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
+    reconstruct_kernel(const oz::CrtTable<L> crt, const ReconstructSource src, const ResidueArgs mods, std::int64_t m,
+                       std::int64_t n, std::int64_t mp, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
                        std::int64_t j0) {
   constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
   __shared__ double tile[kT][kT + 1];  // [j][i], padded
@@ -354,9 +371,17 @@ __global__ void __launch_bounds__(kReconstructThreads)
     const std::int64_t i0 = it + di0, j = jt + dj;
     if (i0 < m && j < n) {
       std::uint32_t packed[COUNT];
+      const std::int64_t at = (j - src.src_j0) * mp + i0;
 #pragma unroll
-      for (int t = 0; t < COUNT; ++t)
-        packed[t] = *reinterpret_cast<const std::uint32_t*>(residues + t * mp * np + j * mp + i0);
+      for (int t = 0; t < COUNT; ++t) {
+        if constexpr (kFromProducts)
+          packed[t] = packed_residues(*reinterpret_cast<const int4*>(static_cast<const std::int32_t*>(src.data) +
+                                                                     t * src.plane + at),
+                                      mods.moduli[t], mods.c[t].inv_p);
+        else
+          packed[t] = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) +
+                                                               t * src.plane + at);
+      }
       const bool column_nonfinite = cols.nonfinite[j];
       const int column_shift = cols.shift[j];
 #pragma unroll 1
@@ -444,7 +469,11 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
-  int group;  // moduli whose INT32 products are held at once
+  int group;  // moduli whose INT32 products are held at once (residue planes)
+  // > 0: C in slabs of this many columns, the INT32 products of every modulus held for one slab and
+  // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
+  // through DRAM); 0: INT32 products reduced into residue planes, K in chunks.
+  std::int64_t slab = 0;
   detail::ozaki::CrtConstants crt;
   detail::ozaki::Budget budget;
   detail::ResidueArgs mods;
@@ -458,12 +487,12 @@ struct GemmPlan::Impl {
 
   const detail::Int8Product& shape(std::int64_t kc) const { return shapes[shape_count == 2 && kc != shapes[0].kc]; }
 
-  // C (mp × np INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (np) K-contiguous lines of
-  // kp; one call per block of sh.nc columns.
+  // C (mp × columns INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (columns) K-contiguous
+  // lines of kp; one call per block of sh.nc columns (sh.nc divides columns).
   cublasStatus_t product(const detail::Int8Product& sh, const std::int8_t* x, const std::int8_t* y, std::int32_t* c,
-                         void* cublas_workspace, cudaStream_t s) const {
+                         std::int64_t columns, void* cublas_workspace, cudaStream_t s) const {
     const std::int32_t one = 1, zero = 0;
-    for (std::int64_t j0 = 0; j0 < np; j0 += sh.nc) {
+    for (std::int64_t j0 = 0; j0 < columns; j0 += sh.nc) {
       const std::int8_t* yb = y + j0 * kp;
       std::int32_t* cb = c + j0 * mp;
       const cublasStatus_t status =
@@ -513,6 +542,14 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   }
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, contract.moduli));
+  const std::size_t planes = std::size_t(contract.moduli) * p.mp * p.np;
+  // Slabs as wide as tune()'s column blocks, where K is one chunk and the slab's INT32 products take
+  // at most twice the bytes of the residue planes and the product buffer they replace.
+  if (p.mp > 0 && p.np > 0 && p.kp > 0 && p.kp <= ozaki::kChunkK) {
+    const std::int64_t slab = product_block_columns(p.np);
+    if (std::size_t(contract.moduli) * p.mp * std::size_t(slab) * 4 <= 2 * (std::size_t(p.group) * product_bytes + planes))
+      p.slab = slab;
+  }
 
   WorkspaceLayout& w = p.layout;
   std::size_t at = 0;
@@ -526,8 +563,11 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
   w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
-  w.prod = take(std::size_t(p.group) * product_bytes);  // INT32 products; first, under accurate scaling, C̄
-  w.residues = take(std::size_t(contract.moduli) * p.mp * p.np);  // the residues of C
+  // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
+  // first the bound C̄ (mp × np).
+  w.prod = take(p.slab ? std::max(std::size_t(contract.moduli) * p.mp * std::size_t(p.slab) * 4, product_bytes)
+                       : std::size_t(p.group) * product_bytes);
+  w.residues = take(p.slab ? 0 : planes);  // residue planes of C
   w.cublas = take(kCublasWorkspace);
   w.total = at;
 
@@ -535,7 +575,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     p.shapes[0].kc = std::min(p.kp, ozaki::kChunkK);
     p.shape_count = 1;
     if (p.kp > ozaki::kChunkK && p.kp % ozaki::kChunkK) p.shapes[p.shape_count++].kc = p.kp % ozaki::kChunkK;
-    for (auto& sh : p.shapes) sh.nc = p.np;
+    for (auto& sh : p.shapes) sh.nc = p.slab ? p.slab : p.np;
   }
 
   DeviceGuard guard(device);
@@ -593,7 +633,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* ra = reinterpret_cast<std::int8_t*>(at(w.ra));
   auto* rb = reinterpret_cast<std::int8_t*>(at(w.rb));
   auto* prod = reinterpret_cast<std::int32_t*>(at(w.prod));
-  auto* res = reinterpret_cast<std::uint8_t*>(at(w.residues));
+  auto* res = p.slab ? nullptr : reinterpret_cast<std::uint8_t*>(at(w.residues));  // no planes with slabs
 
   std::unique_ptr<Event> marks[4];
   auto mark = [&](int i) {
@@ -619,7 +659,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto int8_products = [&](const std::int8_t* x, const std::int8_t* y, int group, std::int64_t l0, std::int64_t kc) {
     for (int u = 0; u < group; ++u)
       IK_CUBLAS_CHECK(p.product(p.shape(kc), x + u * p.mp * p.kp + l0, y + u * p.np * p.kp + l0, prod + u * p.mp * p.np,
-                                at(w.cublas), s));
+                                p.np, at(w.cublas), s));
   };
   const std::int64_t per_product = p.mp * p.np;
 
@@ -630,7 +670,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     Int8Product bound_shape;  // cublasGemmEx over the kp / kBoundGroup groups (a multiple of 4)
     bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
     if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
-    else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, at(w.cublas), s));
+    else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
     column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
                                                      cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
@@ -649,33 +689,47 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, p.mods, rb, s);
   }
   mark(1);
-  if (p.k == 0) {
-    IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
+  const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
+  // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
+  auto reconstruct = [&](auto from_products, const ReconstructSource& src, std::int64_t j_begin, std::int64_t j_end) {
+    oz::with_moduli_count(p.mods.count, [&](auto count) {
+      constexpr int kCount = decltype(count)::value, L = oz::crt_limbs(kCount);
+      const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
+      constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
+      for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kColumnsPerLaunch) {
+        const std::int64_t columns = std::min(kColumnsPerLaunch, j_end - j0);
+        const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
+        reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
+            table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j0);
+      }
+    });
+    IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
+  };
+  if (p.slab) {  // every modulus's products for one slab of C, then that slab's reconstruction
+    for (std::int64_t j0 = 0; j0 < p.n; j0 += p.slab) {
+      for (int t = 0; t < p.mods.count; ++t)
+        IK_CUBLAS_CHECK(p.product(p.shapes[0], ra + t * p.mp * p.kp, rb + t * p.np * p.kp + j0 * p.kp,
+                                  prod + t * p.mp * p.slab, p.slab, at(w.cublas), s));
+      reconstruct(std::true_type{}, ReconstructSource{prod, p.mp * p.slab, j0}, j0, std::min(p.n, j0 + p.slab));
+    }
+    mark(2);  // the reconstruction ran between the products: products_ms holds both
   } else {
-    for (int t0 = 0; t0 < p.mods.count; t0 += p.group) {
-      const int group = std::min(p.group, p.mods.count - t0);
-      for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
-        int8_products(ra + t0 * p.mp * p.kp, rb + t0 * p.np * p.kp, group, l0, std::min(oz::kChunkK, p.kp - l0));
-        reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
-                                                                               l0 == 0, res);
-        IK_CUDA_CHECK_LAUNCH("reduce_kernel");
+    if (p.k == 0) {
+      IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
+    } else {
+      for (int t0 = 0; t0 < p.mods.count; t0 += p.group) {
+        const int group = std::min(p.group, p.mods.count - t0);
+        for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+          int8_products(ra + t0 * p.mp * p.kp, rb + t0 * p.np * p.kp, group, l0, std::min(oz::kChunkK, p.kp - l0));
+          reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
+                                                                                 l0 == 0, res);
+          IK_CUDA_CHECK_LAUNCH("reduce_kernel");
+        }
       }
     }
+    mark(2);
+    reconstruct(std::false_type{}, ReconstructSource{res, per_product, 0}, 0, p.n);
   }
-  mark(2);
-  const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
-  oz::with_moduli_count(p.mods.count, [&](auto count) {
-    constexpr int kCount = decltype(count)::value, L = oz::crt_limbs(kCount);
-    const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
-    constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
-    for (std::int64_t j0 = 0; j0 < p.n; j0 += kColumnsPerLaunch) {
-      const std::int64_t columns = std::min(kColumnsPerLaunch, p.n - j0);
-      const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
-      reconstruct_kernel<kCount><<<grid, kReconstructThreads, 0, s>>>(table, res, p.m, p.n, p.mp, p.np, rows, cols, A,
-                                                                      Bt, out, j0);
-    }
-  });
-  IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
   mark(3);
   if (timings) {
     marks[3]->synchronize();
@@ -710,15 +764,17 @@ const char* GemmPlan::products_backend() const {
 
 int GemmPlan::products_column_blocks() const {
   const Impl& p = *impl_;
-  return p.shape_count && p.shapes[0].nc > 0 ? int(p.np / p.shapes[0].nc) : 1;  // n = 0: no columns
+  return p.np > 0 && p.shape_count && p.shapes[0].nc > 0 ? int(p.np / p.shapes[0].nc) : 1;  // n = 0: no columns
 }
 
 void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_handle, std::int64_t columns_per_call) {
   using namespace detail;
   Impl& p = *impl_;
   check_workspace(p.layout.total, workspace, workspace_bytes);
-  if (columns_per_call < 0 || (columns_per_call > 0 && (columns_per_call % kPad || p.np % columns_per_call)))
-    raise<ValueError>("GemmPlan.tune: columns_per_call must be 0 or a multiple of ", kPad, " that divides ", p.np,
+  // The columns one product covers: a slab, or all of C.
+  const std::int64_t span = p.slab ? p.slab : p.np;
+  if (columns_per_call < 0 || (columns_per_call > 0 && (columns_per_call % kPad || span % columns_per_call)))
+    raise<ValueError>("GemmPlan.tune: columns_per_call must be 0 or a multiple of ", kPad, " that divides ", span,
                       ", got ", columns_per_call);
   const CublasLtApi* lt = cublas_lt_api();
   if (!lt || p.m == 0 || p.n == 0) {  // cublasGemmEx, in the forced column blocks if any
@@ -758,9 +814,9 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   Event start(p.device), stop(p.device);
   // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses gives -1.
   auto time = [&](const Int8Product& candidate) -> float {
-    if (p.product(candidate, ra, rb, prod, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;
+    if (p.product(candidate, ra, rb, prod, span, base + w.cublas, s) != CUBLAS_STATUS_SUCCESS) return -1.0f;
     start.record(stream_handle);
-    for (int r = 0; r < 3; ++r) IK_CUBLAS_CHECK(p.product(candidate, ra, rb, prod, base + w.cublas, s));
+    for (int r = 0; r < 3; ++r) IK_CUBLAS_CHECK(p.product(candidate, ra, rb, prod, span, base + w.cublas, s));
     stop.record(stream_handle);
     stop.synchronize();
     return stop.elapsed_ms_since(start);
@@ -789,15 +845,16 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   for (int i = 0; i < p.shape_count; ++i) {
     Int8Product& best_sh = chosen[i];
     best_sh.use_lt = false;
-    best_sh.nc = p.np;
+    best_sh.nc = span;
     best_sh.a = best_sh.b = best_sh.c = nullptr;
-    const bool too_small = double(p.mp) * double(p.np) * double(best_sh.kc) < 0x1p30;
+    const bool too_small = double(p.mp) * double(span) * double(best_sh.kc) < 0x1p30;
     if (too_small && columns_per_call == 0) continue;  // not worth timing
     // Candidates: cublasGemmEx and cuBLASLt's proposals, for the whole of C and in column blocks,
     // interleaved so that neither split is timed only after the GPU has heated up.
     std::vector<Int8Product> per_split[2];
-    const std::int64_t widths[2] = {columns_per_call ? columns_per_call : p.np,
-                                    columns_per_call ? columns_per_call : product_block_columns(p.np)};
+    // (A slab is already one column block.)
+    const std::int64_t widths[2] = {columns_per_call ? columns_per_call : span,
+                                    columns_per_call ? columns_per_call : p.slab ? span : product_block_columns(p.np)};
     for (int v = 0; v < (widths[1] == widths[0] ? 1 : 2); ++v) {
       Int8Product sh = best_sh;
       sh.nc = widths[v];
@@ -821,7 +878,8 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
     // (one call against column blocks flipped between processes): first ~150 ms of products.
     if (const float one = time(per_split[0].front()); one > 0.0f) {
       const int warm_up = int(std::min(2000.0f, 150.0f / (one / 3)));
-      for (int r = 0; r < warm_up; ++r) IK_CUBLAS_CHECK(p.product(per_split[0].front(), ra, rb, prod, base + w.cublas, s));
+      for (int r = 0; r < warm_up; ++r)
+        IK_CUBLAS_CHECK(p.product(per_split[0].front(), ra, rb, prod, span, base + w.cublas, s));
     }
     std::vector<std::pair<float, Int8Product>> timed;
     for (std::size_t c = 0; c < std::max(per_split[0].size(), per_split[1].size()); ++c)

@@ -69,7 +69,8 @@ GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayVie
                           const GemmOptions& options = {});
 
 /// Milliseconds per phase of one GPU run: scaling (scans, bounds, residues), the INT8 products with
-/// their modular reductions, and the reconstruction.
+/// their modular reductions, and the reconstruction. Where K is one chunk (<= 2^16) C runs in column
+/// slabs, each reconstructed right after its products: products_ms then holds both.
 struct GemmTimings {
   float scale_ms = 0, products_ms = 0, reconstruct_ms = 0;
 };
@@ -99,12 +100,13 @@ class GemmPlan {
   GemmReport report(const void* workspace, Stream stream) const;
   /// Chooses for each shape of the plan's INT8 products the fastest of cublasGemmEx and the algorithms
   /// cuBLASLt proposes, each over all columns of C at once and (where C is wide enough) in blocks of
-  /// about 8192 columns, by timing them on pseudo-random residues in `workspace` on `stream` (waits for
+  /// about 8192 columns (where K is one chunk, C is computed in slabs of that block width, and only
+  /// the slab width is timed), by timing them on pseudo-random residues in `workspace` on `stream` (waits for
   /// it). The INT32 products are exact whatever the algorithm, so results do not change. Untuned (or
   /// without cuBLASLt, or below 2^30 multiply-adds per product) the products run through one
   /// cublasGemmEx call each. Not concurrently with run() on the same plan. columns_per_call > 0 uses
-  /// only blocks of that many columns (a multiple of 16 that divides n rounded up to 16), whatever the
-  /// size, and without cuBLASLt runs cublasGemmEx in them.
+  /// only blocks of that many columns (a multiple of 16 that divides the slab width, or n rounded up
+  /// to 16 without slabs), whatever the size, and without cuBLASLt runs cublasGemmEx in them.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream, std::int64_t columns_per_call = 0);
   bool tuned() const;
   /// "cublasLt" where tune() chose a cuBLASLt algorithm for the plan's main product shape, else "cublasGemmEx".
