@@ -193,7 +193,6 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 enum class ResidueOutput { residues, bound_max, bound_mean };
 struct ResidueArgs {
   int count;  // moduli
-  int moduli[20];
   oz::ResidueConstants c[20];
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
@@ -305,17 +304,10 @@ __global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uni
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
 }
 
-// An INT32 product mod p, in [0, p): the quotient from one float64 multiply is off by at most one.
-__device__ __forceinline__ std::uint32_t product_residue(int x, int p, double inv_p) {
-  int r = x - p * static_cast<int>(floor(static_cast<double>(x) * inv_p));
-  if (r < 0) r += p;
-  if (r >= p) r -= p;
-  return std::uint32_t(r);
-}
 // Four consecutive INT32 products mod p, packed one byte each.
-__device__ __forceinline__ std::uint32_t packed_residues(const int4& x, int p, double inv_p) {
-  return product_residue(x.x, p, inv_p) | product_residue(x.y, p, inv_p) << 8 | product_residue(x.z, p, inv_p) << 16 |
-         product_residue(x.w, p, inv_p) << 24;
+__device__ __forceinline__ std::uint32_t packed_residues(const int4& x, const oz::ResidueConstants& c) {
+  return oz::product_residue(x.x, c) | oz::product_residue(x.y, c) << 8 | oz::product_residue(x.z, c) << 16 |
+         oz::product_residue(x.w, c) << 24;
 }
 
 // INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.
@@ -325,7 +317,7 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
   const std::int64_t i = 4 * (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x);
   if (i >= per_modulus) return;
   for (int u = 0; u < group; ++u) {
-    const int t = first_modulus + u, p = mods.moduli[t];
+    const int t = first_modulus + u, p = mods.c[t].p;
     const int4 x = *reinterpret_cast<const int4*>(prod + u * per_modulus + i);
     auto* out = reinterpret_cast<std::uint32_t*>(residues + t * per_modulus + i);
     const std::uint32_t before = first_chunk ? 0u : *out;
@@ -333,7 +325,7 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
     const int xs[4] = {x.x, x.y, x.z, x.w};
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      std::uint32_t r = product_residue(xs[e], p, mods.c[t].inv_p) + ((before >> (8 * e)) & 0xff);
+      std::uint32_t r = oz::product_residue(xs[e], mods.c[t]) + ((before >> (8 * e)) & 0xff);
       if (r >= std::uint32_t(p)) r -= p;
       packed |= r << (8 * e);
     }
@@ -377,7 +369,7 @@ __global__ void __launch_bounds__(kReconstructThreads)
         if constexpr (kFromProducts)
           packed[t] = packed_residues(*reinterpret_cast<const int4*>(static_cast<const std::int32_t*>(src.data) +
                                                                      t * src.plane + at),
-                                      mods.moduli[t], mods.c[t].inv_p);
+                                      mods.c[t]);
         else
           packed[t] = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) +
                                                                t * src.plane + at);
@@ -537,7 +529,6 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   p.budget = checked.budget;
   p.mods.count = contract.moduli;
   for (int t = 0; t < contract.moduli; ++t) {
-    p.mods.moduli[t] = moduli[t];
     p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   }
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;

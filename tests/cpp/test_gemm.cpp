@@ -124,6 +124,32 @@ void test_residues_are_exact() {
   CHECK(wrong == 0, "%d wrong residues", wrong);
 }
 
+// product_residue() against % for every modulus, over the whole range of an INT32 product (|x| <=
+// 2^30): the ends, zero, next to multiples of p, and random values.
+void test_product_residues_are_exact() {
+  std::mt19937_64 rng(12);
+  const auto& moduli = gemm_moduli();
+  constexpr std::int64_t kMax = detail::ozaki::kMaxProduct;
+  int wrong = 0;
+  for (int t = 0; t < kGemmMaxModuli; ++t) {
+    const int p = moduli[t];
+    const auto c = detail::ozaki::residue_constants(p);
+    std::vector<std::int64_t> xs = {0, 1, -1, kMax, -kMax, kMax - 1, -kMax + 1, p, -p, p - 1, 1 - p};
+    for (int trial = 0; trial < 20000; ++trial) {
+      const std::int64_t x = std::int64_t(rng() % std::uint64_t(2 * kMax + 1)) - kMax;
+      xs.push_back(x);
+      const std::int64_t near = x / p * p + std::int64_t(rng() % 3) - 1;
+      if (near >= -kMax && near <= kMax) xs.push_back(near);
+    }
+    for (const std::int64_t x : xs) {
+      const std::int64_t want = ((x % p) + p) % p;
+      const std::uint32_t got = detail::ozaki::product_residue(std::int32_t(x), c);
+      if (got != std::uint32_t(want) && wrong++ < 5) CHECK(false, "product_residue(%lld) mod %d: got %u want %lld", (long long)x, p, got, (long long)want);
+    }
+  }
+  CHECK(wrong == 0, "%d wrong product residues", wrong);
+}
+
 // crt_to_double against the integer it must reconstruct: a random X in (-P/2, P/2] (every bit
 // length, and the edges 0, ±1, P/2, -(P/2 - 1) and next to them), its residues r_t = X mod p_t, and
 // reference_round of |X|, for every moduli count, with the count at run time and at compile time.
@@ -392,6 +418,7 @@ void test_threads_do_not_change_bits() {
 int main() {
   test_limbs_to_double_rounds_once();
   test_residues_are_exact();
+  test_product_residues_are_exact();
   test_crt_reconstructs_exactly();
   test_moduli_are_pairwise_coprime();
   test_integer_inputs_are_exact();

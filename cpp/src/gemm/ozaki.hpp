@@ -6,6 +6,8 @@
 // feed a sum are either exact or explicit fma() calls.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -74,34 +76,76 @@ IK_HD SplitInteger split_integer(double q) {
   return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
 }
 
-/// What residue() needs of one modulus p, computed once on the host. With h = floor(p/2):
-/// pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded, neg_p = -p.
+/// What residue() and product_residue() need of one modulus p, computed once on the host. With
+/// h = floor(p/2): pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded; bias,
+/// magic and shift as product_residue() says.
 struct ResidueConstants {
-  double pow32, inv_p, offset, neg_p;
+  double pow32, inv_p, offset;
+  int p, shift;
+  std::uint32_t bias, magic;
 };
+
+/// An INT32 product of K-chunk residues: |x| <= 2^16 · 128^2 = 2^30.
+constexpr std::int64_t kMaxProduct = std::int64_t(1) << 30;
+
 inline ResidueConstants residue_constants(int p) {
   const double inv_p = 1.0 / p;
-  return {static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p, (p / 2 + 0.5) * inv_p - 0.5,
-          -static_cast<double>(p)};
+  ResidueConstants c{static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p,
+                     (p / 2 + 0.5) * inv_p - 0.5, p, 0, 0, 0};
+  // bias: the smallest multiple of p >= kMaxProduct, so u = x + bias is in [0, 2^31 + p). magic =
+  // ceil(2^(32+shift) / p) < 2^32 with the largest such shift, and it must divide exactly:
+  // floor(u·magic / 2^(32+shift)) = floor(u/p) while u·(magic·p - 2^(32+shift)) < 2^(32+shift).
+  const std::uint64_t bias = (std::uint64_t(kMaxProduct) + p - 1) / p * p, u_max = bias + std::uint64_t(kMaxProduct);
+  c.bias = static_cast<std::uint32_t>(bias);
+  for (int shift = 31; shift >= 0; --shift) {
+    const unsigned __int128 two = static_cast<unsigned __int128>(1) << (32 + shift);
+    const unsigned __int128 magic = (two + p - 1) / p;
+    if (magic >= (static_cast<unsigned __int128>(1) << 32) || u_max * (magic * p - two) >= two) continue;
+    c.shift = shift, c.magic = static_cast<std::uint32_t>(magic);
+    return c;
+  }
+  throw std::logic_error("residue_constants: no exact 32-bit reciprocal of the modulus");
+}
+
+/// An INT32 product x (|x| <= kMaxProduct) mod p, in [0, p), in integer operations only (the float64
+/// pipe is the reconstruction's): u = x + bias >= 0, q = floor(u·magic / 2^(32+shift)) = floor(u/p),
+/// r = u - q·p.
+IK_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
+  const std::uint32_t u = static_cast<std::uint32_t>(x) + c.bias;
+#if defined(__CUDA_ARCH__)
+  const std::uint32_t q = __umulhi(u, c.magic) >> c.shift;
+#else
+  const std::uint32_t q = static_cast<std::uint32_t>((std::uint64_t(u) * c.magic) >> 32) >> c.shift;
+#endif
+  return u - q * static_cast<std::uint32_t>(c.p);
+}
+
+/// 1.5 · 2^52: an integer |x| < 2^51 added to it is exact and sits in the low mantissa bits, so the
+/// low 32 bits of the sum are x mod 2^32 (2^51 is a multiple of 2^32).
+constexpr double kRoundToInteger = 6755399441055744.0;
+IK_HD std::uint32_t low_word(double biased) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__double2loint(biased));
+#else
+  std::uint64_t bits;
+  static_assert(sizeof bits == sizeof biased);
+  std::memcpy(&bits, &biased, sizeof bits);
+  return static_cast<std::uint32_t>(bits);
+#endif
 }
 
 /// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2) (fits int8), as an int.
 /// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
 /// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
-/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding and
-/// subtracting 1.5·2^52 rounds it to N exactly; r = x - p·N is exact (one fma), and r + 1.5·2^52 holds r
-/// in its low 32 bits. Five floating-point operations, no integer correction, no conversion; the
-/// residue is unique, so host and device agree.
+/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding 1.5·2^52
+/// rounds it to N and leaves N mod 2^32 in the low word; x + 1.5·2^52 is exact and leaves x mod 2^32
+/// there. r = x - p·N is then one 32-bit multiply-add that wraps exactly (|r| < p). Four floating-point
+/// operations and one integer one, no conversion; the residue is unique, so host and device agree.
 IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
-  constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52
   const double x = ::fma(q.hi, c.pow32, q.lo);
-  const double n = (::fma(x, c.inv_p, c.offset) + kRound) - kRound;
-  const double r = ::fma(c.neg_p, n, x);
-#if defined(__CUDA_ARCH__)
-  return __double2loint(r + kRound);
-#else
-  return static_cast<int>(r);
-#endif
+  const std::uint32_t n = low_word(::fma(x, c.inv_p, c.offset) + kRoundToInteger);
+  const std::uint32_t x_low = low_word(x + kRoundToInteger);
+  return static_cast<int>(x_low - std::uint32_t(c.p) * n);
 }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
