@@ -107,8 +107,8 @@ inline ResidueConstants residue_constants(int p) {
   throw std::logic_error("residue_constants: no exact 32-bit reciprocal of the modulus");
 }
 
-/// An INT32 product x (|x| <= kMaxProduct) mod p, in [0, p), in integer operations only (the float64
-/// pipe is the reconstruction's): u = x + bias >= 0, q = floor(u·magic / 2^(32+shift)) = floor(u/p),
+/// An INT32 product x (|x| <= kMaxProduct) mod p, in [0, p), in four integer operations, with no
+/// conversion and no correction: u = x + bias >= 0, q = floor(u·magic / 2^(32+shift)) = floor(u/p),
 /// r = u - q·p.
 IK_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
   const std::uint32_t u = static_cast<std::uint32_t>(x) + c.bias;
