@@ -17,6 +17,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+PEER_OF_NATIVE = "gemmul8 best ≤ native() err"  # a ratio column, not a series of its own
+
+
 def shape_of(r):
     return (r["m"], r["n"], r["k"])
 
@@ -47,20 +50,24 @@ def summary(doc):
         if ours:  # issue 3's peer: GEMMul8's fastest configuration with an error no worse than ours
             ok = [r for r in rows if r["impl"] == "gemmul8" and r["max_rel_err"] <= ours["max_rel_err"]]
             if ok:
-                s["gemmul8 best ≤ native() err"] = min(ok, key=lambda r: r["median_ms"])
+                s[PEER_OF_NATIVE] = min(ok, key=lambda r: r["median_ms"])
         out[shape] = s
     return out
 
 
 def series_of(summ) -> list:
-    """The implementations that appear in a summary, in order of first appearance."""
-    return list(dict.fromkeys(k for s in summ.values() for k in s))
+    """The implementations that appear in a summary as series, in order of first appearance."""
+    return [k for k in dict.fromkeys(k for s in summ.values() for k in s) if k != PEER_OF_NATIVE]
+
+
+def config_of(r) -> str:
+    return f" ({r['scaling'][0]}{r['moduli']})" if r.get("moduli") else ""
 
 
 def markdown_table(summ) -> str:
     """TFLOP/s and error per series, then native()'s speed-up over DGEMM and over GEMMul8's fastest
     configuration with an error no worse than native()'s, all from the same run."""
-    series = [n for n in series_of(summ) if n != "gemmul8 best ≤ native() err"]
+    series = series_of(summ)
     ratios = ["native() vs DGEMM", "native() vs GEMMul8 ≤ its err"]
     lines = ["| shape | " + " | ".join(series + ratios) + " |", "|---" * (len(series) + len(ratios) + 1) + "|"]
     for shape, s in summ.items():
@@ -70,16 +77,14 @@ def markdown_table(summ) -> str:
             if r is None:
                 cells.append("—")
                 continue
-            cfg = f" ({r['scaling'][0]}{r['moduli']})" if r.get("moduli") else ""
-            cells.append(f"{r['tflops']:.1f}{cfg}, {r['max_rel_err']:.1e}")
+            cells.append(f"{r['tflops']:.1f}{config_of(r)}, {r['max_rel_err']:.1e}")
         ours = s.get("ironkernels native()")
-        for peer in ("cublas-dgemm", "gemmul8 best ≤ native() err"):
+        for peer in ("cublas-dgemm", PEER_OF_NATIVE):
             r = s.get(peer)
             if ours is None or r is None:
                 cells.append("—")
                 continue
-            cfg = f" ({r['scaling'][0]}{r['moduli']})" if r.get("moduli") else ""
-            cells.append(f"{r['median_ms'] / ours['median_ms']:.2f}×{cfg}")
+            cells.append(f"{r['median_ms'] / ours['median_ms']:.2f}×{config_of(r)}")
         lines.append(f"| {label(shape)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -89,7 +94,7 @@ def main(path):
     summ = summary(doc)
     shapes = list(summ)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.6))
-    series = [n for n in series_of(summ) if n != "gemmul8 best ≤ native() err"]
+    series = series_of(summ)
     width = 0.8 / len(series)
     for i, name in enumerate(series):
         ys = [summ[sh][name]["tflops"] if name in summ[sh] else 0 for sh in shapes]

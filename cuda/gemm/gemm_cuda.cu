@@ -528,9 +528,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   p.crt = checked.crt;
   p.budget = checked.budget;
   p.mods.count = contract.moduli;
-  for (int t = 0; t < contract.moduli; ++t) {
-    p.mods.c[t] = ozaki::residue_constants(moduli[t]);
-  }
+  for (int t = 0; t < contract.moduli; ++t) p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, contract.moduli));
   const std::size_t planes = std::size_t(contract.moduli) * p.mp * p.np;

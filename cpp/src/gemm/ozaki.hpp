@@ -85,8 +85,8 @@ struct ResidueConstants {
   std::uint32_t bias, magic;
 };
 
-/// An INT32 product of K-chunk residues: |x| <= 2^16 · 128^2 = 2^30.
-constexpr std::int64_t kMaxProduct = std::int64_t(1) << 30;
+/// An INT32 product of one K chunk of residues (each in [-128, 127]): |x| <= 2^16 · 128^2 = 2^30.
+constexpr std::int64_t kMaxProduct = kChunkK * 128 * 128;
 
 inline ResidueConstants residue_constants(int p) {
   const double inv_p = 1.0 / p;
