@@ -642,13 +642,16 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   const CublasApi& blas = cublas_api();
   IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
   IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
-  // INT8 products of `group` moduli: C_t (mp × np, column-major) = RA_tᵀ · RB_t over k in [l0, l0 + kc).
-  // One call per modulus: measured faster on H200 than one strided batch (cuBLAS picks smaller tiles
-  // for the batch).
-  auto int8_products = [&](const std::int8_t* x, const std::int8_t* y, int group, std::int64_t l0, std::int64_t kc) {
-    for (int u = 0; u < group; ++u)
-      IK_CUBLAS_CHECK(p.product(p.shape(kc), x + u * p.mp * p.kp + l0, y + u * p.np * p.kp + l0, prod + u * p.mp * p.np,
-                                p.np, at(w.cublas), s));
+  // INT8 products of moduli [t0, t0 + group) over k in [l0, l0 + kc) and C's columns [j0, j0 + columns):
+  // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. One call per
+  // modulus: measured faster on H200 than one strided batch (cuBLAS picks smaller tiles for the batch).
+  auto int8_products = [&](int t0, int group, std::int64_t l0, std::int64_t kc, std::int64_t j0,
+                           std::int64_t columns) {
+    for (int u = 0; u < group; ++u) {
+      const int t = t0 + u;
+      IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t * p.mp * p.kp + l0, rb + (t * p.np + j0) * p.kp + l0,
+                                prod + u * p.mp * columns, columns, at(w.cublas), s));
+    }
   };
   const std::int64_t per_product = p.mp * p.np;
 
@@ -696,9 +699,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   };
   if (p.slab) {  // every modulus's products for one slab of C, then that slab's reconstruction
     for (std::int64_t j0 = 0; j0 < p.n; j0 += p.slab) {
-      for (int t = 0; t < p.mods.count; ++t)
-        IK_CUBLAS_CHECK(p.product(p.shapes[0], ra + t * p.mp * p.kp, rb + t * p.np * p.kp + j0 * p.kp,
-                                  prod + t * p.mp * p.slab, p.slab, at(w.cublas), s));
+      int8_products(0, p.mods.count, 0, p.kp, j0, p.slab);  // K is one chunk
       reconstruct(std::true_type{}, ReconstructSource{prod, p.mp * p.slab, j0}, j0, std::min(p.n, j0 + p.slab));
     }
     mark(2);  // the reconstruction ran between the products: products_ms holds both
@@ -709,7 +710,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
       for (int t0 = 0; t0 < p.mods.count; t0 += p.group) {
         const int group = std::min(p.group, p.mods.count - t0);
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
-          int8_products(ra + t0 * p.mp * p.kp, rb + t0 * p.np * p.kp, group, l0, std::min(oz::kChunkK, p.kp - l0));
+          int8_products(t0, group, l0, std::min(oz::kChunkK, p.kp - l0), 0, p.np);
           reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
                                                                                  l0 == 0, res);
           IK_CUDA_CHECK_LAUNCH("reduce_kernel");
