@@ -89,7 +89,7 @@ void fill_input() {
   std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s\n", name<T>(), copy_gbps);
 }
 
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false>
 void run() {
   constexpr int V = 16 / sizeof(T);
   const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
@@ -104,7 +104,7 @@ void run() {
   a.scale = 1.0;
   a.scaled = false;
   IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
-  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES>(a, stream, 0); });
+  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK>(a, stream, 0); });
   const std::size_t count = kBytes / sizeof(T);
   std::vector<T> h(count);
   IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
@@ -119,32 +119,33 @@ void run() {
     }
   }
   const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
-  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n", name<T>(),
-              LOG_N, K, OCC, STAGES, PASSES, gbps, gbps / copy_gbps, diff);
+  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n",
+              name<T>(), LOG_N, K, OCC, STAGES, PASSES, int(BULK), gbps, gbps / copy_gbps, diff);
   std::fflush(stdout);
 }
 
 // The configurations of one (dtype, n); the first is the reference for the others' outputs.
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
-// for (0 = no cap), input stages (0 = direct loads).
+// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
-  if constexpr (LOG_N >= 14) run<T, 16, LOG_N, 0, 2, 2>();  // the table's configuration
-  if constexpr (LOG_N == 13) run<T, 8, LOG_N, 16, 2>();
-  run<T, 4, LOG_N, 32, 0>();
+  // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
+  constexpr bool longest = LOG_N == 15;
+  if constexpr (longest) run<T, 16, LOG_N, 0, 2, 2, true>();
   run<T, 8, LOG_N, 16, 0>();
+  run<T, 4, LOG_N, 32, 0>();
   run<T, 8, LOG_N, 0, 0>();
   run<T, 4, LOG_N, 32, 1>();
-  run<T, 4, LOG_N, 32, 2>();
   run<T, 8, LOG_N, 16, 1>();
-  if constexpr (LOG_N != 13) run<T, 8, LOG_N, 16, 2>();
-  run<T, 8, LOG_N, 0, 1>();
+  run<T, 8, LOG_N, 16, 2>();
   if constexpr (LOG_N >= 13) {  // 128 values per thread: one corner turn fewer
+    run<T, 8, LOG_N, 16, 0, 1, true>();  // bulk stores after direct loads
     run<T, 16, LOG_N, 0, 0>();
     run<T, 16, LOG_N, 0, 1>();
     run<T, 16, LOG_N, 0, 1, 2>();  // the turn in two passes through half the shared memory
-    if constexpr (LOG_N == 13) run<T, 16, LOG_N, 0, 2, 2>();
+    run<T, 16, LOG_N, 0, 2, 2>();
+    if constexpr (!longest) run<T, 16, LOG_N, 0, 2, 2, true>();
   }
 }
 
@@ -152,22 +153,25 @@ template <class T, int LOG_N>
 void sweep_wide() {
   fill_input<T>();
   // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
-  constexpr bool two_pass = (sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14);
-  constexpr int k_cur = two_pass ? 32 : sizeof(T) == 4 && LOG_N == 14 ? 16 : 8, occ_cur = k_cur == 8 ? 32 : 0;
+  constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
+  constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : 8, occ_cur = k_cur == 8 ? 32 : 0;
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2>();
     run<T, 32, LOG_N, 0, 2, 2>();
     run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
+    run<T, 32, LOG_N, 0, 1, 1, true>();  // one pass through a whole-row buffer, which takes the bulk store
     run<T, 16, LOG_N, 0, 0>();
     run<T, 16, LOG_N, 0, 1>();
+    run<T, 16, LOG_N, 0, 1, 1, true>();
+    run<T, 8, LOG_N, 32, 0>();
   } else {
     run<T, k_cur, LOG_N, occ_cur, 0>();
     run<T, k_cur, LOG_N, occ_cur, 1>();
-    run<T, k_cur, LOG_N, occ_cur, 2>();
     if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
-    if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 1>();
+    if constexpr (k_cur == 16) run<T, 8, LOG_N, 32, 0>();
     if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
     if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 1, 2>();  // one corner turn fewer, in two passes
+    if constexpr (LOG_N >= 14) run<T, 16, LOG_N, 0, 0, 1, true>();  // bulk stores
   }
 }
 const char* only_dtype = nullptr;
@@ -189,12 +193,16 @@ int main(int argc, char** argv) {
   IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
   // The groups the last table change was decided on; add others as needed (each takes a few seconds).
+  SWEEP_16BIT(__half, 12);
   SWEEP_16BIT(__half, 13);
   SWEEP_16BIT(__half, 14);
   SWEEP_16BIT(__half, 15);
   SWEEP_WIDE(float, 9);
+  SWEEP_WIDE(float, 13);
+  SWEEP_WIDE(float, 14);
   SWEEP_WIDE(float, 15);
   SWEEP_WIDE(double, 11);
+  SWEEP_WIDE(double, 13);
   SWEEP_WIDE(double, 14);
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));

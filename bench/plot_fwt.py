@@ -50,19 +50,6 @@ def plot_cpu(doc, out):
                 f"FWT on one core of {doc['hardware']['cpu']}", out, 4.5, "upper left")
 
 
-def main(paths):
-    for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
-        out = os.path.splitext(path)[0] + ".png"
-        (plot_cpu if "cpu" in doc["hardware"] else plot_gpu)(doc, out)
-        print("wrote", out)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:] or ["bench/results/fwt-h200.json", "bench/results/fwt-cpu.json"])
-
-
 def markdown_table(doc) -> str:
     """GB/s of ironkernels per (dtype, log2 N), with its ratio to clone and to the best peer."""
     by = {(r["dtype"], r["log2n"], r["impl"]): r["gbps"] for r in doc["rows"]}
@@ -80,3 +67,18 @@ def markdown_table(doc) -> str:
                 cells.append(f"{by[(dt, n, 'ironkernels')] / by[(dt, n, best)]:.2f} ({best[0]})")
             lines.append(f"| {dt} / best peer | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def main(paths):
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        out = os.path.splitext(path)[0] + ".png"
+        (plot_cpu if "cpu" in doc["hardware"] else plot_gpu)(doc, out)
+        print("wrote", out)
+        if "cpu" not in doc["hardware"]:
+            print(markdown_table(doc))  # the README's table
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["bench/results/fwt-h200.json", "bench/results/fwt-cpu.json"])

@@ -16,8 +16,9 @@
 // conflict-free without swizzling.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma); those of 2^13 and longer run on
-// a resident grid whose next tiles' inputs are already in flight to shared memory (cp.async).
+// rows do their first four stages on the tensor cores (HadamardMma). Rows of 2^15 run on a resident
+// grid whose next tiles' inputs are already in flight to shared memory (cp.async); 16-bit ones also
+// leave through bulk stores (cp.async.bulk, sm_90+).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -155,6 +156,11 @@ struct VecIO<__nv_bfloat16, 8> : Vec16bit<__nv_bfloat162, bf162_to_float2, float
 constexpr bool kTensorCoreArch = false;
 #else
 constexpr bool kTensorCoreArch = true;
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool kBulkCopyArch = false;  // cp.async.bulk (sm_90+); older GPUs store the same kernels' rows directly
+#else
+constexpr bool kBulkCopyArch = true;
 #endif
 
 // D = A·B, A 16×16 (row-major fragment), B 16×8 (column-major fragment), D float32.
@@ -364,6 +370,44 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
+// ------------------------------------------------------------------ bulk async copies (sm_90+)
+// A whole row leaves shared memory for global memory in one cp.async.bulk (the TMA engine), so the
+// warps go on to the next row instead of queueing 16-byte stores behind the memory system.
+// Shared-memory writes become visible to the bulk copy's (async) proxy through this fence.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+// `bytes` (a multiple of 16, both addresses 16-byte aligned) from shared to global memory; with
+// kEvictFirst the lines are marked evict-first in L2, as the streaming stores are.
+template <bool kEvictFirst>
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(src));
+  if constexpr (kEvictFirst) {
+    std::uint64_t policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;"
+                 ::"l"(dst), "r"(s), "r"(bytes), "l"(policy) : "memory");
+  } else {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+  }
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+  __trap();  // bulk-store kernels are only launched on compute capability >= 9.0
+#endif
+}
+// Waits until the bulk copies committed by this thread have read their shared memory (kReadOnly)
+// or have completed.
+template <bool kReadOnly>
+__device__ __forceinline__ void bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kReadOnly) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+  else asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
 // every stage, bit position and address weight is a compile-time constant: no run-time branches
 // (and the register moves they force) between the butterflies.
@@ -375,7 +419,11 @@ __device__ __forceinline__ void cp_async_wait() {
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
 // passes, over the values with that bit 0 and then 1, through half the shared memory, which leaves
 // room for more input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1>
+// BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
+// in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
+// the next tile's turn.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
+          bool BULK_STORE = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -389,6 +437,10 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
   static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
+  static_assert(!BULK_STORE || (CLUSTER == 1 && kTileBits == kN &&
+                                (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
+                "a bulk store takes one row per tile, staged in the corner-turn buffer");
+  constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
   using L = Layout<v, h, w>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   C* smem = reinterpret_cast<C*>(smem_raw);
@@ -569,7 +621,12 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
     for (int pass = 0; pass < TURN_PASSES; ++pass) {
       auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
-      if (t > 0 || pass > 0) __syncthreads();  // the previous turn's (pass's) reads are done
+      if (t > 0 || pass > 0) {
+        __syncthreads();  // the previous turn's (pass's) reads are done
+      } else if constexpr (kBulkStore) {
+        if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
+        __syncthreads();
+      }
 #pragma unroll
       for (int j = 0; j < K; ++j) {
         if (!in_pass(j)) continue;
@@ -658,7 +715,16 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
       for (int e = 0; e < V; ++e) r[j][e] *= sc;
   }
-  {
+  if constexpr (kBulkStore) {
+    T* row = reinterpret_cast<T*>(smem_raw);
+    __syncthreads();  // every thread's turn reads are done
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+      VecIO<T, V>::template store<false>(row + tile_index(std::integral_constant<int, kTurns>{}, j), r[j]);
+    fence_proxy_async_shared();
+    __syncthreads();
+    if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
+  } else {
     constexpr int t = kTurns;
     T* yt = y + (row0 * ys + y_base);
 #pragma unroll
@@ -673,9 +739,13 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   } else {
     tile += gridDim.x;
     if (tile >= a.tiles) break;
-    if constexpr (kTurns > 0) __syncthreads();  // this tile's shared-memory reads are done
+    // This tile's shared-memory reads are done (a bulk store waits before the next turn instead).
+    if constexpr (kTurns > 0 && !kBulkStore) __syncthreads();
   }
   }  // tile loop
+  if constexpr (kBulkStore) {
+    if (threadIdx.x == 0) bulk_wait<false>();  // the block's shared memory must outlive the last copy
+  }
 }
 
 // Fallback for data the vector path cannot take (misaligned pointers, strides that are not a
@@ -790,7 +860,8 @@ inline bool clusters_available(int device) {
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
+          bool BULK_STORE = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
@@ -799,7 +870,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
   constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -848,23 +919,21 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. The longest rows keep their bytes in
-      // flight through cp.async stages; rows up to 2^12 were fastest loading directly.
+      // 16-bit rows: the element rate is twice float32's. Rows up to 2^14 load directly; the
+      // longest keep their bytes in flight through cp.async stages and leave in bulk stores.
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N <= 12) {
+      } else if constexpr (LOG_N <= 14) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
-      } else if constexpr (LOG_N == 13) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 2>(a, stream, device);
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
-        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2>(a, stream, device);
+        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true>(a, stream, device);
       }
-    } else if constexpr (sizeof(T) == 4 && LOG_N == 14) {
-      // float32 rows of 2^14: 64 values per thread (~96 registers), one corner turn fewer.
+    } else if constexpr ((sizeof(T) == 4 && LOG_N == 14) || (sizeof(T) == 8 && LOG_N == 14)) {
+      // float32 (float64) rows of 2^14: 64 (32) values per thread, one corner turn fewer.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
-    } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
-      // 128 (float32) or 64 (float64) values per thread: a single corner turn, in two passes, and
-      // one input stage.
+    } else if constexpr (sizeof(T) == 4 && LOG_N == 15) {
+      // float32 rows of 2^15: 128 values per thread, a single corner turn in two passes, and one
+      // input stage.
       return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2>(a, stream, device);
     } else if constexpr (required == 0) {
       return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
