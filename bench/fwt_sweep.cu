@@ -89,7 +89,7 @@ void fill_input() {
   std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s\n", name<T>(), copy_gbps);
 }
 
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
 void run() {
   constexpr int V = 16 / sizeof(T);
   const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
@@ -104,7 +104,7 @@ void run() {
   a.scale = 1.0;
   a.scaled = false;
   IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
-  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK>(a, stream, 0); });
+  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0); });
   const std::size_t count = kBytes / sizeof(T);
   std::vector<T> h(count);
   IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
@@ -119,21 +119,23 @@ void run() {
     }
   }
   const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
-  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n",
-              name<T>(), LOG_N, K, OCC, STAGES, PASSES, int(BULK), gbps, gbps / copy_gbps, diff);
+  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n",
+              name<T>(), LOG_N, K, OCC, STAGES, PASSES, int(BULK), int(LT), gbps, gbps / copy_gbps, diff);
   std::fflush(stdout);
 }
 
 // The configurations of one (dtype, n); the first is the reference for the others' outputs.
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
-// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores.
+// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
   // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
   constexpr bool longest = LOG_N == 15;
   if constexpr (longest) run<T, 16, LOG_N, 0, 2, 2, true>();
+  if constexpr (longest) run<T, 16, LOG_N, 0, 2, 2, true, true>();
   run<T, 8, LOG_N, 16, 0>();
+  run<T, 8, LOG_N, 16, 0, 1, false, true>();
   run<T, 4, LOG_N, 32, 0>();
   run<T, 8, LOG_N, 0, 0>();
   run<T, 4, LOG_N, 32, 1>();
@@ -146,6 +148,7 @@ void sweep_16bit() {
     run<T, 16, LOG_N, 0, 1, 2>();  // the turn in two passes through half the shared memory
     run<T, 16, LOG_N, 0, 2, 2>();
     if constexpr (!longest) run<T, 16, LOG_N, 0, 2, 2, true>();
+    if constexpr (!longest) run<T, 16, LOG_N, 0, 2, 2, true, true>();
   }
 }
 
@@ -157,6 +160,7 @@ void sweep_wide() {
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : 8, occ_cur = k_cur == 8 ? 32 : 0;
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2>();
+    run<T, 32, LOG_N, 0, 1, 2, false, true>();
     run<T, 32, LOG_N, 0, 2, 2>();
     run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
     run<T, 32, LOG_N, 0, 1, 1, true>();  // one pass through a whole-row buffer, which takes the bulk store
@@ -166,6 +170,7 @@ void sweep_wide() {
     run<T, 8, LOG_N, 32, 0>();
   } else {
     run<T, k_cur, LOG_N, occ_cur, 0>();
+    if constexpr (LOG_N >= 10) run<T, k_cur, LOG_N, occ_cur, 0, 1, false, true>();
     run<T, k_cur, LOG_N, occ_cur, 1>();
     if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
     if constexpr (k_cur == 16) run<T, 8, LOG_N, 32, 0>();
@@ -193,6 +198,7 @@ int main(int argc, char** argv) {
   IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
   // The groups the last table change was decided on; add others as needed (each takes a few seconds).
+  SWEEP_16BIT(__half, 11);
   SWEEP_16BIT(__half, 12);
   SWEEP_16BIT(__half, 13);
   SWEEP_16BIT(__half, 14);

@@ -237,15 +237,24 @@ struct VecIO<__nv_bfloat16, 1> {
 };
 
 // ------------------------------------------------------------------ layouts
-// Logical bit position held by register-vector bit s / warp bit u after `t` corner turns.
-// Turn t swaps warp bits [t*h, (t+1)*h) with register-vector bits [0, h).
-template <int v, int h, int w>
+// Logical bit position held by lane bit b / register-vector bit s / warp bit u. Layout t = -1 is the
+// loaded one (lane bit b holds v + b, register bit s v + 5 + s, warp bit u v + 5 + h + u). Layout
+// 0 follows the lane turn, if any (m > 0): lane bits [2, 2 + m) and register bits [0, m) swap places
+// inside each warp. Layout t >= 1 follows corner turn t, which swaps warp bits [(t-1)*h, t*h) with
+// register bits [0, h).
+template <int v, int h, int w, int m = 0>
 struct Layout {
+  static constexpr int kLaneTurnLow = 2;  // the first lane bit the lane turn moves
+  __host__ __device__ static constexpr int lane_pos(int t, int b) {
+    return t >= 0 && b >= kLaneTurnLow && b < kLaneTurnLow + m ? v + 5 + (b - kLaneTurnLow) : v + b;
+  }
   __host__ __device__ static constexpr int reg_pos(int t, int s) {
     // Turn t (1-based) gives register bit s the place of warp bit (t-1)*h + s, if that exists;
     // otherwise the bit keeps what it held after turn t-1.
-    return t == 0 ? v + 5 + s
-                  : (t - 1) * h + s < w ? v + 5 + h + (t - 1) * h + s : reg_pos(t - 1, s);
+    return t < 0    ? v + 5 + s
+           : t == 0 ? (s < m ? v + kLaneTurnLow + s : v + 5 + s)
+           : (t - 1) * h + s < w ? v + 5 + h + (t - 1) * h + s
+                                 : reg_pos(t - 1, s);
   }
   __host__ __device__ static constexpr int warp_pos(int t, int u) {
     // Warp bit u was swapped in turn u/h + 1 and gave its place to register bit u % h; that
@@ -253,6 +262,10 @@ struct Layout {
     return (t > u / h) ? reg_pos(u / h, u % h) : v + 5 + h + u;
   }
 };
+
+// Lane bits the lane turn moves into registers: lane / 4, three bits, when the thread holds at least
+// 8 vectors of one row (the 16-bit tensor-core stage takes lane % 4; wider types shuffle lane % 4).
+constexpr int lane_turn_bits(bool lane_turn, int h) { return lane_turn && h >= 3 ? 3 : 0; }
 
 template <int v, int h, int w>
 constexpr int turns_needed() {
@@ -317,22 +330,29 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1>
+/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
+template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false>
+constexpr int exchange_smem_bytes() {
+  const int warps = tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
+  const int m = lane_turn_bits(LANE_TURN, ilog2(K));
+  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() + (m > 0 ? warps * (32 << m) * 16 : 0);
+}
+template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int staged_vectors() {
   if (STAGES <= 0) return 0;
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N);
-  const int room = kMaxBlockSmem - turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>();
+  const int room = kMaxBlockSmem - exchange_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES, LANE_TURN>();
   int vectors = K;
   while (vectors > 0 && STAGES * vectors * threads * 16 > room) vectors /= 2;
   return vectors;
 }
 
-/// Dynamic shared memory of a tile configuration: corner turns plus input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1>
+/// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int tile_smem_bytes() {
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
-  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() +
-         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>() * threads * 16 : 0);
+  return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
+         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>() * threads * 16 : 0);
 }
 
 /// Streaming (evict-first) global stores, or plain ones, by row length; loads are always plain.
@@ -422,8 +442,12 @@ __device__ __forceinline__ void bulk_wait() {
 // BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
 // in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
 // the next tile's turn.
+// LANE_TURN (rows that fill K >= 8 vectors of a warp): the three lane / 4 bits are swapped with
+// three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
+// butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
+// FMA per value and bit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false>
+          bool BULK_STORE = false, bool LANE_TURN = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -441,7 +465,10 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
                                 (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
                 "a bulk store takes one row per tile, staged in the corner-turn buffer");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
-  using L = Layout<v, h, w>;
+  constexpr int m = lane_turn_bits(LANE_TURN, h);
+  static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && CLUSTER == 1 && (TURN_PASSES == 1 || m < h)),
+                "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
+  using L = Layout<v, h, w, m>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   C* smem = reinterpret_cast<C*>(smem_raw);
 
@@ -453,12 +480,17 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   std::int64_t tile = blockIdx.x / CLUSTER;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
-  constexpr std::integral_constant<int, 0> kLoadLayout{};
+  constexpr std::integral_constant<int, -1> kLoadLayout{};
 
-  // Tile index of register vector j in the layout after `t` turns.
+  // Tile index of register vector j in layout t (see Layout: -1 loaded, then after each turn).
   auto tile_index = [&](auto t_const, int j) {
     constexpr int t = decltype(t_const)::value;
     int idx = lane << v;
+    if constexpr (m > 0 && t >= 0) {  // after a lane turn
+      idx = 0;
+#pragma unroll
+      for (int b = 0; b < 5; ++b) idx |= ((lane >> b) & 1) << L::lane_pos(t, b);
+    }
 #pragma unroll
     for (int s = 0; s < h; ++s) idx |= ((j >> s) & 1) << L::reg_pos(t, s);
 #pragma unroll
@@ -520,9 +552,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
 
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
-  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES>();
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>();
   [[maybe_unused]] uint4* const stages =
-      reinterpret_cast<uint4*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>());
+      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -591,10 +623,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
         for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
   // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
-  // (A warp-private shared-memory transpose instead of the shuffles measured slower on H200.)
 #pragma unroll
   for (int b = 0; b < 5 && v + b < kN; ++b) {
-    if (done_by_mma(v + b)) continue;
+    if (done_by_mma(v + b) || (b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) continue;  // (lane turn below)
     const C sign = (lane >> b) & 1 ? C(-1) : C(1);
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -614,8 +645,45 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   constexpr int kPassBit = v + 5 + h - 1, kTurnBits = kTileBits - ilog2(TURN_PASSES);
   auto smem_pos = [&](int idx, int c) {  // element idx, chunk c of its vector
     if constexpr (TURN_PASSES == 2) idx = ((idx >> (kPassBit + 1)) << kPassBit) | (idx & ((1 << kPassBit) - 1));
-    return (c << (kTurnBits - v + ilog2(kChunkLen))) + ((idx >> v) << ilog2(kChunkLen));
+    int slot = idx >> v;  // 16-byte slot of the vector
+    // After a lane turn, lane bit 2 holds slot bit 5, not 2: XOR-ing it into bit 2 keeps each
+    // quarter warp on eight different 16-byte bank groups.
+    if constexpr (m > 0) slot ^= ((slot >> 5) & 1) << 2;
+    return (c << (kTurnBits - v + ilog2(kChunkLen))) + (slot << ilog2(kChunkLen));
   };
+
+  if constexpr (m > 0) {
+    // Lane turn: one round per (higher register bits, 16-byte chunk), 2^m vectors of 16 bytes per
+    // lane through this warp's buffer. Slot (G, J, lane % 4) holds what lane lane % 4 + 4G held in
+    // register J, and lane lane % 4 + 4J reads it into register G. XOR-ing slot bit 2 with G's low
+    // bit puts every quarter warp on eight different 16-byte bank groups, writing and reading.
+    C* const buf = reinterpret_cast<C*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>()) +
+                   warp * ((32 << m) * kChunkLen);
+    const int quad = lane & 3, g = lane >> 2;
+    auto slot = [&](int G, int J) { return (((((G << m) + J) << 2) + quad) ^ ((G & 1) << 2)) * kChunkLen; };
+#pragma unroll
+    for (int hi = 0; hi < (K >> m); ++hi)
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        __syncwarp();  // the previous round's reads are done
+#pragma unroll
+        for (int jl = 0; jl < (1 << m); ++jl)
+#pragma unroll
+          for (int e = 0; e < kChunkLen; ++e) buf[slot(g, jl) + e] = r[(hi << m) | jl][c * kChunkLen + e];
+        __syncwarp();
+#pragma unroll
+        for (int jl = 0; jl < (1 << m); ++jl)
+#pragma unroll
+          for (int e = 0; e < kChunkLen; ++e) r[(hi << m) | jl][c * kChunkLen + e] = buf[slot(jl, g) + e];
+      }
+#pragma unroll
+    for (int s = 0; s < m; ++s)
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+        if (!(j & (1 << s)))
+#pragma unroll
+          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+  }
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
 #pragma unroll
@@ -839,6 +907,25 @@ inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, i
   return n;
 }
 
+// Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
+// 99 KB on sm_86/89), lowered by IRONKERNELS_FWT_MAX_SMEM (bytes) to test the fallback on a larger GPU.
+inline int block_smem_limit(int device) {
+  static std::mutex mutex;
+  static std::map<int, int> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(device);
+  if (it != known.end()) return it->second;
+  int limit = 0;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (const char* env = std::getenv("IRONKERNELS_FWT_MAX_SMEM")) {
+    const long cap = std::strtol(env, nullptr, 10);
+    if (cap > 0 && cap < limit) limit = static_cast<int>(cap);
+  }
+  known[device] = limit;
+  return limit;
+}
+constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration at most this large fits anywhere
+
 // Splitting the longest rows over a thread-block cluster needs compute capability 9.0. It is off
 // unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
@@ -861,16 +948,23 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false>
+          bool BULK_STORE = false, bool LANE_TURN = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES>();
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE>;
+  if constexpr (smem > kSmallestSmemLimit && CLUSTER == 1) {
+    // A GPU with less shared memory per block takes the same row with 128 values per thread (64 for
+    // float64), loaded directly, its corner turn in two passes: half the row's bytes (64 KB).
+    constexpr int kCompactK = sizeof(T) == 8 ? 32 : 128 / V;
+    static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
+    if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
+  }
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -920,13 +1014,14 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. Rows up to 2^14 load directly; the
-      // longest keep their bytes in flight through cp.async stages and leave in bulk stores.
+      // longest keep their bytes in flight through cp.async stages, leave in bulk stores, and swap
+      // their lane / 4 bits into registers (the lane turn lost at every other length measured).
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N <= 14) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
-        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true>(a, stream, device);
+        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
       }
     } else if constexpr ((sizeof(T) == 4 && LOG_N == 14) || (sizeof(T) == 8 && LOG_N == 14)) {
       // float32 (float64) rows of 2^14: 64 (32) values per thread, one corner turn fewer.
@@ -968,6 +1063,10 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
   if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   const int smem = int(sizeof(C)) << tile_bits;
+  if (smem > block_smem_limit(device))
+    raise<UnsupportedError>("fwt: a row of 2^", a.log_n, " that is not 16-byte aligned (or strided) needs ", smem / 1024,
+                            " KB of shared memory per block on CUDA; this GPU has ", block_smem_limit(device) / 1024,
+                            " KB: pass an aligned, contiguous array");
   allow_smem(reinterpret_cast<const void*>(fwt_smem_kernel<T>), smem, device);
   fwt_smem_kernel<T><<<static_cast<unsigned>(blocks), kSmemThreads, smem, stream>>>(a, tile_bits);
   IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");

@@ -1,5 +1,9 @@
 """FWT on CUDA: every dtype and N = 2^0 … 2^15 against the CPU path and a float64 reference, outputs
 poisoned before each run and every element checked; layouts, fallbacks, streams, determinism."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -54,15 +58,42 @@ def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("log_n", [3, 5, 7, 11, 12, 13, 14, 15])
 def test_gpu_many_tiles_per_block(rng, dtype, log_n):
-    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid (16-bit rows
-    of 2^13 and more, float32 2^15, float64 2^14) loops over several tiles, refilling its
-    shared-memory stages."""
+    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid (rows of 2^15,
+    16-bit and float32) loops over several tiles, refilling its shared-memory stages."""
     t = _torch()
     n = 1 << log_n
     x = random_input(rng, ((1 << 23) // n + 3, n), dtype)
     xd = to_cuda(t, x, dtype)
     y = ironkernels.fwt(xd, out=poisoned_like(t, xd))
     assert_fwt_close(to_numpy(t, y, dtype), x, dtype, other=ironkernels.fwt(x))
+
+
+SMALL_SMEM_SCRIPT = """
+import sys
+import numpy as np
+import torch
+import ironkernels
+sys.path.insert(0, sys.argv[1])
+from fwt_helpers import DTYPES, assert_fwt_close, random_input
+rng = np.random.default_rng(5)
+for dtype in DTYPES:
+    for log_n in (13, 14, 15):
+        x = random_input(rng, (7, 1 << log_n), dtype)
+        xd = torch.from_numpy(x.astype(np.float32)).to("cuda").to(getattr(torch, dtype))
+        y = ironkernels.fwt(xd).to(torch.float64).cpu().numpy()
+        assert_fwt_close(y, x, dtype, other=ironkernels.fwt(x))
+print("ok")
+"""
+
+
+def test_gpu_less_shared_memory_per_block():
+    """A GPU with 99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for
+    one here) takes the longest rows with their compact configurations, within the contract."""
+    _torch()
+    env = dict(os.environ, IRONKERNELS_FWT_MAX_SMEM=str(99 * 1024))
+    done = subprocess.run([sys.executable, "-c", SMALL_SMEM_SCRIPT, os.path.dirname(__file__)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
