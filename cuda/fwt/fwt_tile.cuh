@@ -1023,7 +1023,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
         return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
       }
-    } else if constexpr ((sizeof(T) == 4 && LOG_N == 14) || (sizeof(T) == 8 && LOG_N == 14)) {
+    } else if constexpr (LOG_N == 14) {
       // float32 (float64) rows of 2^14: 64 (32) values per thread, one corner turn fewer.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
     } else if constexpr (sizeof(T) == 4 && LOG_N == 15) {
