@@ -6,11 +6,15 @@
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
-//        bench/fwt_sweep.cu cpp/src/core/array.cpp -o fwt_sweep
+//        bench/fwt_sweep.cu cpp/src/core/array.cpp -ldl -o fwt_sweep
 // Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages passes GB/s, its
 // ratio to the copy measured just before the group, the largest difference to the group's first output)
+// With FWT_SWEEP_SUSTAIN_MS=500 each configuration (and the copy) also runs back to back for that
+// long: its GB/s, the board's watts and joules per GB moved under sustained load (NVML's energy
+// counter, loaded at run time), where a power-capped GPU lowers its clocks.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
@@ -72,6 +76,53 @@ double median_ms(F&& launch) {
   return ms[kReps / 2];
 }
 
+// Board energy in joules since the driver loaded, through NVML opened at run time (no build dependency).
+struct BoardEnergy {
+  using Total = int (*)(void*, unsigned long long*);  // nvmlDeviceGetTotalEnergyConsumption: millijoules
+  Total total = nullptr;
+  void* device = nullptr;
+  BoardEnergy() {
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!lib) return;
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "nvmlInit_v2"));
+    auto handle = reinterpret_cast<int (*)(unsigned, void**)>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+    total = reinterpret_cast<Total>(dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
+    if (!init || !handle || !total || init() != 0 || handle(0, &device) != 0) total = nullptr;
+  }
+  double joules() const {
+    unsigned long long mj = 0;
+    return total && total(device, &mj) == 0 ? double(mj) * 1e-3 : NAN;
+  }
+};
+
+// Back to back for FWT_SWEEP_SUSTAIN_MS (0: skipped): " | sustained GB/s, W, J/GB" for the line.
+template <class F>
+void print_sustained(F&& launch, double ms_per_call) {
+  static const int sustain_ms = [] {
+    const char* env = std::getenv("FWT_SWEEP_SUSTAIN_MS");
+    return env ? std::atoi(env) : 0;
+  }();
+  static const BoardEnergy energy;
+  if (sustain_ms <= 0) return;
+  const int calls = std::max(1, int(sustain_ms / ms_per_call));
+  cudaEvent_t start, stop;
+  IK_CUDA_CHECK(cudaEventCreate(&start));
+  IK_CUDA_CHECK(cudaEventCreate(&stop));
+  IK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const double j0 = energy.joules();
+  IK_CUDA_CHECK(cudaEventRecord(start, stream));
+  for (int i = 0; i < calls; ++i) launch();
+  IK_CUDA_CHECK(cudaEventRecord(stop, stream));
+  IK_CUDA_CHECK(cudaEventSynchronize(stop));
+  const double j1 = energy.joules();
+  float ms = 0;
+  IK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  IK_CUDA_CHECK(cudaEventDestroy(start));
+  IK_CUDA_CHECK(cudaEventDestroy(stop));
+  const double gb = 2.0 * double(kBytes) * calls * 1e-9;
+  std::printf("  | sustained %7.1f GB/s %5.0f W %.4f J/GB", gb / (ms * 1e-3), (j1 - j0) / (ms * 1e-3), (j1 - j0) / gb);
+}
+
 template <class T>
 void fill_input() {
   const std::size_t count = kBytes / sizeof(T);
@@ -83,10 +134,12 @@ void fill_input() {
   }
   IK_CUDA_CHECK(cudaMemcpy(d_x, h.data(), kBytes, cudaMemcpyHostToDevice));
   reference.clear();
-  const double copy_ms =
-      median_ms([] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice, stream)); });
+  auto copy = [] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice, stream)); };
+  const double copy_ms = median_ms(copy);
   copy_gbps = 2.0 * double(kBytes) / (copy_ms * 1e6);
-  std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s\n", name<T>(), copy_gbps);
+  std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s", name<T>(), copy_gbps);
+  print_sustained(copy, copy_ms);
+  std::printf("\n");
 }
 
 template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
@@ -104,7 +157,8 @@ void run() {
   a.scale = 1.0;
   a.scaled = false;
   IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
-  const double ms = median_ms([&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0); });
+  auto launch = [&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0); };
+  const double ms = median_ms(launch);
   const std::size_t count = kBytes / sizeof(T);
   std::vector<T> h(count);
   IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
@@ -119,8 +173,10 @@ void run() {
     }
   }
   const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
-  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d  %7.1f GB/s  %.3f of copy  diff %.2e\n",
+  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d  %7.1f GB/s  %.3f of copy  diff %.2e",
               name<T>(), LOG_N, K, OCC, STAGES, PASSES, int(BULK), int(LT), gbps, gbps / copy_gbps, diff);
+  print_sustained(launch, ms);
+  std::printf("\n");
   std::fflush(stdout);
 }
 

@@ -13,7 +13,9 @@
 // those bits are butterflied in registers; the low v+5 bits never move, so the final layout still
 // stores 512-byte segments. The per-bit stages commute, so their order does not change H_N.
 // Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
-// conflict-free without swizzling.
+// conflict-free without swizzling. The one exception is the lane turn (LANE_TURN, where it won):
+// lane bits [v+2, v+5) trade places with three register bits inside each warp, so lanes then hold
+// 64-byte runs, and both shared-memory exchanges XOR one address bit to stay conflict-free.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma). Rows of 2^15 run on a resident
@@ -415,7 +417,7 @@ __device__ __forceinline__ void bulk_store(void* dst, const void* src, unsigned 
   }
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 #else
-  __trap();  // bulk-store kernels are only launched on compute capability >= 9.0
+  __trap();  // not reached: kBulkStore is false below sm_90
 #endif
 }
 // Waits until the bulk copies committed by this thread have read their shared memory (kReadOnly)
