@@ -911,19 +911,14 @@ inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, i
 
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
 // 99 KB on sm_86/89), lowered by IRONKERNELS_FWT_MAX_SMEM (bytes) to test the fallback on a larger GPU.
+// A host-side attribute read (no GPU work), asked only by the configurations above 99 KB: no cache.
 inline int block_smem_limit(int device) {
-  static std::mutex mutex;
-  static std::map<int, int> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(device);
-  if (it != known.end()) return it->second;
   int limit = 0;
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (const char* env = std::getenv("IRONKERNELS_FWT_MAX_SMEM")) {
     const long cap = std::strtol(env, nullptr, 10);
     if (cap > 0 && cap < limit) limit = static_cast<int>(cap);
   }
-  known[device] = limit;
   return limit;
 }
 constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration at most this large fits anywhere
@@ -1065,9 +1060,9 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
   if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   const int smem = int(sizeof(C)) << tile_bits;
-  if (smem > block_smem_limit(device))
+  if (const int limit = block_smem_limit(device); smem > limit)
     raise<UnsupportedError>("fwt: a row of 2^", a.log_n, " that is not 16-byte aligned (or strided) needs ", smem / 1024,
-                            " KB of shared memory per block on CUDA; this GPU has ", block_smem_limit(device) / 1024,
+                            " KB of shared memory per block on CUDA; this GPU has ", limit / 1024,
                             " KB: pass an aligned, contiguous array");
   allow_smem(reinterpret_cast<const void*>(fwt_smem_kernel<T>), smem, device);
   fwt_smem_kernel<T><<<static_cast<unsigned>(blocks), kSmemThreads, smem, stream>>>(a, tile_bits);
