@@ -894,19 +894,25 @@ inline void allow_smem(const void* kernel, int bytes, int device) {
   current = bytes;
 }
 
+// compute() once per key for the process (device attributes and occupancies do not change); each
+// call site (a distinct lambda type) has its own cache.
+template <class Key, class F>
+auto once_per(const Key& key, F&& compute) {
+  static std::mutex mutex;
+  static std::map<Key, decltype(compute())> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(key);
+  return it != known.end() ? it->second : known.emplace(key, compute()).first->second;
+}
+
 // Blocks of `kernel` that fit on the whole device at once (occupancy × SMs), per (kernel, device).
 inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, int device) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, std::int64_t> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find({kernel, device});
-  if (it != known.end()) return it->second;
-  int per_sm = 0, sms = 0;
-  IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::int64_t n = std::int64_t(per_sm > 0 ? per_sm : 1) * sms;
-  known[{kernel, device}] = n;
-  return n;
+  return once_per(std::make_pair(kernel, device), [&] {
+    int per_sm = 0, sms = 0;
+    IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return std::int64_t(per_sm > 0 ? per_sm : 1) * sms;
+  });
 }
 
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
@@ -927,18 +933,13 @@ constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration 
 // unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
-  static std::mutex mutex;
-  static std::map<int, bool> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(device);
-  if (it != known.end()) return it->second;
-  int major = 0, cluster_launch = 0;
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
-  const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-  const bool on = major >= 9 && cluster_launch && env && env[0] == '1';
-  known[device] = on;
-  return on;
+  return once_per(device, [&] {
+    int major = 0, cluster_launch = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
+    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
+    return major >= 9 && cluster_launch && env && env[0] == '1';
+  });
 }
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
