@@ -246,6 +246,7 @@ struct VecIO<__nv_bfloat16, 1> {
 // register bits [0, h).
 template <int v, int h, int w, int m = 0>
 struct Layout {
+  static constexpr int kV = v, kH = h, kW = w, kM = m;
   static constexpr int kLaneTurnLow = 2;  // the first lane bit the lane turn moves
   __host__ __device__ static constexpr int lane_pos(int t, int b) {
     return t >= 0 && b >= kLaneTurnLow && b < kLaneTurnLow + m ? v + 5 + (b - kLaneTurnLow) : v + b;
@@ -262,6 +263,69 @@ struct Layout {
     // Warp bit u was swapped in turn u/h + 1 and gave its place to register bit u % h; that
     // register bit's logical position is the one it held before that turn.
     return (t > u / h) ? reg_pos(u / h, u % h) : v + 5 + h + u;
+  }
+  // Tile index of register vector j of thread (lane, warp) in layout t.
+  template <int t>
+  __host__ __device__ static int index(int lane, int warp, int j) {
+    int idx = lane << v;
+    if constexpr (m > 0 && t >= 0) {  // after a lane turn
+      idx = 0;
+      for (int b = 0; b < 5; ++b) idx |= ((lane >> b) & 1) << lane_pos(t, b);
+    }
+    for (int s = 0; s < h; ++s) idx |= ((j >> s) & 1) << reg_pos(t, s);
+    for (int u = 0; u < w; ++u) idx |= ((warp >> u) & 1) << warp_pos(t, u);
+    return idx;
+  }
+};
+
+// Corner-turn buffer offset (compute-type elements) of 16-byte chunk c of register vector j of
+// thread (lane, warp) in layout t: the vector's index without the pass bit (TURN_PASSES = 2), in
+// 16-byte slots, one plane of slots per chunk. It is the thread's part (lane and warp bits, the
+// same for every j) plus j's part (a compile-time constant in the kernel). After a lane turn, lane
+// bit 2 holds slot bit 5, not 2: slot bit 2 is XOR-ed with it, which keeps each quarter warp on
+// eight different 16-byte bank groups; the XOR goes to whichever part holds slot bit 2, so every
+// address stays a base plus a constant. tests/cpp/test_fwt_layouts.cu checks that each layout
+// puts every element at the same offset, and that no access has a bank conflict.
+template <class L, int TURN_PASSES, int kChunkLen>
+struct TurnBuffer {
+  static constexpr int v = L::kV, h = L::kH, m = L::kM;
+  static constexpr int kPassBit = v + 5 + h - 1;  // register bit h - 1 in every layout a turn uses
+  static constexpr int kSlotBits = v + 5 + h + L::kW - ilog2(TURN_PASSES) - v;  // slots per chunk plane, log2
+  __host__ __device__ static constexpr int compact(int idx) {
+    return TURN_PASSES == 2 ? ((idx >> (kPassBit + 1)) << kPassBit) | (idx & ((1 << kPassBit) - 1)) : idx;
+  }
+  template <int t>
+  __host__ __device__ static int offset(int lane, int warp, int j, int c) {
+    int j_index = 0;  // (constant bounds: unrolled without a pragma, which host compilers reject)
+    for (int s = 0; s < h; ++s) j_index |= ((j >> s) & 1) << L::reg_pos(t, s);
+    int thread_slot = compact(L::template index<t>(lane, warp, 0)) >> v, j_slot = compact(j_index) >> v;
+    if constexpr (m > 0) {
+      constexpr bool j_holds_bit2 = [] {
+        for (int s = 0; s < h; ++s)
+          if (L::reg_pos(t, s) == v + 2) return true;
+        return false;
+      }();
+      const int flip = lane & 4;  // lane bit 2, in place 2
+      if constexpr (j_holds_bit2) j_slot = j_slot & 4 ? j_slot - flip : j_slot + flip;
+      else thread_slot ^= flip;
+    }
+    return (c << (kSlotBits + ilog2(kChunkLen))) + ((thread_slot + j_slot) << ilog2(kChunkLen));
+  }
+};
+
+// Lane-turn buffer slots (16-byte units, 32·8 per warp) for three lane bits: slot (G, J) =
+// (32G + 4J + lane % 4) ^ 4(G & 1) holds what lane lane % 4 + 4G had in register J, and lane
+// lane % 4 + 4J reads it into register G. The XOR puts every quarter warp on eight different
+// 16-byte bank groups, writing and reading. Written as a per-lane base for even and one for odd J
+// (or G) plus a constant, so the kernel's addresses need no arithmetic per access.
+struct LaneTurnSlots {
+  __host__ __device__ static int write(int lane, int jl) {  // G = lane / 4, J = jl
+    const int g = lane >> 2, base = 32 * g + (lane & 3), swap = 4 * (g & 1);
+    return (jl & 1 ? base - swap : base + swap) + 4 * jl;
+  }
+  __host__ __device__ static int read(int lane, int jl) {  // G = jl, J = lane / 4
+    const int base = 4 * (lane >> 2) + (lane & 3);
+    return (jl & 1 ? base ^ 4 : base) + 32 * jl;
   }
 };
 
@@ -485,20 +549,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   constexpr std::integral_constant<int, -1> kLoadLayout{};
 
   // Tile index of register vector j in layout t (see Layout: -1 loaded, then after each turn).
-  auto tile_index = [&](auto t_const, int j) {
-    constexpr int t = decltype(t_const)::value;
-    int idx = lane << v;
-    if constexpr (m > 0 && t >= 0) {  // after a lane turn
-      idx = 0;
-#pragma unroll
-      for (int b = 0; b < 5; ++b) idx |= ((lane >> b) & 1) << L::lane_pos(t, b);
-    }
-#pragma unroll
-    for (int s = 0; s < h; ++s) idx |= ((j >> s) & 1) << L::reg_pos(t, s);
-#pragma unroll
-    for (int u = 0; u < w; ++u) idx |= ((warp >> u) & 1) << L::warp_pos(t, u);
-    return idx;
-  };
+  auto tile_index = [&](auto t_const, int j) { return L::template index<decltype(t_const)::value>(lane, warp, j); };
 
   // Rows are a uniform stride apart (the launcher sends other batches to the fallback), so the
   // memory offset of a tile index is linear in its bits: bit p weighs 2^p inside a row and
@@ -642,27 +693,17 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
-  // Two passes: register bit h - 1 is not moved by the (single) turn, so its logical bit kPassBit
-  // is the same before and after; each pass holds the elements with that bit fixed, indexed without it.
-  constexpr int kPassBit = v + 5 + h - 1, kTurnBits = kTileBits - ilog2(TURN_PASSES);
-  auto smem_pos = [&](int idx, int c) {  // element idx, chunk c of its vector
-    if constexpr (TURN_PASSES == 2) idx = ((idx >> (kPassBit + 1)) << kPassBit) | (idx & ((1 << kPassBit) - 1));
-    int slot = idx >> v;  // 16-byte slot of the vector
-    // After a lane turn, lane bit 2 holds slot bit 5, not 2: XOR-ing it into bit 2 keeps each
-    // quarter warp on eight different 16-byte bank groups.
-    if constexpr (m > 0) slot ^= ((slot >> 5) & 1) << 2;
-    return (c << (kTurnBits - v + ilog2(kChunkLen))) + (slot << ilog2(kChunkLen));
-  };
+  // Two passes: register bit h - 1 is not moved by the (single) turn, so its logical bit is the
+  // same before and after; each pass holds the elements with that bit fixed, indexed without it.
+  using Turn = TurnBuffer<L, TURN_PASSES, kChunkLen>;
+  auto smem_at = [&](auto t_const, int j, int c) { return Turn::template offset<decltype(t_const)::value>(lane, warp, j, c); };
 
   if constexpr (m > 0) {
     // Lane turn: one round per (higher register bits, 16-byte chunk), 2^m vectors of 16 bytes per
-    // lane through this warp's buffer. Slot (G, J, lane % 4) holds what lane lane % 4 + 4G held in
-    // register J, and lane lane % 4 + 4J reads it into register G. XOR-ing slot bit 2 with G's low
-    // bit puts every quarter warp on eight different 16-byte bank groups, writing and reading.
+    // lane through this warp's buffer (slots: LaneTurnSlots).
+    static_assert(m == 3, "LaneTurnSlots holds 8 rows of 8 slots per lane quad");
     C* const buf = reinterpret_cast<C*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>()) +
                    warp * ((32 << m) * kChunkLen);
-    const int quad = lane & 3, g = lane >> 2;
-    auto slot = [&](int G, int J) { return (((((G << m) + J) << 2) + quad) ^ ((G & 1) << 2)) * kChunkLen; };
 #pragma unroll
     for (int hi = 0; hi < (K >> m); ++hi)
 #pragma unroll
@@ -671,12 +712,14 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
         for (int jl = 0; jl < (1 << m); ++jl)
 #pragma unroll
-          for (int e = 0; e < kChunkLen; ++e) buf[slot(g, jl) + e] = r[(hi << m) | jl][c * kChunkLen + e];
+          for (int e = 0; e < kChunkLen; ++e)
+            buf[LaneTurnSlots::write(lane, jl) * kChunkLen + e] = r[(hi << m) | jl][c * kChunkLen + e];
         __syncwarp();
 #pragma unroll
         for (int jl = 0; jl < (1 << m); ++jl)
 #pragma unroll
-          for (int e = 0; e < kChunkLen; ++e) r[(hi << m) | jl][c * kChunkLen + e] = buf[slot(jl, g) + e];
+          for (int e = 0; e < kChunkLen; ++e)
+            r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
       }
 #pragma unroll
     for (int s = 0; s < m; ++s)
@@ -700,21 +743,21 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
       for (int j = 0; j < K; ++j) {
         if (!in_pass(j)) continue;
-        const int idx = tile_index(std::integral_constant<int, t>{}, j);
 #pragma unroll
         for (int c = 0; c < kChunks; ++c)
 #pragma unroll
-          for (int e = 0; e < kChunkLen; ++e) smem[smem_pos(idx, c) + e] = r[j][c * kChunkLen + e];
+          for (int e = 0; e < kChunkLen; ++e)
+            smem[smem_at(std::integral_constant<int, t>{}, j, c) + e] = r[j][c * kChunkLen + e];
       }
       __syncthreads();
 #pragma unroll
       for (int j = 0; j < K; ++j) {
         if (!in_pass(j)) continue;
-        const int idx = tile_index(std::integral_constant<int, t + 1>{}, j);
 #pragma unroll
         for (int c = 0; c < kChunks; ++c)
 #pragma unroll
-          for (int e = 0; e < kChunkLen; ++e) r[j][c * kChunkLen + e] = smem[smem_pos(idx, c) + e];
+          for (int e = 0; e < kChunkLen; ++e)
+            r[j][c * kChunkLen + e] = smem[smem_at(std::integral_constant<int, t + 1>{}, j, c) + e];
       }
     }
 #pragma unroll
@@ -894,19 +937,25 @@ inline void allow_smem(const void* kernel, int bytes, int device) {
   current = bytes;
 }
 
+// compute() once per key for the process (device attributes and occupancies do not change); each
+// call site (a distinct lambda type) has its own cache.
+template <class Key, class F>
+auto once_per(const Key& key, F&& compute) {
+  static std::mutex mutex;
+  static std::map<Key, decltype(compute())> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(key);
+  return it != known.end() ? it->second : known.emplace(key, compute()).first->second;
+}
+
 // Blocks of `kernel` that fit on the whole device at once (occupancy × SMs), per (kernel, device).
 inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, int device) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, std::int64_t> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find({kernel, device});
-  if (it != known.end()) return it->second;
-  int per_sm = 0, sms = 0;
-  IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::int64_t n = std::int64_t(per_sm > 0 ? per_sm : 1) * sms;
-  known[{kernel, device}] = n;
-  return n;
+  return once_per(std::make_pair(kernel, device), [&] {
+    int per_sm = 0, sms = 0;
+    IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return std::int64_t(per_sm > 0 ? per_sm : 1) * sms;
+  });
 }
 
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
@@ -927,18 +976,13 @@ constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration 
 // unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
-  static std::mutex mutex;
-  static std::map<int, bool> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(device);
-  if (it != known.end()) return it->second;
-  int major = 0, cluster_launch = 0;
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
-  const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-  const bool on = major >= 9 && cluster_launch && env && env[0] == '1';
-  known[device] = on;
-  return on;
+  return once_per(device, [&] {
+    int major = 0, cluster_launch = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
+    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
+    return major >= 9 && cluster_launch && env && env[0] == '1';
+  });
 }
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
