@@ -187,9 +187,9 @@ template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
   // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
-  constexpr bool longest = LOG_N == 15;
-  if constexpr (longest) run<T, 16, LOG_N, 0, 2, 2, true>();
-  if constexpr (longest) run<T, 16, LOG_N, 0, 2, 2, true, true>();
+  constexpr bool staged = LOG_N >= 13;  // the table's staged, bulk-stored lane-turn configuration
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 16, 0, 1, false, true>();
   run<T, 4, LOG_N, 32, 0>();
@@ -203,8 +203,11 @@ void sweep_16bit() {
     run<T, 16, LOG_N, 0, 1>();
     run<T, 16, LOG_N, 0, 1, 2>();  // the turn in two passes through half the shared memory
     run<T, 16, LOG_N, 0, 2, 2>();
-    if constexpr (!longest) run<T, 16, LOG_N, 0, 2, 2, true>();
-    if constexpr (!longest) run<T, 16, LOG_N, 0, 2, 2, true, true>();
+  }
+  if constexpr (LOG_N == 12) {  // one warp per row: a lane turn, but no corner turn to pass or bulk-store through
+    run<T, 16, LOG_N, 0, 0, 1, false, true>();
+    run<T, 16, LOG_N, 0, 1, 1, false, true>();
+    run<T, 16, LOG_N, 0, 2, 1, false, true>();
   }
 }
 

@@ -18,9 +18,9 @@
 // 64-byte runs, and both shared-memory exchanges XOR one address bit to stay conflict-free.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma). Rows of 2^15 run on a resident
-// grid whose next tiles' inputs are already in flight to shared memory (cp.async); 16-bit ones also
-// leave through bulk stores (cp.async.bulk, sm_90+).
+// rows do their first four stages on the tensor cores (HadamardMma). 16-bit rows from 2^13 and
+// float32 rows of 2^15 run on a resident grid whose next tiles' inputs are already in flight to
+// shared memory (cp.async); the 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -1054,12 +1054,13 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. Rows up to 2^14 load directly; the
-      // longest keep their bytes in flight through cp.async stages, leave in bulk stores, and swap
-      // their lane / 4 bits into registers (the lane turn lost at every other length measured).
+      // 16-bit rows: the element rate is twice float32's. Rows up to 2^12 load directly; from 2^13
+      // they keep their bytes in flight through cp.async stages, leave in bulk stores, and swap
+      // their lane / 4 bits into registers: no shuffles, and the least energy per byte of the
+      // configurations measured, which is what a GPU at its power limit runs on.
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N <= 14) {
+      } else if constexpr (LOG_N <= 12) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
         return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
