@@ -42,7 +42,7 @@ def fwt(
         TypeError: wrong dtype, or not an array. ValueError: bad shape, N, axis, strides, or an
         ``out`` that mismatches or partially overlaps ``x``. Nothing is written when these are raised.
     """
-    framework_of(x)  # raises TypeError for non-arrays
+    fw = framework_of(x)  # raises TypeError for non-arrays
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
         raise TypeError(f"axis must be an int, got {type(axis).__name__}")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
@@ -51,10 +51,11 @@ def fwt(
         raise TypeError(f"normalized must be a bool, got {type(normalized).__name__}")
     if out is not None:
         framework_of(out)
-        if device_of(out) != device_of(x):
+        x_dev, out_dev = device_of(x), device_of(out)
+        if out_dev != x_dev:
             raise ValueError(
-                f"out is on {device_of(out)[0]}:{device_of(out)[1]} but x is on "
-                f"{device_of(x)[0]}:{device_of(x)[1]}; they must be on the same device (no implicit transfers)"
+                f"out is on {out_dev[0]}:{out_dev[1]} but x is on "
+                f"{x_dev[0]}:{x_dev[1]}; they must be on the same device (no implicit transfers)"
             )
     result = out
     handle = resolve_stream(stream, x)
@@ -67,7 +68,7 @@ def fwt(
         scale=None if scale is None else float(scale),
         normalized=bool(normalized),
         stream=handle,
-        as_bfloat16=is_numpy_bfloat16(x),
+        as_bfloat16=fw == "numpy" and is_numpy_bfloat16(x),
     )
     return result
 

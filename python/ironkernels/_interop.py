@@ -54,6 +54,10 @@ def dtype_name(a: Any) -> str:
 def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
     """A new C-contiguous array with a's shape (or `shape`), dtype and device, of a's framework."""
     fw = framework_of(a)
+    if fw == "torch" and shape is None:
+        import torch
+
+        return torch.empty_like(a, memory_format=torch.contiguous_format)  # one call: the cheapest on the host
     shape = tuple(a.shape) if shape is None else tuple(shape)
     if fw == "numpy":
         import numpy as np
@@ -93,6 +97,11 @@ def resolve_stream(stream: Any, a: Any) -> int:
         if fw == "torch":
             import torch
 
+            # The raw handle without building a torch.cuda.Stream object (a few microseconds per call,
+            # which is the whole kernel for a small tensor); the public call where torch lacks it.
+            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+            if raw is not None:
+                return int(raw(device_of(a)[1]))
             return int(torch.cuda.current_stream(a.device).cuda_stream)
         if fw == "cupy":
             import cupy

@@ -9,6 +9,7 @@ import pytest
 
 import ironkernels
 from ironkernels import _core
+from ironkernels._interop import resolve_stream
 
 from fwt_helpers import DTYPES, assert_fwt_close, np_dtype, random_input
 
@@ -163,6 +164,7 @@ def test_gpu_streams(rng):
         s.synchronize()
         assert_fwt_close(y.cpu().numpy(), x.cpu().numpy(), "float32")
     with t.cuda.stream(s):  # default: torch's current stream
+        assert resolve_stream(None, x) == s.cuda_stream
         y = ironkernels.fwt(x)
     s.synchronize()
     assert_fwt_close(y.cpu().numpy(), x.cpu().numpy(), "float32")
