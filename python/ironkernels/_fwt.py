@@ -49,16 +49,17 @@ def fwt(
         raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
     if not isinstance(normalized, (bool, numbers.Integral)):
         raise TypeError(f"normalized must be a bool, got {type(normalized).__name__}")
+    x_dev = device_of(x)
     if out is not None:
         framework_of(out)
-        x_dev, out_dev = device_of(x), device_of(out)
+        out_dev = device_of(out)
         if out_dev != x_dev:
             raise ValueError(
                 f"out is on {out_dev[0]}:{out_dev[1]} but x is on "
                 f"{x_dev[0]}:{x_dev[1]}; they must be on the same device (no implicit transfers)"
             )
     result = out
-    handle = resolve_stream(stream, x)
+    handle = resolve_stream(stream, x, x_dev)
     if result is None:
         result = empty_like(x)
     _core.fwt(

@@ -9,16 +9,25 @@ from . import _core
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 
 
+_FRAMEWORK_OF_TYPE: dict = {}  # asked several times per call: one lookup per array type
+
+
 def framework_of(a: Any) -> str:
     """'numpy', 'torch', 'cupy', 'jax' or 'dlpack' (any other object with __dlpack__)."""
+    fw = _FRAMEWORK_OF_TYPE.get(type(a))
+    if fw is not None:
+        return fw
     mod = type(a).__module__.split(".")[0]
     if mod in ("numpy", "torch", "cupy", "jax", "jaxlib"):
-        return "jax" if mod == "jaxlib" else mod
-    if hasattr(a, "__dlpack__"):
-        return "dlpack"
-    raise TypeError(
-        f"expected an array (NumPy, PyTorch, CuPy, JAX or any object with __dlpack__), got {type(a).__name__}"
-    )
+        fw = "jax" if mod == "jaxlib" else mod
+    elif hasattr(a, "__dlpack__"):
+        fw = "dlpack"
+    else:
+        raise TypeError(
+            f"expected an array (NumPy, PyTorch, CuPy, JAX or any object with __dlpack__), got {type(a).__name__}"
+        )
+    _FRAMEWORK_OF_TYPE[type(a)] = fw
+    return fw
 
 
 def device_of(a: Any) -> tuple[str, int]:
@@ -35,12 +44,34 @@ def device_of(a: Any) -> tuple[str, int]:
 
 
 def is_numpy_bfloat16(a: Any) -> bool:
-    return framework_of(a) == "numpy" and a.dtype.name == "bfloat16"
+    # ml_dtypes' bfloat16 is a 2-byte void-kind dtype; dtype.name is slow (microseconds), so it is
+    # read only for those.
+    if framework_of(a) != "numpy":
+        return False
+    dt = a.dtype
+    return dt.kind == "V" and dt.itemsize == 2 and dt.name == "bfloat16"
+
+
+_TO_DLPACK: list = []
+
+
+def _torch_to_dlpack() -> Any:
+    if not _TO_DLPACK:
+        from torch.utils.dlpack import to_dlpack
+
+        _TO_DLPACK.append(to_dlpack)
+    return _TO_DLPACK[0]
 
 
 def core_view(a: Any) -> Any:
-    """What to hand to the extension: NumPy has no DLPack bfloat16, so ml_dtypes arrays go as uint16."""
-    if is_numpy_bfloat16(a):
+    """What to hand to the extension: NumPy has no DLPack bfloat16, so ml_dtypes arrays go as uint16;
+    a torch tensor goes as its DLPack capsule from torch's C exporter, which costs a fraction of
+    Tensor.__dlpack__ (a Python method: 3-5 us per array, the largest part of a small call).
+    Tensors that require grad still go through __dlpack__, which refuses them."""
+    fw = framework_of(a)
+    if fw == "torch" and not a.requires_grad:
+        return _torch_to_dlpack()(a)
+    if fw == "numpy" and is_numpy_bfloat16(a):
         import numpy as np
 
         return a.view(np.uint16)
@@ -86,12 +117,13 @@ def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", dev
     return _core.empty([int(s) for s in shape], dtype, device, device_id)
 
 
-def resolve_stream(stream: Any, a: Any) -> int:
+def resolve_stream(stream: Any, a: Any, device: Optional[tuple] = None) -> int:
     """The CUDA stream handle to launch on: an int, an object with __cuda_stream__ (or
     .cuda_stream / .ptr), or None for the current stream of a's framework (0, the default
-    stream, for frameworks without one)."""
+    stream, for frameworks without one). `device`: a's device_of, when the caller has it."""
     if stream is None:
-        if device_of(a)[0] != "cuda":
+        device = device or device_of(a)
+        if device[0] != "cuda":
             return 0
         fw = framework_of(a)
         if fw == "torch":
@@ -101,7 +133,7 @@ def resolve_stream(stream: Any, a: Any) -> int:
             # which is the whole kernel for a small tensor); the public call where torch lacks it.
             raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
             if raw is not None:
-                return int(raw(device_of(a)[1]))
+                return int(raw(device[1]))
             return int(torch.cuda.current_stream(a.device).cuda_stream)
         if fw == "cupy":
             import cupy
