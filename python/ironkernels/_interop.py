@@ -67,7 +67,7 @@ def core_view(a: Any) -> Any:
     """What to hand to the extension: NumPy has no DLPack bfloat16, so ml_dtypes arrays go as uint16;
     a torch tensor goes as its DLPack capsule from torch's C exporter, which costs a fraction of
     Tensor.__dlpack__ (a Python method: 3-5 us per array, the largest part of a small call).
-    Tensors that require grad still go through __dlpack__, which refuses them."""
+    Tensors that require grad keep the Tensor.__dlpack__ path, so torch's own rules for them apply."""
     fw = framework_of(a)
     if fw == "torch" and not a.requires_grad:
         return _torch_to_dlpack()(a)
