@@ -203,3 +203,29 @@ def test_numpy_bfloat16_roundtrip(rng):
     y = ironkernels.fwt(x)
     assert y.dtype == np_dtype("bfloat16")
     assert_fwt_close(y, x, "bfloat16")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_cpu_tensors_in_torch_out(rng, dtype):
+    """Host torch tensors (the path that hands the extension a DLPack capsule from
+    torch.utils.dlpack.to_dlpack): the result is a torch tensor, in place works, the reference holds."""
+    torch = pytest.importorskip("torch")
+    x = random_input(rng, (3, 4, 256), dtype)
+    xt = torch.from_numpy(np.array(x, np.float32)).to(getattr(torch, dtype))  # (a copy: x stays the reference)
+    y = ironkernels.fwt(xt)
+    assert isinstance(y, torch.Tensor) and y.dtype == xt.dtype and y.shape == xt.shape and y.device == xt.device
+    assert_fwt_close(y.to(torch.float64).numpy(), x, dtype)
+    ironkernels.fwt(xt, out=xt, normalized=True)
+    assert_fwt_close(xt.to(torch.float64).numpy(), x, dtype, scale=256**-0.5)
+
+
+def test_torch_tensor_on_another_device_is_refused_untouched():
+    """A tensor that is neither on the CPU nor on a CUDA GPU (here torch's meta device) gets the
+    precise device error, and out is not written."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="accepted: CPU or CUDA memory"):
+        ironkernels.fwt(torch.empty(2, 8, device="meta"))
+    out = torch.full((2, 8), 7.0)
+    with pytest.raises(TypeError, match="torch device 'meta'"):
+        ironkernels.fwt(torch.empty(2, 8, device="meta"), out=out)
+    assert bool((out == 7.0).all())
