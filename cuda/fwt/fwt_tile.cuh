@@ -667,14 +667,17 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #pragma unroll
       for (int e = 0; e < V; ++e)
         if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
-  // Bits across the thread's vectors.
-#pragma unroll
-  for (int s = 0; s < h && v + 5 + s < kN; ++s)
+  // Register bit s: vector j against vector j + 2^s, for every such pair of the thread's vectors.
+  auto butterfly_register_bit = [&](int s) {
 #pragma unroll
     for (int j = 0; j < K; ++j)
       if (!(j & (1 << s)))
 #pragma unroll
         for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+  };
+  // Bits across the thread's vectors.
+#pragma unroll
+  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_register_bit(s);
   // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
 #pragma unroll
   for (int b = 0; b < 5 && v + b < kN; ++b) {
@@ -722,12 +725,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
             r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
       }
 #pragma unroll
-    for (int s = 0; s < m; ++s)
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-        if (!(j & (1 << s)))
-#pragma unroll
-          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+    for (int s = 0; s < m; ++s) butterfly_register_bit(s);
   }
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
@@ -761,12 +759,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       }
     }
 #pragma unroll
-    for (int s = 0; s < h && t * h + s < w; ++s)
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-        if (!(j & (1 << s)))
-#pragma unroll
-          for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_register_bit(s);
   };
   if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
   if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});

@@ -42,7 +42,7 @@ def fwt(
         TypeError: wrong dtype, or not an array. ValueError: bad shape, N, axis, strides, or an
         ``out`` that mismatches or partially overlaps ``x``. Nothing is written when these are raised.
     """
-    fw = framework_of(x)  # raises TypeError for non-arrays
+    framework_of(x)  # raises TypeError for non-arrays
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
         raise TypeError(f"axis must be an int, got {type(axis).__name__}")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
@@ -69,7 +69,7 @@ def fwt(
         scale=None if scale is None else float(scale),
         normalized=bool(normalized),
         stream=handle,
-        as_bfloat16=fw == "numpy" and is_numpy_bfloat16(x),
+        as_bfloat16=is_numpy_bfloat16(x),
     )
     return result
 

@@ -59,17 +59,6 @@ def is_numpy_bfloat16(a: Any) -> bool:
     return dt.kind == "V" and dt.itemsize == 2 and dt.name == "bfloat16"
 
 
-_TO_DLPACK: list = []
-
-
-def _torch_to_dlpack() -> Any:
-    if not _TO_DLPACK:
-        from torch.utils.dlpack import to_dlpack
-
-        _TO_DLPACK.append(to_dlpack)
-    return _TO_DLPACK[0]
-
-
 def core_view(a: Any) -> Any:
     """What to hand to the extension: NumPy has no DLPack bfloat16, so ml_dtypes arrays go as uint16;
     a torch tensor goes as its DLPack capsule from torch's C exporter, which costs a fraction of
@@ -77,7 +66,9 @@ def core_view(a: Any) -> Any:
     Tensors that require grad keep the Tensor.__dlpack__ path, so torch's own rules for them apply."""
     fw = framework_of(a)
     if fw == "torch" and not a.requires_grad:
-        return _torch_to_dlpack()(a)
+        import torch  # (importing torch loads torch.utils.dlpack)
+
+        return torch.utils.dlpack.to_dlpack(a)
     if fw == "numpy" and is_numpy_bfloat16(a):
         import numpy as np
 

@@ -59,8 +59,8 @@ def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("log_n", [3, 5, 7, 11, 12, 13, 14, 15])
 def test_gpu_many_tiles_per_block(rng, dtype, log_n):
-    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid (rows of 2^15,
-    16-bit and float32) loops over several tiles, refilling its shared-memory stages."""
+    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid (16-bit rows
+    from 2^13, float32 2^15) loops over several tiles, refilling its shared-memory stages."""
     t = _torch()
     n = 1 << log_n
     x = random_input(rng, ((1 << 23) // n + 3, n), dtype)
