@@ -15,7 +15,8 @@
 // Shared memory is written and read as 16-byte vectors at 512-byte contiguous runs per warp:
 // conflict-free without swizzling. The one exception is the lane turn (LANE_TURN, where it won):
 // lane bits [v+2, v+5) trade places with three register bits inside each warp, so lanes then hold
-// 64-byte runs, and both shared-memory exchanges XOR one address bit to stay conflict-free.
+// 64-byte runs, and both shared-memory exchanges XOR one address bit to stay conflict-free; the
+// corner turn after it gives the lanes their loaded bits back.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma). 16-bit rows from 2^13 and
@@ -243,32 +244,36 @@ struct VecIO<__nv_bfloat16, 1> {
 // loaded one (lane bit b holds v + b, register bit s v + 5 + s, warp bit u v + 5 + h + u). Layout
 // 0 follows the lane turn, if any (m > 0): lane bits [2, 2 + m) and register bits [0, m) swap places
 // inside each warp. Layout t >= 1 follows corner turn t, which swaps warp bits [(t-1)*h, t*h) with
-// register bits [0, h).
+// register bits [0, h) and, after a lane turn, also gives the lanes back their loaded bits (a turn
+// moves every value anyway): from layout 1 on, every layout is the one without a lane turn, so the
+// final stores cover 512 contiguous bytes per warp instruction, as they do without one.
 template <int v, int h, int w, int m = 0>
 struct Layout {
   static constexpr int kV = v, kH = h, kW = w, kM = m;
   static constexpr int kLaneTurnLow = 2;  // the first lane bit the lane turn moves
   __host__ __device__ static constexpr int lane_pos(int t, int b) {
-    return t >= 0 && b >= kLaneTurnLow && b < kLaneTurnLow + m ? v + 5 + (b - kLaneTurnLow) : v + b;
+    return t == 0 && b >= kLaneTurnLow && b < kLaneTurnLow + m ? v + 5 + (b - kLaneTurnLow) : v + b;
+  }
+  // The layouts without a lane turn: turn t (1-based) gives register bit s the place of warp bit
+  // (t-1)*h + s, if that exists; otherwise the bit keeps what it held after turn t-1.
+  __host__ __device__ static constexpr int plain_reg_pos(int t, int s) {
+    return t <= 0 ? v + 5 + s
+           : (t - 1) * h + s < w ? v + 5 + h + (t - 1) * h + s
+                                 : plain_reg_pos(t - 1, s);
   }
   __host__ __device__ static constexpr int reg_pos(int t, int s) {
-    // Turn t (1-based) gives register bit s the place of warp bit (t-1)*h + s, if that exists;
-    // otherwise the bit keeps what it held after turn t-1.
-    return t < 0    ? v + 5 + s
-           : t == 0 ? (s < m ? v + kLaneTurnLow + s : v + 5 + s)
-           : (t - 1) * h + s < w ? v + 5 + h + (t - 1) * h + s
-                                 : reg_pos(t - 1, s);
+    return t == 0 && s < m ? v + kLaneTurnLow + s : plain_reg_pos(t, s);
   }
   __host__ __device__ static constexpr int warp_pos(int t, int u) {
     // Warp bit u was swapped in turn u/h + 1 and gave its place to register bit u % h; that
-    // register bit's logical position is the one it held before that turn.
-    return (t > u / h) ? reg_pos(u / h, u % h) : v + 5 + h + u;
+    // register bit's logical position is the one it held before that turn (without a lane turn).
+    return (t > u / h) ? plain_reg_pos(u / h, u % h) : v + 5 + h + u;
   }
   // Tile index of register vector j of thread (lane, warp) in layout t.
   template <int t>
   __host__ __device__ static int index(int lane, int warp, int j) {
     int idx = lane << v;
-    if constexpr (m > 0 && t >= 0) {  // after a lane turn
+    if constexpr (m > 0 && t == 0) {  // after the lane turn
       idx = 0;
       for (int b = 0; b < 5; ++b) idx |= ((lane >> b) & 1) << lane_pos(t, b);
     }
@@ -281,11 +286,13 @@ struct Layout {
 // Corner-turn buffer offset (compute-type elements) of 16-byte chunk c of register vector j of
 // thread (lane, warp) in layout t: the vector's index without the pass bit (TURN_PASSES = 2), in
 // 16-byte slots, one plane of slots per chunk. It is the thread's part (lane and warp bits, the
-// same for every j) plus j's part (a compile-time constant in the kernel). After a lane turn, lane
-// bit 2 holds slot bit 5, not 2: slot bit 2 is XOR-ed with it, which keeps each quarter warp on
-// eight different 16-byte bank groups; the XOR goes to whichever part holds slot bit 2, so every
-// address stays a base plus a constant. tests/cpp/test_fwt_layouts.cu checks that each layout
-// puts every element at the same offset, and that no access has a bank conflict.
+// same for every j) plus j's part (a compile-time constant in the kernel). With a lane turn, slot
+// bit 2 is XOR-ed with slot bit 5: after the lane turn, lane bit 2 holds slot bit 5, and the XOR
+// keeps each quarter warp on eight different 16-byte bank groups (in the other layouts lane bit 2
+// holds slot bit 2 and slot bit 5 is fixed per access, so the XOR changes nothing there). The XOR
+// goes to whichever part holds slot bit 2, so every address stays a base plus a constant.
+// tests/cpp/test_fwt_layouts.cu checks that each layout puts every element at the same offset,
+// and that no access has a bank conflict.
 template <class L, int TURN_PASSES, int kChunkLen>
 struct TurnBuffer {
   static constexpr int v = L::kV, h = L::kH, m = L::kM;
@@ -300,14 +307,20 @@ struct TurnBuffer {
     for (int s = 0; s < h; ++s) j_index |= ((j >> s) & 1) << L::reg_pos(t, s);
     int thread_slot = compact(L::template index<t>(lane, warp, 0)) >> v, j_slot = compact(j_index) >> v;
     if constexpr (m > 0) {
-      constexpr bool j_holds_bit2 = [] {
+      constexpr auto j_holds = [](int slot_bit) {
         for (int s = 0; s < h; ++s)
-          if (L::reg_pos(t, s) == v + 2) return true;
+          if (L::reg_pos(t, s) == v + slot_bit) return true;
         return false;
-      }();
-      const int flip = lane & 4;  // lane bit 2, in place 2
-      if constexpr (j_holds_bit2) j_slot = j_slot & 4 ? j_slot - flip : j_slot + flip;
-      else thread_slot ^= flip;
+      };
+      static_assert(!j_holds(5) || j_holds(2), "slot bit 5 in a register bit needs slot bit 2 there too");
+      if constexpr (j_holds(2) && j_holds(5)) {
+        j_slot ^= (j_slot >> 3) & 4;
+      } else if constexpr (j_holds(2)) {
+        const int flip = (thread_slot >> 3) & 4;  // the thread's slot bit 5, in place 2
+        j_slot = j_slot & 4 ? j_slot - flip : j_slot + flip;
+      } else {
+        thread_slot ^= (thread_slot >> 3) & 4;
+      }
     }
     return (c << (kSlotBits + ilog2(kChunkLen))) + ((thread_slot + j_slot) << ilog2(kChunkLen));
   }

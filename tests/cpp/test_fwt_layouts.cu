@@ -1,7 +1,8 @@
 // Host-only checks of the CUDA FWT kernels' shared-memory exchanges (cuda/fwt/fwt_tile.cuh), no
 // GPU needed: in every corner turn each element leaves and arrives at the same offset, the offsets
 // of one pass cover the buffer exactly once, and no 16-byte access of a quarter warp hits a bank
-// group twice; the lane turn moves each value to the lane and register it should, conflict-free.
+// group twice; the outputs leave in whole 512-byte segments per warp; the lane turn moves each
+// value to the lane and register it should, conflict-free.
 #include <set>
 #include <vector>
 
@@ -11,6 +12,30 @@
 namespace fg = ironkernels::detail::fwt_gpu;
 
 namespace {
+
+// The layout the outputs leave in (after the last turn): a permutation of the tile, and each warp
+// instruction's 32 vectors cover 32 consecutive vector slots (512 contiguous bytes), so the direct
+// stores are whole segments and the 16-byte writes into a bulk-store buffer in memory order hit
+// eight different bank groups per quarter warp.
+template <class L, int t>
+void check_final_layout() {
+  constexpr int v = L::kV, h = L::kH, w = L::kW, m = L::kM;
+  std::set<int> seen;
+  for (int warp = 0; warp < (1 << w); ++warp)
+    for (int j = 0; j < (1 << h); ++j) {
+      std::set<int> vectors;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int idx = L::template index<t>(lane, warp, j);
+        seen.insert(idx >> v);
+        vectors.insert(idx >> v);
+      }
+      CHECK(*vectors.rbegin() - *vectors.begin() == 31 && vectors.size() == 32,
+            "v%d h%d w%d m%d final layout: warp %d vector %d covers %zu vectors over %d slots", v, h, w, m, warp, j,
+            vectors.size(), *vectors.rbegin() - *vectors.begin() + 1);
+    }
+  CHECK(int(seen.size()) == 1 << (5 + h + w), "v%d h%d w%d m%d final layout: %zu of %d vectors", v, h, w, m, seen.size(),
+        1 << (5 + h + w));
+}
 
 // One configuration: v vector bits, h register-vector bits, w warp bits, m lane-turn bits, the
 // turn's passes, compute-type elements per 16-byte chunk and chunks per vector.
@@ -68,6 +93,7 @@ void check_turns() {
   if constexpr (turns > 0) one_turn(std::integral_constant<int, 0>{});
   if constexpr (turns > 1) one_turn(std::integral_constant<int, 1>{});
   if constexpr (turns > 2) one_turn(std::integral_constant<int, 2>{});
+  if constexpr (turns > 0) check_final_layout<L, turns>();
 }
 
 // The lane turn: lane (quad, G) writes register J to slot write(lane, J); lane (quad, J) reads slot
