@@ -50,12 +50,23 @@ def cpu_hardware() -> dict:
     return {"cpu": model, "logical_cores": os.cpu_count(), "machine": platform.machine()}
 
 
-def time_cuda(torch, fn: Callable[[], object], reps: int = 20, warmup: int = 3) -> dict:
+def time_cuda(torch, fn: Callable[[], object], reps: int = 20, warmup: int = 3, warmup_ms: float = 25.0) -> dict:
     """Median/min/max ms of fn, CUDA events around each call. Calls are queued back to back
     (no synchronisation between them), so the GPU never waits for the Python launch overhead
-    unless a call's host time exceeds its GPU time."""
-    for _ in range(warmup):
-        fn()
+    unless a call's host time exceeds its GPU time. Warm-up: at least `warmup` calls and at least
+    `warmup_ms` of GPU time, so that every implementation is timed at the clocks of a busy GPU,
+    not of one that idled through the previous correctness check (a 1 ms burst of short calls
+    does not bring the clocks up)."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    done, elapsed = 0, 0.0
+    while done < warmup or elapsed < warmup_ms:
+        start.record()
+        for _ in range(max(warmup, 1)):
+            fn()
+        stop.record()
+        stop.synchronize()
+        done += max(warmup, 1)
+        elapsed += start.elapsed_time(stop)
     torch.cuda.synchronize()
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for start, stop in events:

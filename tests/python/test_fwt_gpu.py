@@ -69,7 +69,7 @@ def test_gpu_many_tiles_per_block(rng, dtype, log_n):
     assert_fwt_close(to_numpy(t, y, dtype), x, dtype, other=ironkernels.fwt(x))
 
 
-SMALL_SMEM_SCRIPT = """
+LONG_ROWS_SCRIPT = """
 import sys
 import numpy as np
 import torch
@@ -87,12 +87,16 @@ print("ok")
 """
 
 
-def test_gpu_less_shared_memory_per_block():
-    """A GPU with 99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for
-    one here) takes the longest rows with their compact configurations, within the contract."""
+@pytest.mark.parametrize("setting", [("IRONKERNELS_FWT_MAX_SMEM", str(99 * 1024)), ("IRONKERNELS_FWT_CLUSTERS", "1")],
+                         ids=["99KB-per-block", "clusters"])
+def test_gpu_long_rows_other_configurations(setting):
+    """The longest rows in the configurations a different GPU or an opt-in takes, within the contract:
+    a GPU with 99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for
+    one here) takes the compact ones; IRONKERNELS_FWT_CLUSTERS=1 (Hopper) splits rows over a
+    thread-block cluster. Each in a fresh process: the settings are read once per process."""
     _torch()
-    env = dict(os.environ, IRONKERNELS_FWT_MAX_SMEM=str(99 * 1024))
-    done = subprocess.run([sys.executable, "-c", SMALL_SMEM_SCRIPT, os.path.dirname(__file__)], env=env,
+    env = dict(os.environ, **dict([setting]))
+    done = subprocess.run([sys.executable, "-c", LONG_ROWS_SCRIPT, os.path.dirname(__file__)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
