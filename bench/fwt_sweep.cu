@@ -190,6 +190,8 @@ void sweep_16bit() {
   constexpr bool staged = LOG_N >= 13;  // the table's staged, bulk-stored lane-turn configuration
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
+  if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 16, 0, 1, false, true>();
   run<T, 4, LOG_N, 32, 0>();
