@@ -193,7 +193,7 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
   run<T, 8, LOG_N, 16, 0>();
-  run<T, 8, LOG_N, 16, 0, 1, false, true>();
+  if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors
   run<T, 4, LOG_N, 32, 0>();
   run<T, 8, LOG_N, 0, 0>();
   run<T, 4, LOG_N, 32, 1>();
@@ -218,7 +218,8 @@ void sweep_wide() {
   fill_input<T>();
   // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
-  constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : 8, occ_cur = k_cur == 8 ? 32 : 0;
+  constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
+  constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2>();
     run<T, 32, LOG_N, 0, 1, 2, false, true>();
@@ -234,8 +235,8 @@ void sweep_wide() {
     if constexpr (LOG_N >= 10) run<T, k_cur, LOG_N, occ_cur, 0, 1, false, true>();
     run<T, k_cur, LOG_N, occ_cur, 1>();
     if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();
-    if constexpr (k_cur == 16) run<T, 8, LOG_N, 32, 0>();
-    if constexpr (LOG_N <= 10) run<T, 4, LOG_N, 48, 0>();  // fewer values, more warps
+    if constexpr (k_cur != 8) run<T, 8, LOG_N, 32, 0>();
+    if constexpr (k_cur == 8 && LOG_N <= 10) run<T, 4, LOG_N, 32, 0>();  // fewer values per thread
     if constexpr (LOG_N >= 14) run<T, 32, LOG_N, 0, 1, 2>();  // one corner turn fewer, in two passes
     if constexpr (LOG_N >= 14) run<T, 16, LOG_N, 0, 0, 1, true>();  // bulk stores
   }
@@ -259,11 +260,13 @@ int main(int argc, char** argv) {
   IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
   // The groups the last table change was decided on; add others as needed (each takes a few seconds).
+  SWEEP_16BIT(__half, 10);
   SWEEP_16BIT(__half, 11);
   SWEEP_16BIT(__half, 12);
   SWEEP_16BIT(__half, 13);
   SWEEP_16BIT(__half, 14);
   SWEEP_16BIT(__half, 15);
+  SWEEP_WIDE(float, 4);
   SWEEP_WIDE(float, 9);
   SWEEP_WIDE(float, 13);
   SWEEP_WIDE(float, 14);

@@ -384,7 +384,14 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
   a = s;
 }
 
-constexpr int kLocalWarps = 4;  // warps per block when rows fit one warp (several rows per block)
+// Warps per block when rows fit one warp (several rows per warp): one, so that a finished warp's
+// slot on the SM is refilled at once instead of waiting for the block's other warps (sweep on
+// H200: one-warp rows +0.5-1.5% against 4 warps per block). A macro only so that
+// bench/fwt_sweep.cu can be built with another value to compare.
+#ifndef IRONKERNELS_FWT_LOCAL_WARPS
+#define IRONKERNELS_FWT_LOCAL_WARPS 1
+#endif
+constexpr int kLocalWarps = IRONKERNELS_FWT_LOCAL_WARPS;
 // Blocks per SM the register allocation must leave room for, so that `occ_warps` warps fit on an SM
 // (at most 65536 / (32·occ_warps) registers per thread: 64 for 32 warps, 128 for 16); 0 = no cap.
 constexpr int min_blocks(int warps, int occ_warps) { return occ_warps <= warps ? 1 : occ_warps / warps; }
@@ -1078,6 +1085,9 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       // float32 rows of 2^15: 128 values per thread, a single corner turn in two passes, and one
       // input stage.
       return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2>(a, stream, device);
+    } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
+      // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
+      return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
     } else if constexpr (required == 0) {
       return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
     } else {
