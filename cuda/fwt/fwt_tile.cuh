@@ -1073,8 +1073,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       // three H200s measured, though by 0.5-1.5% at 2^13.
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N <= 12) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
+      } else if constexpr (LOG_N <= 12) {  // 2^11: 80 registers, 25 warps per SM
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 11 ? 24 : 16, 0>(a, stream, device);
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
         return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
       }
