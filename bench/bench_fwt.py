@@ -3,8 +3,9 @@ fast-hadamard-transform and HadaCore, per ../BENCHMARKS protocol (see bench/READ
 
 For each dtype and N = 2^1 … 2^15, a (batch, N) tensor of >= 256 MB (random normal), and for each
 implementation the median of 20 timed calls (CUDA events around each call, calls queued back to
-back, after at least 25 ms of warm-up calls). GB/s counts one read and one write of the tensor. Peers are used when importable
-(build them beside the project; nothing of theirs is in this repository), else marked not available.
+back, after at least 25 ms of warm-up calls). GB/s counts one read and one write of the tensor.
+Peers are used when importable (build them beside the project; nothing of theirs is in this
+repository), else marked not available.
 Every implementation's output is checked on sampled rows against a float64 reference before timing.
 
     python bench/bench_fwt.py [--out bench/results/fwt-h200.json] [--mb 256] [--dtypes float32,...]
