@@ -392,9 +392,21 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
 #define IRONKERNELS_FWT_LOCAL_WARPS 1
 #endif
 constexpr int kLocalWarps = IRONKERNELS_FWT_LOCAL_WARPS;
+// Resident blocks per SM of the architecture being compiled (a larger launch bound is ignored, with a
+// ptxas warning): 16 on sm_86/87, 24 on sm_89, 32 elsewhere.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
+constexpr int kMaxBlocksPerSm = 16;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 890
+constexpr int kMaxBlocksPerSm = 24;
+#else
+constexpr int kMaxBlocksPerSm = 32;
+#endif
 // Blocks per SM the register allocation must leave room for, so that `occ_warps` warps fit on an SM
 // (at most 65536 / (32·occ_warps) registers per thread: 64 for 32 warps, 128 for 16); 0 = no cap.
-constexpr int min_blocks(int warps, int occ_warps) { return occ_warps <= warps ? 1 : occ_warps / warps; }
+constexpr int min_blocks(int warps, int occ_warps) {
+  const int blocks = occ_warps <= warps ? 1 : occ_warps / warps;
+  return blocks < kMaxBlocksPerSm ? blocks : kMaxBlocksPerSm;
+}
 
 // Warps per CTA for rows of 2^n_cta elements with V-element vectors and K vectors per thread.
 constexpr int tile_warps(int v, int h, int n_cta) {
