@@ -58,14 +58,14 @@ def time_cuda(torch, fn: Callable[[], object], reps: int = 20, warmup: int = 3, 
     not of one that idled through the previous correctness check (a 1 ms burst of short calls
     does not bring the clocks up)."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    done, elapsed = 0, 0.0
+    batch, done, elapsed = max(warmup, 1), 0, 0.0
     while done < warmup or elapsed < warmup_ms:
         start.record()
-        for _ in range(max(warmup, 1)):
+        for _ in range(batch):
             fn()
         stop.record()
         stop.synchronize()
-        done += max(warmup, 1)
+        done += batch
         elapsed += start.elapsed_time(stop)
     torch.cuda.synchronize()
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]

@@ -142,9 +142,9 @@ void fill_input() {
   std::printf("\n");
 }
 
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
-void run() {
-  constexpr int V = 16 / sizeof(T);
+// Times `launch(args)` on rows of 2^LOG_N, checks its output against the group's first, prints a line.
+template <class T, int LOG_N, class Launch>
+void measure(const char* label, Launch&& launch_with) {
   const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
   fg::KernelArgs a{};
   a.x = d_x;
@@ -157,7 +157,7 @@ void run() {
   a.scale = 1.0;
   a.scaled = false;
   IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
-  auto launch = [&] { fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0); };
+  auto launch = [&] { launch_with(a); };
   const double ms = median_ms(launch);
   const std::size_t count = kBytes / sizeof(T);
   std::vector<T> h(count);
@@ -173,22 +173,41 @@ void run() {
     }
   }
   const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
-  std::printf("%-8s n=%2d K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d  %7.1f GB/s  %.3f of copy  diff %.2e",
-              name<T>(), LOG_N, K, OCC, STAGES, PASSES, int(BULK), int(LT), gbps, gbps / copy_gbps, diff);
+  std::printf("%-8s n=%2d %-58s %7.1f GB/s  %.3f of copy  diff %.2e", name<T>(), LOG_N, label, gbps, gbps / copy_gbps, diff);
   print_sustained(launch, ms);
   std::printf("\n");
   std::fflush(stdout);
 }
 
-// The configurations of one (dtype, n); the first is the reference for the others' outputs.
+// The library's choice for this dtype and N (launch_tile's table), the reference line of each group.
+template <class T, int LOG_N>
+void run_table() {
+  measure<T, LOG_N>("table (launch_tile)", [](const fg::KernelArgs& a) {
+    fg::launch_tile<T, 16 / sizeof(T), fg::kTableVectors<T>, LOG_N>(a, stream, 0);
+  });
+}
+
+// One configuration of the tile kernel (launch_tile_config).
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
+void run() {
+  constexpr int V = 16 / sizeof(T);
+  char label[96];
+  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d", K, OCC, STAGES, PASSES,
+                int(BULK), int(LT));
+  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0);
+  });
+}
+
+// The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
+// then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
 // for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
-  // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
-  constexpr bool staged = LOG_N >= 13;  // the table's staged, bulk-stored lane-turn configuration
-  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();
+  run_table<T, LOG_N>();
+  constexpr bool staged = LOG_N >= 13;  // variants of the table's staged, bulk-stored lane-turn kernel
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
@@ -217,12 +236,12 @@ void sweep_16bit() {
 template <class T, int LOG_N>
 void sweep_wide() {
   fill_input<T>();
-  // The table's configuration first (launch_tile in cuda/fwt/fwt_tile.cuh), then the alternatives.
+  run_table<T, LOG_N>();
+  // Variants around the table's configuration: k_cur and occ_cur are its vectors per thread and register cap.
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
   if constexpr (two_pass) {
-    run<T, 32, LOG_N, 0, 1, 2>();
     run<T, 32, LOG_N, 0, 1, 2, false, true>();
     run<T, 32, LOG_N, 0, 2, 2>();
     run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
@@ -232,7 +251,6 @@ void sweep_wide() {
     run<T, 16, LOG_N, 0, 1, 1, true>();
     run<T, 8, LOG_N, 32, 0>();
   } else {
-    run<T, k_cur, LOG_N, occ_cur, 0>();
     if constexpr (LOG_N >= 10) run<T, k_cur, LOG_N, occ_cur, 0, 1, false, true>();
     run<T, k_cur, LOG_N, occ_cur, 1>();
     if constexpr (k_cur == 8) run<T, 16, LOG_N, 0, 0>();

@@ -3,7 +3,6 @@
 
 namespace ironkernels::detail {
 void fwt_cuda_bfloat16(const FwtPlan& plan, cudaStream_t stream) {
-  // 4 vectors of 16 bytes per thread: 32 values in registers (16 for float64).
-  fwt_gpu::launch_dtype<__nv_bfloat16, 4>(plan, stream);
+  fwt_gpu::launch_dtype<__nv_bfloat16>(plan, stream);
 }
 }  // namespace ironkernels::detail

@@ -3,7 +3,6 @@
 
 namespace ironkernels::detail {
 void fwt_cuda_float32(const FwtPlan& plan, cudaStream_t stream) {
-  // 8 vectors of 16 bytes per thread: 32 values in registers (16 for float64).
-  fwt_gpu::launch_dtype<float, 8>(plan, stream);
+  fwt_gpu::launch_dtype<float>(plan, stream);
 }
 }  // namespace ironkernels::detail

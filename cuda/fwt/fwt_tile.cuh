@@ -1147,12 +1147,16 @@ inline bool uses_tile_kernel(const FwtPlan& p) {
   return p.batch_ndim <= 1 && can_vectorize(p, 16 / static_cast<int>(dtype_size(p.dtype)));
 }
 
-/// The dtype's launcher: K vectors of 16 bytes per thread on the fast path, else the fallback.
-template <class T, int K>
+/// Vectors of 16 bytes per thread that launch_tile's configurations are multiples of: 32 values in
+/// registers (16 for float64).
+template <class T>
+constexpr int kTableVectors = sizeof(T) == 2 ? 4 : 8;
+
+/// The dtype's launcher: the tile kernels on the fast path, else the fallback.
+template <class T>
 void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
-  constexpr int V = 16 / sizeof(T);
   const KernelArgs a = make_args(p);
-  if (uses_tile_kernel(p)) return launch_tile<T, V, K>(a, stream, p.device.id);
+  if (uses_tile_kernel(p)) return launch_tile<T, 16 / sizeof(T), kTableVectors<T>>(a, stream, p.device.id);
   return launch_smem<T>(a, stream, p.device.id);
 }
 

@@ -95,7 +95,7 @@ def test_gpu_long_rows_other_configurations(setting):
     one here) takes the compact ones; IRONKERNELS_FWT_CLUSTERS=1 (Hopper) splits rows over a
     thread-block cluster. Each in a fresh process: the settings are read once per process."""
     _torch()
-    env = dict(os.environ, **dict([setting]))
+    env = {**os.environ, setting[0]: setting[1]}
     done = subprocess.run([sys.executable, "-c", LONG_ROWS_SCRIPT, os.path.dirname(__file__)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
