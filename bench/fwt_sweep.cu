@@ -188,14 +188,15 @@ void run_table() {
 }
 
 // One configuration of the tile kernel (launch_tile_config).
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false,
+          bool ROWBUF = false>
 void run() {
   constexpr int V = 16 / sizeof(T);
   char label[96];
-  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d", K, OCC, STAGES, PASSES,
-                int(BULK), int(LT));
+  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES,
+                PASSES, int(BULK), int(LT), ROWBUF ? " row-buffer" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT, ROWBUF>(a, stream, 0);
   });
 }
 
@@ -208,9 +209,12 @@ void sweep_16bit() {
   fill_input<T>();
   run_table<T, LOG_N>();
   constexpr bool staged = LOG_N >= 13;  // variants of the table's staged, bulk-stored lane-turn kernel
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();  // two stages, the turn buffer bulk-stored
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
+  if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true, true>();  // the bulk store's own row buffer
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // 2^15: half the vectors staged
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors
@@ -243,6 +247,9 @@ void sweep_wide() {
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2, false, true>();
+    run<T, 32, LOG_N, 0, 0, 2, true, false, true>();  // bulk stores from their own row buffer, direct loads
+    run<T, 32, LOG_N, 0, 0, 2, true, true, true>();
+    run<T, 32, LOG_N, 0, 1, 2, true, false, true>();  // and a quarter of the vectors staged
     run<T, 32, LOG_N, 0, 2, 2>();
     run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
     run<T, 32, LOG_N, 0, 1, 1, true>();  // one pass through a whole-row buffer, which takes the bulk store

@@ -428,29 +428,39 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
+/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per
+/// lane), plus the bulk store's own row buffer (ROW_BUFFER).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false>
-constexpr int exchange_smem_bytes() {
+constexpr int lane_turn_end() {
   const int warps = tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   const int m = lane_turn_bits(LANE_TURN, ilog2(K));
   return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() + (m > 0 ? warps * (32 << m) * 16 : 0);
 }
-template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false,
+          bool ROW_BUFFER = false>
+constexpr int exchange_smem_bytes() {
+  return lane_turn_end<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
+}
+template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
+          bool ROW_BUFFER = false>
 constexpr int staged_vectors() {
   if (STAGES <= 0) return 0;
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N);
-  const int room = kMaxBlockSmem - exchange_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES, LANE_TURN>();
+  const int room = kMaxBlockSmem - exchange_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
   int vectors = K;
   while (vectors > 0 && STAGES * vectors * threads * 16 > room) vectors /= 2;
   return vectors;
 }
 
 /// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
+          bool ROW_BUFFER = false>
 constexpr int tile_smem_bytes() {
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
-  return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
-         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>() * threads * 16 : 0);
+  return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN, ROW_BUFFER>() +
+         (STAGES > 0
+              ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>() * threads * 16
+              : 0);
 }
 
 /// Streaming (evict-first) global stores, or plain ones, by row length; loads are always plain.
@@ -539,13 +549,15 @@ __device__ __forceinline__ void bulk_wait() {
 // room for more input stages.
 // BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
 // in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
-// the next tile's turn.
+// the next tile's turn. ROW_BUFFER: the row goes to a buffer of its own instead, whose read is
+// awaited only before the next row is written there, a whole tile later: a bulk copy reads shared
+// memory only as fast as the row drains to global memory.
 // LANE_TURN (rows that fill K >= 8 vectors of a warp): the three lane / 4 bits are swapped with
 // three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false>
+          bool BULK_STORE = false, bool LANE_TURN = false, bool ROW_BUFFER = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -560,9 +572,11 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
   static_assert(!BULK_STORE || (CLUSTER == 1 && kTileBits == kN &&
-                                (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
-                "a bulk store takes one row per tile, staged in the corner-turn buffer");
+                                (ROW_BUFFER || (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>())),
+                "a bulk store takes one row per tile, staged in the corner-turn buffer or its own");
+  static_assert(!ROW_BUFFER || BULK_STORE, "the row buffer is the bulk store's");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
+  constexpr bool kRowBuffer = ROW_BUFFER && kBulkStore;
   constexpr int m = lane_turn_bits(LANE_TURN, h);
   static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && CLUSTER == 1 && (TURN_PASSES == 1 || m < h)),
                 "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
@@ -637,9 +651,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
 
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
-  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>();
-  [[maybe_unused]] uint4* const stages =
-      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>());
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
+  [[maybe_unused]] uint4* const stages = reinterpret_cast<uint4*>(
+      smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN, ROW_BUFFER>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -766,7 +780,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
       if (t > 0 || pass > 0) {
         __syncthreads();  // the previous turn's (pass's) reads are done
-      } else if constexpr (kBulkStore) {
+      } else if constexpr (kBulkStore && !kRowBuffer) {
         if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
         __syncthreads();
       }
@@ -854,7 +868,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       for (int e = 0; e < V; ++e) r[j][e] *= sc;
   }
   if constexpr (kBulkStore) {
-    T* row = reinterpret_cast<T*>(smem_raw);
+    T* row = reinterpret_cast<T*>(
+        smem_raw + (kRowBuffer ? lane_turn_end<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() : 0));
+    if (kRowBuffer && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read its buffer
     __syncthreads();  // every thread's turn reads are done
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -1014,14 +1030,14 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false>
+          bool BULK_STORE = false, bool LANE_TURN = false, bool ROW_BUFFER = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN>();
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
   if constexpr (smem > kSmallestSmemLimit && CLUSTER == 1) {
     // A GPU with less shared memory per block takes the same row with 128 values per thread (64 for
@@ -1030,7 +1046,8 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN>;
+  auto kernel =
+      fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, ROW_BUFFER>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -1056,6 +1073,15 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     cfg.numAttrs = 1;
     IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
   }
+}
+
+// cp.async.bulk (the bulk-store path) needs compute capability 9.0.
+inline bool bulk_copies_available(int device) {
+  return once_per(device, [&] {
+    int major = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+  });
 }
 
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
@@ -1087,7 +1113,11 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N <= 12) {  // 2^11: 80 registers, 25 warps per SM
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 11 ? 24 : 16, 0>(a, stream, device);
-      } else {  // 128 values per thread (one corner turn fewer), the turn in two passes: two stages fit
+      } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
+        // Hopper: one input stage and the bulk store's own row buffer, in the shared memory of the
+        // second stage; elsewhere (direct stores) two stages.
+        if (bulk_copies_available(device))
+          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2, true, true, true>(a, stream, device);
         return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
       }
     } else if constexpr (LOG_N == 14) {
