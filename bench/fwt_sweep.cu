@@ -215,6 +215,8 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true, true>();  // the bulk store's own row buffer
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // 2^15: half the vectors staged
+  if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, false, true>();  // row buffer, no lane turn
+  if constexpr (staged) run<T, 16, LOG_N, 0, 0, 2, true, true, true>();   // row buffer, direct loads
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors
