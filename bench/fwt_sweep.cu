@@ -214,9 +214,7 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true, true>();  // the bulk store's own row buffer
-  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // 2^15: half the vectors staged
-  if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, false, true>();  // row buffer, no lane turn
-  if constexpr (staged) run<T, 16, LOG_N, 0, 0, 2, true, true, true>();   // row buffer, direct loads
+  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // and two stages (2^15: half the vectors staged)
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors
@@ -249,9 +247,6 @@ void sweep_wide() {
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2, false, true>();
-    run<T, 32, LOG_N, 0, 0, 2, true, false, true>();  // bulk stores from their own row buffer, direct loads
-    run<T, 32, LOG_N, 0, 0, 2, true, true, true>();
-    run<T, 32, LOG_N, 0, 1, 2, true, false, true>();  // and a quarter of the vectors staged
     run<T, 32, LOG_N, 0, 2, 2>();
     run<T, 32, LOG_N, 0, 0>();  // one pass, direct loads
     run<T, 32, LOG_N, 0, 1, 1, true>();  // one pass through a whole-row buffer, which takes the bulk store

@@ -428,14 +428,15 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per
-/// lane), plus the bulk store's own row buffer (ROW_BUFFER).
+/// Where the bulk store's own row buffer (ROW_BUFFER) starts: after the corner-turn buffer and each
+/// warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int lane_turn_end() {
   const int warps = tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   const int m = lane_turn_bits(LANE_TURN, ilog2(K));
   return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() + (m > 0 ? warps * (32 << m) * 16 : 0);
 }
+/// The corner-turn, lane-turn and row buffers.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false,
           bool ROW_BUFFER = false>
 constexpr int exchange_smem_bytes() {
