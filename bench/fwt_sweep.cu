@@ -211,7 +211,8 @@ void run_single_exchange() {
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
 // then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
-// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn.
+// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn,
+// the bulk store's own row buffer.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
