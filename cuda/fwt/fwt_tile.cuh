@@ -902,7 +902,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   } else {
     tile += gridDim.x;
     if (tile >= a.tiles) break;
-    // This tile's shared-memory reads are done (a bulk store waits before the next turn instead).
+    // This tile's shared-memory reads are done (with a bulk store, the barrier before it follows them).
     if constexpr (kTurns > 0 && !kBulkStore) __syncthreads();
   }
   }  // tile loop
@@ -1038,17 +1038,25 @@ inline int block_smem_limit(int device) {
 }
 constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration at most this large fits anywhere
 
-// Splitting the longest rows over a thread-block cluster needs compute capability 9.0. It is off
-// unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
+// cp.async.bulk (the bulk-store path) needs compute capability 9.0.
+inline bool bulk_copies_available(int device) {
+  return once_per(device, [&] {
+    int major = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+  });
+}
+
+// Splitting the longest rows over a thread-block cluster needs compute capability 9.0 too. It is
+// off unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
-  return once_per(device, [&] {
-    int major = 0, cluster_launch = 0;
-    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
-    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-    return major >= 9 && cluster_launch && env && env[0] == '1';
-  });
+  return bulk_copies_available(device) && once_per(device, [&] {
+           int cluster_launch = 0;
+           IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
+           const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
+           return cluster_launch && env && env[0] == '1';
+         });
 }
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
@@ -1098,15 +1106,6 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     cfg.numAttrs = 1;
     IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
   }
-}
-
-// cp.async.bulk (the bulk-store path) needs compute capability 9.0.
-inline bool bulk_copies_available(int device) {
-  return once_per(device, [&] {
-    int major = 0;
-    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
-  });
 }
 
 // 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).
