@@ -23,7 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#include "fwt/fwt_tile.cuh"
+#include "fwt/fwt_single_exchange.cuh"  // includes fwt_tile.cuh
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -200,6 +200,14 @@ void run() {
   });
 }
 
+// The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15.
+template <class T, int LOG_N, int STAGES, bool ROWBUF = false>
+void run_single_exchange() {
+  char label[96];
+  std::snprintf(label, sizeof label, "single exchange, stages=%d%s", STAGES, ROWBUF ? " row-buffer" : "");
+  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) { fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF>(a, stream, 0); });
+}
+
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
 // then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
@@ -216,6 +224,10 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true, true>();  // the bulk store's own row buffer
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // and two stages (2^15: half the vectors staged)
+  if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 2>();
+  if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 1>();
+  if constexpr (LOG_N >= 13) run_single_exchange<T, LOG_N, 1, true>();
+  if constexpr (LOG_N == 13) run_single_exchange<T, LOG_N, 2, true>();
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors

@@ -392,6 +392,36 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
 #define IRONKERNELS_FWT_LOCAL_WARPS 1
 #endif
 constexpr int kLocalWarps = IRONKERNELS_FWT_LOCAL_WARPS;
+
+// Butterflies of one bit of a thread's K vectors of V values, r[j][e]: value bit b (e against e + 2^b)
+// or vector bit s (vector j against j + 2^s, for the j that `include` selects: a compile-time
+// choice once unrolled, and both of a pair lie in the selection).
+template <int K, int V, class C>
+__device__ __forceinline__ void butterfly_value_bit(C (&r)[K][V], int b) {
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+#pragma unroll
+    for (int e = 0; e < V; ++e)
+      if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
+}
+template <int K, int V, class C, class Include>
+__device__ __forceinline__ void butterfly_vector_bit(C (&r)[K][V], int s, Include include) {
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+    if (!(j & (1 << s)) && include(j))
+#pragma unroll
+      for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
+}
+constexpr auto every_vector = [](int) { return true; };
+// Lane bit b: the partner lane's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+template <int K, int V, class C>
+__device__ __forceinline__ void butterfly_lane_bit(C (&r)[K][V], int lane, int b) {
+  const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+#pragma unroll
+    for (int e = 0; e < V; ++e) r[j][e] = fma(sign, r[j][e], __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b));
+}
 // Resident blocks per SM of the architecture being compiled (a larger launch bound is ignored, with a
 // ptxas warning): 16 on sm_86/87, 24 on sm_89, 32 elsewhere.
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870)
@@ -708,36 +738,14 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // Bits inside the vectors.
 #pragma unroll
   for (int b = 0; b < v && b < kN; ++b)
-    if (!done_by_mma(b))
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
-  // Register bit s: vector j against vector j + 2^s, for every such pair of the thread's vectors.
-  auto butterfly_register_bit = [&](int s) {
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-      if (!(j & (1 << s)))
-#pragma unroll
-        for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
-  };
+    if (!done_by_mma(b)) butterfly_value_bit(r, b);
   // Bits across the thread's vectors.
 #pragma unroll
-  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_register_bit(s);
-  // Lane bits: the partner's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s, every_vector);
+  // Lane bits by shuffles (those the tensor cores and the lane turn leave).
 #pragma unroll
-  for (int b = 0; b < 5 && v + b < kN; ++b) {
-    if (done_by_mma(v + b) || (b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) continue;  // (lane turn below)
-    const C sign = (lane >> b) & 1 ? C(-1) : C(1);
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int e = 0; e < V; ++e) {
-        const C p = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
-        r[j][e] = fma(sign, r[j][e], p);
-      }
-  }
+  for (int b = 0; b < 5 && v + b < kN; ++b)
+    if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
@@ -772,7 +780,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
             r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
       }
 #pragma unroll
-    for (int s = 0; s < m; ++s) butterfly_register_bit(s);
+    for (int s = 0; s < m; ++s) butterfly_vector_bit(r, s, every_vector);
   }
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
@@ -806,7 +814,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       }
     }
 #pragma unroll
-    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_register_bit(s);
+    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s, every_vector);
   };
   if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
   if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
@@ -1000,6 +1008,22 @@ inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, i
   });
 }
 
+// One row per tile on a resident grid (as many blocks as fit on the device at once, at most one per
+// row), for the kernels outside the tile table's configurations (fwt_single_exchange.cuh).
+template <class Kernel>
+void launch_row_grid(Kernel kernel, const char* name, int threads, int smem, const KernelArgs& a, cudaStream_t stream,
+                     int device) {
+  KernelArgs args = a;
+  args.tiles = a.rows;
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem, device);
+  const std::int64_t blocks = args.tiles < resident ? args.tiles : resident;
+  if (blocks <= 0) return;
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)  // (IK_CUDA_CHECK_LAUNCH would name `name`)
+    raise<CudaError>(name, " launch failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
+}
+
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
 // 99 KB on sm_86/89), lowered by IRONKERNELS_FWT_MAX_SMEM (bytes) to test the fallback on a larger GPU.
 // A host-side attribute read (no GPU work), asked only by the configurations above 99 KB: no cache.
@@ -1084,6 +1108,10 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   }
 }
 
+// 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false>
+void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
+
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
 // that would need more than 16 warps in one CTA are split over a cluster; beyond 32 warps a cluster
 // is required.
@@ -1116,6 +1144,10 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
         // 2^14-2^15 on Hopper: one input stage and the bulk store's own row buffer in the shared
         // memory of the second (2^15: 0.81 -> 0.85 of the copy; 2^13 lost, 0.91 -> 0.87).
+        // 2^15 on Hopper: the single-exchange kernel (fwt_single_exchange.cuh) with that row buffer.
+        if constexpr (LOG_N == 15) {
+          if (bulk_copies_available(device)) return launch_single_exchange<T, LOG_N, 1, true>(a, stream, device);
+        }
         if constexpr (LOG_N >= 14) {
           if (bulk_copies_available(device))
             return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2, true, true, true>(a, stream, device);

@@ -2,11 +2,17 @@
 // GPU needed: in every corner turn each element leaves and arrives at the same offset, the offsets
 // of one pass cover the buffer exactly once, and no 16-byte access of a quarter warp hits a bank
 // group twice; the outputs leave in whole 512-byte segments per warp; the lane turn moves each
-// value to the lane and register it should, conflict-free.
+// value to the lane and register it should, conflict-free. The single-exchange kernel with its
+// gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its layouts are
+// permutations, every shared-memory access is conflict-free, and its data flow on the host computes
+// the transform exactly.
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
 #include "check.hpp"
+#include "fwt/fwt_single_exchange.cuh"
 #include "fwt/fwt_tile.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
@@ -120,6 +126,177 @@ void check_lane_turn() {
   CHECK(slots.size() == 256 && *slots.rbegin() == 255, "lane turn: %zu of 256 slots used", slots.size());
 }
 
+// Butterflies on logical bit b of values held as reg[warp][lane][j][e] at index(lane, warp, j, e).
+template <int K, int E, class Index>
+void butterfly_held(std::vector<double>& reg, int warps, int n, Index index, int b) {
+  std::vector<double> by_index(n);
+  auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * E + e]; };
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < E; ++e) by_index[index(lane, warp, j, e)] = at(warp, lane, j, e);
+  for (int i = 0; i < n; ++i)
+    if (!(i & (1 << b))) {
+      const double lo = by_index[i], hi = by_index[i | (1 << b)];
+      by_index[i] = lo + hi, by_index[i | (1 << b)] = lo - hi;
+    }
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < E; ++e) at(warp, lane, j, e) = by_index[index(lane, warp, j, e)];
+}
+
+int bit_position(int one_bit) {
+  int b = 0;
+  while ((1 << b) != one_bit) ++b;
+  return b;
+}
+
+// H_n x of integers in [-1000, 1000] in float64 (exact), and the input.
+void random_row_and_transform(int log_n, std::vector<double>& x, std::vector<double>& ref) {
+  const int n = 1 << log_n;
+  x.resize(n);
+  unsigned state = 12345u;
+  for (int i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    x[i] = double(int(state >> 9) % 2001 - 1000);
+  }
+  ref = x;
+  for (int b = 0; b < log_n; ++b)
+    for (int i = 0; i < n; ++i)
+      if (!(i & (1 << b))) {
+        const double lo = ref[i], hi = ref[i | (1 << b)];
+        ref[i] = lo + hi, ref[i | (1 << b)] = lo - hi;
+      }
+}
+
+// The single-exchange kernel of 16-bit rows of 2^LOG_N (2^15: with a shuffle stage): its three layouts, the gathered stage read,
+// the exchange, the row written for the bulk copy, which bits each phase butterflies, and the whole
+// data flow against a float64 transform of a random row.
+template <int LOG_N>
+void check_single_exchange() {
+  using Lay = fg::SingleExchangeLayout<LOG_N>;
+  constexpr int n = 1 << LOG_N, warps = 1 << Lay::kW, K = Lay::kK;
+  // Permutations; the gathered read takes the loaded vector it should.
+  std::vector<int> seen_loaded(n), seen_gathered(n), seen_final(n);
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j) {
+        for (int e = 0; e < 8; ++e) {
+          ++seen_loaded.at(Lay::loaded(lane, warp, j, e));
+          ++seen_gathered.at(Lay::gathered(lane, warp, j, e));
+          ++seen_final.at(Lay::final_index(lane, warp, j, e));
+          CHECK(Lay::gathered(lane, warp, j, e) ==
+                    Lay::loaded(Lay::source_lane(lane, j), warp, Lay::source_vector(lane, j), e),
+                "2^%d gathered read: lane %d vector %d takes the wrong vector", LOG_N, lane, j);
+        }
+        for (int c = 0; c < 2; ++c) {  // the kernel's per-thread bases plus constants
+          CHECK(Lay::unit(Lay::gathered(lane, warp, j, 4 * c)) ==
+                    Lay::unit(Lay::gathered(lane, warp, j & 1, 4 * c)) + Lay::gathered_unit_j(j) &&
+                    Lay::unit(Lay::final_index(lane, warp, j, 4 * c)) ==
+                        Lay::unit(Lay::final_index(lane, warp, j & 1, 4 * c)) + Lay::final_unit_j(j) &&
+                    Lay::final_index(lane, warp, j, 4 * c) ==
+                        Lay::final_index(lane, warp, 0, 0) + Lay::final_index(0, 0, j, 4 * c),
+                "2^%d: a unit or row offset is not base plus constant (lane %d vector %d)", LOG_N, lane, j);
+        }
+      }
+  for (int i = 0; i < n; ++i)
+    CHECK(seen_loaded[i] == 1 && seen_gathered[i] == 1 && seen_final[i] == 1, "2^%d: index %d not a permutation", LOG_N, i);
+  // Bank conflicts: 16-byte stage accesses per quarter warp, 8-byte exchange and row writes per half warp.
+  for (int warp = 0; warp < warps; ++warp)
+    for (int j = 0; j < K; ++j) {
+      for (int q = 0; q < 4; ++q) {
+        std::set<int> writes, reads;
+        for (int lane = 8 * q; lane < 8 * q + 8; ++lane) {
+          writes.insert(Lay::stage_lane(lane) % 8);
+          reads.insert(Lay::stage_lane(Lay::source_lane(lane, j)) % 8);
+        }
+        CHECK(writes.size() == 8 && reads.size() == 8, "2^%d stage: bank conflict (vector %d)", LOG_N, j);
+      }
+      for (int c = 0; c < 2; ++c)
+        for (int half = 0; half < 2; ++half) {
+          std::set<int> written, read, row;
+          for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+            written.insert(Lay::unit(Lay::gathered(lane, warp, j, 4 * c)) % 16);
+            read.insert(Lay::unit(Lay::final_index(lane, warp, j, 4 * c)) % 16);
+            row.insert((Lay::final_index(lane, warp, j, 4 * c) >> 2) % 16);
+          }
+          CHECK(written.size() == 16 && read.size() == 16 && row.size() == 16,
+                "2^%d exchange or row write: bank conflict (vector %d chunk %d)", LOG_N, j, c);
+        }
+    }
+  // The exchange: in each pass every unit is written once and read back by the value of the same index.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<int> holder(Lay::kUnits, -1);
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c) {
+            const int idx = Lay::gathered(lane, warp, j, 4 * c + 2 * pass), u = Lay::unit(idx);
+            CHECK(u >= 0 && u < Lay::kUnits && holder[u] < 0, "2^%d pass %d: unit %d written twice or outside", LOG_N, pass, u);
+            if (u >= 0 && u < Lay::kUnits) holder[u] = idx;
+          }
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c) {
+            const int idx = Lay::final_index(lane, warp, j, 4 * c + 2 * pass);
+            CHECK(holder[Lay::unit(idx)] == idx, "2^%d pass %d: index %d reads another value", LOG_N, pass, idx);
+          }
+  }
+  // Which logical bit each position holds, and the bits each phase butterflies: every bit once.
+  std::vector<int> done(LOG_N);
+  for (int e : {1, 4}) ++done[bit_position(Lay::gathered(0, 0, 0, e))];          // tensor cores: value bits 0, 2
+  for (int l : {1, 2}) ++done[bit_position(Lay::gathered(l, 0, 0, 0))];          // and lane bits 0, 1
+  ++done[bit_position(Lay::gathered(0, 0, 0, 2))];                               // value bit 1
+  for (int s = 0; s < 4; ++s) ++done[bit_position(Lay::gathered(0, 0, 1 << s, 0))];  // vector bits
+  if (Lay::kW == 3) ++done[bit_position(Lay::gathered(16, 0, 0, 0))];            // 2^15: lane bit 4, shuffled
+  ++done[bit_position(Lay::final_index(0, 0, 0, 4))];                            // after the exchange: value bit 2
+  for (int s = 0; s < Lay::kFinalVectorBits; ++s) ++done[bit_position(Lay::final_index(0, 0, 1 << s, 0))];
+  for (int b = 0; b < LOG_N; ++b) CHECK(done[b] == 1, "2^%d: logical bit %d butterflied %d times", LOG_N, b, done[b]);
+  // The data flow on a random row: each phase's butterflies on the values where the phase holds them.
+  std::vector<double> x, ref, reg(size_t(warps) * 32 * K * 8), out(n);
+  random_row_and_transform(LOG_N, x, ref);
+  auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < 8; ++e)  // the stage holds the loaded layout; the read gathers
+          at(warp, lane, j, e) = x[Lay::loaded(Lay::source_lane(lane, j), warp, Lay::source_vector(lane, j), e)];
+  auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
+  auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
+  for (int b : {0, 2, 3, 4, 1}) butterfly_held<K, 8>(reg, warps, n, gathered, b);  // tensor cores, value bit 1
+  for (int s = 0; s < 4; ++s) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(0, 0, 1 << s, 0)));
+  if (Lay::kW == 3) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(16, 0, 0, 0)));
+  for (int pass = 0; pass < 2; ++pass) {  // the exchange, through the units
+    std::vector<double> units(size_t(Lay::kUnits) * 2);
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c)
+            for (int e0 = 0; e0 < 2; ++e0)
+              units[size_t(Lay::unit(Lay::gathered(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0] =
+                  at(warp, lane, j, 4 * c + 2 * pass + e0);
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c)
+            for (int e0 = 0; e0 < 2; ++e0)
+              at(warp, lane, j, 4 * c + 2 * pass + e0) =
+                  units[size_t(Lay::unit(Lay::final_index(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0];
+  }
+  butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, 4)));
+  for (int s = 0; s < Lay::kFinalVectorBits; ++s)
+    butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < 8; ++e) out[Lay::final_index(lane, warp, j, e)] = at(warp, lane, j, e);
+  double worst = 0;
+  for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(out[i] - ref[i]));
+  CHECK(worst == 0, "2^%d single exchange: data flow differs from the transform by %g", LOG_N, worst);
+}
+
 }  // namespace
 
 int main() {
@@ -144,5 +321,9 @@ int main() {
   check_turns<1, 5, 3, 0, 2, 2, 1>();  // float64 2^14, the 64 KB configuration
   check_turns<1, 3, 4, 3, 1, 2, 1>();
   check_lane_turn();
+  check_single_exchange<12>();
+  check_single_exchange<13>();
+  check_single_exchange<14>();
+  check_single_exchange<15>();
   return report_and_exit_code();
 }

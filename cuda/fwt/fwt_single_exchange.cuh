@@ -1,0 +1,223 @@
+#pragma once
+// 16-bit rows of 2^13 and 2^14 with one float32 shared-memory exchange per row instead of two
+// (the lane turn and the corner turn of fwt_tile_kernel's staged configuration), on compute
+// capability 9.0 (it leaves through bulk copies). Rows of 2^15 have one bit more than one exchange
+// can place: that bit takes a shuffle stage; launch_tile chooses that one, with one input stage and
+// the bulk store's own row buffer (ROW_BUFFER: the bulk copy's read of shared memory, as slow as the
+// row drains to global memory, is awaited a whole row later). Rows of 2^12 fit one warp, whose
+// blocks then need no barrier across warps. 2^12-2^14 are sweep entries (bench/fwt_sweep.cu): they
+// ran level with or slower than the tile kernel (bench/NOTES.md, versions 29 and 31).
+//
+// Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
+// over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;
+// the other n - 5 bits (9 at 2^14) must each sit in a register bit once. The cp.async stage is read
+// in a gathered layout (any 16-byte vector of the warp's stage, free after a __syncwarp): 4 of them
+// in the vector bits. One exchange of 8-byte units (float2, bit 0 inside) in two passes over bit 1
+// then has 5 places for the rest: the 4 vector bits and the 16-byte chunk (bit 2, done by then).
+//
+// Layouts, as the logical bit each position holds (e: value in the vector, l: lane, j: vector, u: warp):
+//   loaded   (cp.async, thread's own vectors, memory order): e 0-2, l 3-7, j 8-11, u 12-13
+//   gathered (after the stage read):                         e 0-2, l 3 4 6 7 8, j 5 9 10 11, u 12-13
+//   final    (after the exchange):                           e 0 1 6, l 2 3 4 5 9, j 7 8 12 13, u 10 11
+//   (2^13: j 7 8 12 11, u 10; bit 11 stays in j3 and is done in the gathered layout.
+//    2^12: j 7 8 10 11, no warp bits; bits 10 and 11 stay.
+//    2^15: j 7 12 13 14, u 8 10 11; bit 8 is butterflied by a shuffle in the gathered layout.)
+// The final layout's lanes 0-3 hold bits 2-5, so the 8-byte writes of the row into the bulk-store
+// buffer (memory order) cover 16 different bank pairs per half warp; the exchange buffer XORs unit
+// bit 0 with bit 6 and unit bit 3 with bit 7, which keeps both of its sides conflict-free, and the
+// stage XORs lane bit 2 with lane bit 3 for the gathered reads. tests/cpp/test_fwt_layouts.cu checks
+// all of it on the host, and runs the whole data flow against a float64 transform.
+#include "fwt/fwt_tile.cuh"
+
+namespace ironkernels::detail::fwt_gpu {
+
+template <int LOG_N>
+struct SingleExchangeLayout {
+  static_assert(LOG_N >= 12 && LOG_N <= 15, "16-bit rows of 2^12-2^15");
+  static constexpr int kK = 16;                 // vectors per thread
+  static constexpr int kW = LOG_N - 12;         // warp bits
+  static constexpr int kThreads = 32 << kW;
+  static constexpr int kUnits = 1 << (LOG_N - 2);  // float2 units per pass (bit 0 inside, bit 1 the pass)
+  __host__ __device__ static constexpr int bit(int x, int b) { return (x >> b) & 1; }
+  __host__ __device__ static constexpr int loaded(int lane, int warp, int j, int e) {
+    return e | lane << 3 | j << 8 | warp << 12;
+  }
+  __host__ __device__ static constexpr int gathered(int lane, int warp, int j, int e) {
+    return e | (lane & 3) << 3 | bit(j, 0) << 5 | ((lane >> 2) & 3) << 6 | bit(lane, 4) << 8 | (j >> 1) << 9 |
+           warp << 12;
+  }
+  __host__ __device__ static constexpr int final_index(int lane, int warp, int j, int e) {
+    const int common = (e & 3) | (lane & 15) << 2 | bit(e, 2) << 6 | bit(j, 0) << 7 | bit(lane, 4) << 9;
+    if (kW == 3) return common | bit(warp, 0) << 8 | (warp >> 1) << 10 | (j >> 1) << 12;
+    if (kW == 0) return common | bit(j, 1) << 8 | bit(j, 2) << 10 | bit(j, 3) << 11;
+    return common | bit(j, 1) << 8 | bit(warp, 0) << 10 |
+           (kW == 2 ? bit(warp, 1) << 11 | bit(j, 3) << 13 : bit(j, 3) << 11) | bit(j, 2) << 12;
+  }
+  // The loaded (lane, vector) of the same warp that holds gathered vector j of `lane`.
+  __host__ __device__ static constexpr int source_lane(int lane, int j) {
+    return (lane & 3) | bit(j, 0) << 2 | ((lane >> 2) & 3) << 3;
+  }
+  __host__ __device__ static constexpr int source_vector(int lane, int j) { return bit(lane, 4) | (j & 14); }
+  // Stage slot of a lane inside its warp's 32 (lane bit 2 XOR lane bit 3).
+  __host__ __device__ static constexpr int stage_lane(int lane) { return lane ^ ((lane >> 1) & 4); }
+  // Exchange-buffer unit of the float2 at logical index idx (bit 0 inside the unit, bit 1 the pass).
+  __host__ __device__ static constexpr int unit(int idx) { return (idx >> 2) ^ bit(idx, 6) ^ bit(idx, 7) << 3; }
+  // The kernel's split of a unit into a per-thread part (vector bit 0 and the chunk included: they
+  // meet the swizzle) and a constant for vector bits 1-3: unit(gathered(lane, warp, j, e)) ==
+  // unit(gathered(lane, warp, j & 1, e)) + gathered_unit_j(j) (the same for final_index).
+  __host__ __device__ static constexpr int gathered_unit_j(int j) { return (j >> 1) << 7; }
+  __host__ __device__ static constexpr int final_unit_j(int j) {
+    if (kW == 3) return (j >> 1) << 10;
+    if (kW == 0) return bit(j, 1) << 6 | bit(j, 2) << 8 | bit(j, 3) << 9;
+    return bit(j, 1) << 6 | bit(j, 2) << 10 | bit(j, 3) << (kW == 2 ? 11 : 9);
+  }
+  // Vector bits butterflied after the exchange (the ones the final layout brings in).
+  static constexpr int kFinalVectorBits = kW == 0 ? 2 : kW == 1 ? 3 : 4;
+};
+
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __float22half2_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __float22bfloat162_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+// A resident grid, one row per block and tile, the next STAGES rows' inputs in flight (cp.async),
+// the row leaving in one bulk copy (sm_90+) from the exchange buffer or (ROW_BUFFER) its own,
+// which follows the stages.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+__global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
+    fwt_single_exchange_kernel(const KernelArgs a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Lay = SingleExchangeLayout<LOG_N>;
+  constexpr int K = Lay::kK, kThreads = Lay::kThreads, kW = Lay::kW;
+  static_assert(STAGES >= 1, "the gathered layout is read from the cp.async stage");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float2* const xbuf = reinterpret_cast<float2*>(smem_raw);  // one pass; then (no ROW_BUFFER) the row
+  uint4* const stages = reinterpret_cast<uint4*>(smem_raw + 8 * Lay::kUnits);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  T* __restrict__ y = static_cast<T*>(a.y);
+  const std::int64_t xs = a.batch_ndim ? a.xs[0] : 0, ys = a.batch_ndim ? a.ys[0] : 0;
+  constexpr bool kEvictFirst = evict_first_stores<T>(LOG_N);
+
+  // cp.async: this thread's vectors in the loaded layout, into its (swizzled) slot of each plane.
+  uint4* const own_slot = stages + warp * 32 + Lay::stage_lane(lane);
+  auto stage_row = [&](std::int64_t t, int s) {
+    if (t < a.tiles) {
+      const T* xr = x + t * xs + Lay::loaded(lane, warp, 0, 0);
+#pragma unroll
+      for (int j = 0; j < K; ++j) cp_async_16(own_slot + (s * K + j) * kThreads, xr + Lay::loaded(0, 0, j, 0), true);
+    }
+    cp_async_commit();
+  };
+  std::int64_t tile = blockIdx.x;
+#pragma unroll
+  for (int s = 0; s < STAGES; ++s) stage_row(tile + std::int64_t(s) * gridDim.x, s);
+  int stage = 0;
+
+  const HadamardMma<T> hadamard_mma(lane);
+  // Per-thread bases: gathered source slots (for even and odd j), exchange units for the four
+  // (j bit 0, chunk) pairs on each side, and the row-buffer position; the rest is a constant per access.
+  const uint4* const src_base[2] = {stages + warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 0)),
+                                    stages + warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 1))};
+  const int src_vector0 = Lay::source_vector(lane, 0);
+  int unit_gathered[4], unit_final[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    unit_gathered[k] = Lay::unit(Lay::gathered(lane, warp, k >> 1, 4 * (k & 1)));
+    unit_final[k] = Lay::unit(Lay::final_index(lane, warp, k >> 1, 4 * (k & 1)));
+  }
+  const int out_base = Lay::final_index(lane, warp, 0, 0);
+
+  for (;;) {
+    float r[K][8];
+    cp_async_wait<STAGES - 1>();
+    __syncwarp();  // the warp's copies of this stage are visible to every lane
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+      hadamard_mma.apply(src_base[j & 1][(stage * K + src_vector0 + (j & 14)) * kThreads], r[j]);  // bits 0 2 3 4
+    __syncwarp();  // every lane has read this stage before it is refilled
+    stage_row(tile + std::int64_t(STAGES) * gridDim.x, stage);
+    stage = stage + 1 == STAGES ? 0 : stage + 1;
+
+    butterfly_value_bit(r, 1);  // logical bit 1
+#pragma unroll
+    for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical bits 5, 9, 10, 11
+    if constexpr (kW == 3) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; the exchange has no place left for it
+
+    // The exchange, one pass per value of logical bit 1 (value bit 1).
+#pragma unroll
+    for (int pass = 0; pass < 2; ++pass) {
+      if (!ROW_BUFFER || pass > 0) {
+        if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read the buffer
+        __syncthreads();
+      }
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
+              make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
+      __syncthreads();
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
+          r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
+        }
+    }
+    butterfly_value_bit(r, 2);  // logical bit 6
+#pragma unroll
+    for (int s = 0; s < Lay::kFinalVectorBits; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 7, 8 or 12, 12-14
+
+    if (a.scaled) {
+      const float sc = static_cast<float>(a.scale);
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) r[j][e] *= sc;
+    }
+    // The row into the buffer in memory order (4 values, 8 bytes, per write), then one bulk copy.
+    T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? 8 * Lay::kUnits + STAGES * K * kThreads * 16 : 0));
+    if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
+    __syncthreads();  // every thread's exchange reads are done
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+        *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
+            make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
+    fence_proxy_async_shared();
+    __syncthreads();
+    if (threadIdx.x == 0) bulk_store<kEvictFirst>(y + tile * ys, row, unsigned(sizeof(T)) << LOG_N);
+    tile += gridDim.x;
+    if (tile >= a.tiles) break;
+  }
+  if (threadIdx.x == 0) bulk_wait<false>();  // the block's shared memory must outlive the last copy
+#else
+  __trap();  // launched only on compute capability >= 9.0
+#endif
+}
+
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+constexpr int single_exchange_smem_bytes() {
+  using Lay = SingleExchangeLayout<LOG_N>;
+  return 8 * Lay::kUnits + STAGES * Lay::kK * Lay::kThreads * 16 + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
+}
+
+// Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device) {
+  constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER>();
+  static_assert(smem <= kMaxBlockSmem);
+  launch_row_grid(fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER>, "fwt_single_exchange_kernel",
+                  SingleExchangeLayout<LOG_N>::kThreads, smem, a, stream, device);
+}
+
+}  // namespace ironkernels::detail::fwt_gpu
