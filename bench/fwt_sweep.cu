@@ -201,11 +201,14 @@ void run() {
 }
 
 // The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15.
-template <class T, int LOG_N, int STAGES, bool ROWBUF = false>
+template <class T, int LOG_N, int STAGES, bool ROWBUF = false, bool SCALAR = false>
 void run_single_exchange() {
   char label[96];
-  std::snprintf(label, sizeof label, "single exchange, stages=%d%s", STAGES, ROWBUF ? " row-buffer" : "");
-  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) { fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF>(a, stream, 0); });
+  std::snprintf(label, sizeof label, "single exchange, stages=%d%s%s", STAGES, ROWBUF ? " row-buffer" : "",
+                SCALAR ? " 4-byte units" : "");
+  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
+    fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF, SCALAR>(a, stream, 0);
+  });
 }
 
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
@@ -228,6 +231,7 @@ void sweep_16bit() {
   if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 1>();
   if constexpr (LOG_N >= 13) run_single_exchange<T, LOG_N, 1, true>();
   if constexpr (LOG_N == 13) run_single_exchange<T, LOG_N, 2, true>();
+  if constexpr (LOG_N == 15) run_single_exchange<T, LOG_N, 1, true, true>();  // no shuffle stage
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors

@@ -1,12 +1,13 @@
 #pragma once
 // 16-bit rows of 2^13 and 2^14 with one float32 shared-memory exchange per row instead of two
 // (the lane turn and the corner turn of fwt_tile_kernel's staged configuration), on compute
-// capability 9.0 (it leaves through bulk copies). Rows of 2^15 have one bit more than one exchange
-// can place: that bit takes a shuffle stage; launch_tile chooses that one, with one input stage and
-// the bulk store's own row buffer (ROW_BUFFER: the bulk copy's read of shared memory, as slow as the
-// row drains to global memory, is awaited a whole row later). Rows of 2^12 fit one warp, whose
-// blocks then need no barrier across warps. 2^12-2^14 are sweep entries (bench/fwt_sweep.cu): they
-// ran level with or slower than the tile kernel (bench/NOTES.md, versions 29 and 31).
+// capability 9.0 (it leaves through bulk copies). Rows of 2^15 have one bit more than an exchange
+// of 8-byte units can place: that bit takes a shuffle stage, or (SCALAR_UNITS, ScalarExchangeLayout)
+// the exchange moves 4-byte units and has the places. launch_tile chooses the latter, with one input
+// stage and the bulk store's own row buffer (ROW_BUFFER: the bulk copy's read of shared memory, as
+// slow as the row drains to global memory, is awaited a whole row later). Rows of 2^12 fit one
+// warp, whose blocks then need no barrier across warps. 2^12-2^14 are sweep entries
+// (bench/fwt_sweep.cu): they ran level with or slower than the tile kernel (bench/NOTES.md).
 //
 // Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
 // over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;
@@ -75,6 +76,26 @@ struct SingleExchangeLayout {
   static constexpr int kFinalVectorBits = kW == 0 ? 2 : kW == 1 ? 3 : 4;
 };
 
+// 2^15 with 4-byte exchange units (SCALAR_UNITS): the two passes split the row by logical bit 0,
+// which stays value bit 0 on both sides, so value bits 1 and 2 become places too and the exchange
+// places all six bits the gathered layout leaves (logical 6-8 on lanes, 12-14 on warps): no
+// shuffle stage. Each pass writes 16-byte units (value bits 1 and 2 adjacent) and reads 4-byte ones.
+//   final: e 0 6 7, l 1 2 3 4 5, j 8 12 13 14, u 9 10 11
+// The row leaves in 4-byte writes (value bit 0 packed, lanes 32 consecutive words).
+struct ScalarExchangeLayout : SingleExchangeLayout<15> {
+  __host__ __device__ static constexpr int final_index(int lane, int warp, int j, int e) {
+    return bit(e, 0) | (lane & 31) << 1 | bit(e, 1) << 6 | bit(e, 2) << 7 | bit(j, 0) << 8 | warp << 9 | (j >> 1) << 12;
+  }
+  // Float slot of logical index idx in its pass's buffer (bit 0 is the pass): slot bit 4 XOR logical 6
+  // keeps the 16-byte writes (a quarter warp's lanes: logical 3, 4, 6) and the 4-byte reads (a
+  // warp's lanes: logical 1-5) on distinct banks.
+  __host__ __device__ static constexpr int slot(int idx) { return (idx >> 1) ^ bit(idx, 6) << 4; }
+  // slot(gathered(lane, warp, j, pass)) == slot(gathered(lane, warp, j & 1, 0)) + gathered_slot_j(j);
+  // slot(final_index(lane, warp, j, e)) == slot(final_index(lane, warp, 0, e & 2)) + final_slot_j(j, e).
+  __host__ __device__ static constexpr int gathered_slot_j(int j) { return (j >> 1) << 8; }
+  __host__ __device__ static constexpr int final_slot_j(int j, int e) { return bit(e, 2) << 6 | bit(j, 0) << 7 | (j >> 1) << 11; }
+};
+
 template <class T>
 __device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
   if constexpr (std::is_same_v<T, __half>) {
@@ -89,11 +110,12 @@ __device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
 // A resident grid, one row per block and tile, the next STAGES rows' inputs in flight (cp.async),
 // the row leaving in one bulk copy (sm_90+) from the exchange buffer or (ROW_BUFFER) its own,
 // which follows the stages.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS = false>
 __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
     fwt_single_exchange_kernel(const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Lay = SingleExchangeLayout<LOG_N>;
+  static_assert(!SCALAR_UNITS || LOG_N == 15, "4-byte exchange units are the 2^15 layout");
+  using Lay = std::conditional_t<SCALAR_UNITS, ScalarExchangeLayout, SingleExchangeLayout<LOG_N>>;
   constexpr int K = Lay::kK, kThreads = Lay::kThreads, kW = Lay::kW;
   static_assert(STAGES >= 1, "the gathered layout is read from the cp.async stage");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -127,10 +149,18 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
                                     stages + warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 1))};
   const int src_vector0 = Lay::source_vector(lane, 0);
   int unit_gathered[4], unit_final[4];
+  if constexpr (SCALAR_UNITS) {  // float slots: [j bit 0] for the writes, [value bit 1] for the reads
 #pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    unit_gathered[k] = Lay::unit(Lay::gathered(lane, warp, k >> 1, 4 * (k & 1)));
-    unit_final[k] = Lay::unit(Lay::final_index(lane, warp, k >> 1, 4 * (k & 1)));
+    for (int k = 0; k < 2; ++k) {
+      unit_gathered[k] = Lay::slot(Lay::gathered(lane, warp, k, 0));
+      unit_final[k] = Lay::slot(Lay::final_index(lane, warp, 0, 2 * k));
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      unit_gathered[k] = Lay::unit(Lay::gathered(lane, warp, k >> 1, 4 * (k & 1)));
+      unit_final[k] = Lay::unit(Lay::final_index(lane, warp, k >> 1, 4 * (k & 1)));
+    }
   }
   const int out_base = Lay::final_index(lane, warp, 0, 0);
 
@@ -148,8 +178,32 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
     butterfly_value_bit(r, 1);  // logical bit 1
 #pragma unroll
     for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical bits 5, 9, 10, 11
-    if constexpr (kW == 3) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; the exchange has no place left for it
+    if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
 
+    if constexpr (SCALAR_UNITS) {
+      // The exchange, one pass per value of logical bit 0 (value bit 0).
+      float* const xf = reinterpret_cast<float*>(smem_raw);
+#pragma unroll
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!ROW_BUFFER || pass > 0) {
+          if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read the buffer
+          __syncthreads();
+        }
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+          *reinterpret_cast<float4*>(xf + unit_gathered[j & 1] + Lay::gathered_slot_j(j)) =
+              make_float4(r[j][pass], r[j][pass + 2], r[j][pass + 4], r[j][pass + 6]);
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+          for (int e = pass; e < 8; e += 2) r[j][e] = xf[unit_final[(e >> 1) & 1] + Lay::final_slot_j(j, e)];
+      }
+      butterfly_value_bit(r, 1);  // logical bit 6
+      butterfly_value_bit(r, 2);  // logical bit 7
+#pragma unroll
+      for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 8, 12-14
+    } else {
     // The exchange, one pass per value of logical bit 1 (value bit 1).
 #pragma unroll
     for (int pass = 0; pass < 2; ++pass) {
@@ -175,6 +229,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
     butterfly_value_bit(r, 2);  // logical bit 6
 #pragma unroll
     for (int s = 0; s < Lay::kFinalVectorBits; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 7, 8 or 12, 12-14
+    }
 
     if (a.scaled) {
       const float sc = static_cast<float>(a.scale);
@@ -187,12 +242,20 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
     T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? 8 * Lay::kUnits + STAGES * K * kThreads * 16 : 0));
     if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
     __syncthreads();  // every thread's exchange reads are done
+    if constexpr (SCALAR_UNITS) {  // 2 values, 4 bytes, per write
 #pragma unroll
-    for (int j = 0; j < K; ++j)
+      for (int j = 0; j < K; ++j)
 #pragma unroll
-      for (int c = 0; c < 2; ++c)
-        *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
-            make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
+        for (int e = 0; e < 8; e += 2)
+          *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) = pack_two<T>(r[j][e], r[j][e + 1]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < K; ++j)
+#pragma unroll
+        for (int c = 0; c < 2; ++c)
+          *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
+              make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
+    }
     fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirst>(y + tile * ys, row, unsigned(sizeof(T)) << LOG_N);
@@ -212,11 +275,11 @@ constexpr int single_exchange_smem_bytes() {
 }
 
 // Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER>();
   static_assert(smem <= kMaxBlockSmem);
-  launch_row_grid(fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER>, "fwt_single_exchange_kernel",
+  launch_row_grid(fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS>, "fwt_single_exchange_kernel",
                   SingleExchangeLayout<LOG_N>::kThreads, smem, a, stream, device);
 }
 

@@ -1109,7 +1109,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
 }
 
 // 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false>
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_UNITS = false>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
 
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
@@ -1144,9 +1144,10 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
         // 2^14-2^15 on Hopper: one input stage and the bulk store's own row buffer in the shared
         // memory of the second (2^15: 0.81 -> 0.85 of the copy; 2^13 lost, 0.91 -> 0.87).
-        // 2^15 on Hopper: the single-exchange kernel (fwt_single_exchange.cuh) with that row buffer.
+        // 2^15 on Hopper: the single-exchange kernel (fwt_single_exchange.cuh) with that row buffer,
+        // its exchange in 4-byte units (no shuffle stage).
         if constexpr (LOG_N == 15) {
-          if (bulk_copies_available(device)) return launch_single_exchange<T, LOG_N, 1, true>(a, stream, device);
+          if (bulk_copies_available(device)) return launch_single_exchange<T, LOG_N, 1, true, true>(a, stream, device);
         }
         if constexpr (LOG_N >= 14) {
           if (bulk_copies_available(device))
