@@ -1135,24 +1135,24 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. Rows up to 2^12 load directly; from 2^13
       // they keep their bytes in flight through cp.async stages, leave in bulk stores, and swap
-      // their lane / 4 bits into registers (no shuffles): the fastest at 2^13-2^14 on each of the
-      // three H200s measured, though by 0.5-1.5% at 2^13.
+      // their lane / 4 bits into registers (no shuffles): the fastest at 2^13 on each of the three
+      // H200s measured, though by 0.5-1.5%. Hopper's 2^14-2^15 below.
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N <= 12) {  // 2^11: 80 registers, 25 warps per SM
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 11 ? 24 : 16, 0>(a, stream, device);
-      } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
-        // 2^14-2^15 on Hopper: one input stage and the bulk store's own row buffer in the shared
-        // memory of the second (2^15: 0.81 -> 0.85 of the copy; 2^13 lost, 0.91 -> 0.87).
-        // 2^15 on Hopper: the single-exchange kernel (fwt_single_exchange.cuh) with that row buffer,
-        // its exchange in 4-byte units (no shuffle stage).
+      } else {
+        // On Hopper (compute capability 9.0, where these were measured): 2^14 with 64 values per
+        // thread, loaded directly, 80 registers, so three 8-warp blocks share an SM (3 x 64 KB of
+        // corner-turn buffers); 2^15 in the single-exchange kernel (fwt_single_exchange.cuh), one
+        // input stage, the bulk store's own row buffer and its exchange in 4-byte units.
+        if constexpr (LOG_N == 14) {
+          if (bulk_copies_available(device)) return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
+        }
         if constexpr (LOG_N == 15) {
           if (bulk_copies_available(device)) return launch_single_exchange<T, LOG_N, 1, true, true>(a, stream, device);
         }
-        if constexpr (LOG_N >= 14) {
-          if (bulk_copies_available(device))
-            return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2, true, true, true>(a, stream, device);
-        }
+        // 128 values per thread (one corner turn fewer), the turn in two passes.
         return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
       }
     } else if constexpr (LOG_N == 14) {
