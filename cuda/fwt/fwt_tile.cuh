@@ -22,6 +22,8 @@
 // rows do their first four stages on the tensor cores (HadamardMma). 16-bit rows from 2^13 and
 // float32 rows of 2^15 run on a resident grid whose next tiles' inputs are already in flight to
 // shared memory (cp.async); the 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+).
+// On Hopper, 16-bit rows of 2^14 load directly instead (three blocks per SM) and rows of 2^15 take
+// fwt_single_exchange.cuh (see launch_tile).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
