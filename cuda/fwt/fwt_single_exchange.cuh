@@ -93,7 +93,9 @@ struct ScalarExchangeLayout : SingleExchangeLayout<15> {
   // slot(gathered(lane, warp, j, pass)) == slot(gathered(lane, warp, j & 1, 0)) + gathered_slot_j(j);
   // slot(final_index(lane, warp, j, e)) == slot(final_index(lane, warp, 0, e & 2)) + final_slot_j(j, e).
   __host__ __device__ static constexpr int gathered_slot_j(int j) { return (j >> 1) << 8; }
-  __host__ __device__ static constexpr int final_slot_j(int j, int e) { return bit(e, 2) << 6 | bit(j, 0) << 7 | (j >> 1) << 11; }
+  __host__ __device__ static constexpr int final_slot_j(int j, int e) {
+    return bit(e, 2) << 6 | bit(j, 0) << 7 | (j >> 1) << 11;
+  }
 };
 
 template <class T>
@@ -180,15 +182,22 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
     for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical bits 5, 9, 10, 11
     if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
 
+    // Before a pass writes the exchange buffer, every thread has read it: the pass before, or (no
+    // ROW_BUFFER) the previous row's bulk copy. With ROW_BUFFER, pass 0 follows the previous row's
+    // barrier after its last reads.
+    auto begin_pass = [&](int pass) {
+      if (!ROW_BUFFER || pass > 0) {
+        if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();
+        __syncthreads();
+      }
+    };
+
     if constexpr (SCALAR_UNITS) {
       // The exchange, one pass per value of logical bit 0 (value bit 0).
       float* const xf = reinterpret_cast<float*>(smem_raw);
 #pragma unroll
       for (int pass = 0; pass < 2; ++pass) {
-        if (!ROW_BUFFER || pass > 0) {
-          if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read the buffer
-          __syncthreads();
-        }
+        begin_pass(pass);
 #pragma unroll
         for (int j = 0; j < K; ++j)
           *reinterpret_cast<float4*>(xf + unit_gathered[j & 1] + Lay::gathered_slot_j(j)) =
@@ -204,31 +213,29 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
 #pragma unroll
       for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 8, 12-14
     } else {
-    // The exchange, one pass per value of logical bit 1 (value bit 1).
+      // The exchange, one pass per value of logical bit 1 (value bit 1).
 #pragma unroll
-    for (int pass = 0; pass < 2; ++pass) {
-      if (!ROW_BUFFER || pass > 0) {
-        if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read the buffer
+      for (int pass = 0; pass < 2; ++pass) {
+        begin_pass(pass);
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+          for (int c = 0; c < 2; ++c)
+            xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
+                make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
         __syncthreads();
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
+            r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
+          }
       }
+      butterfly_value_bit(r, 2);  // logical bit 6
 #pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c)
-          xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
-              make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
-      __syncthreads();
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
-          r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
-        }
-    }
-    butterfly_value_bit(r, 2);  // logical bit 6
-#pragma unroll
-    for (int s = 0; s < Lay::kFinalVectorBits; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 7, 8 or 12, 12-14
+      for (int s = 0; s < Lay::kFinalVectorBits; ++s)
+        butterfly_vector_bit(r, s, every_vector);  // logical 7, 8 or 12, 12-14
     }
 
     if (a.scaled) {
@@ -247,7 +254,8 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
       for (int j = 0; j < K; ++j)
 #pragma unroll
         for (int e = 0; e < 8; e += 2)
-          *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) = pack_two<T>(r[j][e], r[j][e + 1]);
+          *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) =
+              pack_two<T>(r[j][e], r[j][e + 1]);
     } else {
 #pragma unroll
       for (int j = 0; j < K; ++j)
