@@ -170,6 +170,36 @@ void random_row_and_transform(int log_n, std::vector<double>& x, std::vector<dou
       }
 }
 
+// The single-exchange data-flow checks, value e of vector j of (warp, lane) at reg[warp][lane][j][e]:
+// a random row read from the stage in the gathered layout, its tensor-core bits, value bit 1 and
+// vector bits butterflied there; and the registers, stored in the final layout, against the transform.
+template <class Lay>
+void gathered_row_first_bits(std::vector<double>& reg, const std::vector<double>& x) {
+  constexpr int n = 1 << (Lay::kW + 12), warps = 1 << Lay::kW, K = Lay::kK;
+  reg.assign(size_t(warps) * 32 * K * 8, 0.0);
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < 8; ++e)  // the stage holds the loaded layout; the read gathers
+          reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e] =
+              x[Lay::loaded(Lay::source_lane(lane, j), warp, Lay::source_vector(lane, j), e)];
+  auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
+  for (int b : {0, 2, 3, 4, 1}) butterfly_held<K, 8>(reg, warps, n, gathered, b);  // tensor cores, value bit 1
+  for (int s = 0; s < 4; ++s) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(0, 0, 1 << s, 0)));
+}
+template <class Lay>
+double final_layout_error(const std::vector<double>& reg, const std::vector<double>& ref) {
+  constexpr int warps = 1 << Lay::kW, K = Lay::kK;
+  std::vector<double> out(ref.size());
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < K; ++j)
+        for (int e = 0; e < 8; ++e) out[Lay::final_index(lane, warp, j, e)] = reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e];
+  double worst = 0;
+  for (size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(out[i] - ref[i]));
+  return worst;
+}
+
 // The single-exchange kernel of 16-bit rows of 2^LOG_N (2^15: with a shuffle stage): its three layouts, the gathered stage read,
 // the exchange, the row written for the bulk copy, which bits each phase butterflies, and the whole
 // data flow against a float64 transform of a random row.
@@ -255,18 +285,12 @@ void check_single_exchange() {
   for (int s = 0; s < Lay::kFinalVectorBits; ++s) ++done[bit_position(Lay::final_index(0, 0, 1 << s, 0))];
   for (int b = 0; b < LOG_N; ++b) CHECK(done[b] == 1, "2^%d: logical bit %d butterflied %d times", LOG_N, b, done[b]);
   // The data flow on a random row: each phase's butterflies on the values where the phase holds them.
-  std::vector<double> x, ref, reg(size_t(warps) * 32 * K * 8), out(n);
+  std::vector<double> x, ref, reg;
   random_row_and_transform(LOG_N, x, ref);
+  gathered_row_first_bits<Lay>(reg, x);
   auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
-  for (int warp = 0; warp < warps; ++warp)
-    for (int lane = 0; lane < 32; ++lane)
-      for (int j = 0; j < K; ++j)
-        for (int e = 0; e < 8; ++e)  // the stage holds the loaded layout; the read gathers
-          at(warp, lane, j, e) = x[Lay::loaded(Lay::source_lane(lane, j), warp, Lay::source_vector(lane, j), e)];
   auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
   auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
-  for (int b : {0, 2, 3, 4, 1}) butterfly_held<K, 8>(reg, warps, n, gathered, b);  // tensor cores, value bit 1
-  for (int s = 0; s < 4; ++s) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(0, 0, 1 << s, 0)));
   if (Lay::kW == 3) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(16, 0, 0, 0)));
   for (int pass = 0; pass < 2; ++pass) {  // the exchange, through the units
     std::vector<double> units(size_t(Lay::kUnits) * 2);
@@ -288,12 +312,7 @@ void check_single_exchange() {
   butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, 4)));
   for (int s = 0; s < Lay::kFinalVectorBits; ++s)
     butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
-  for (int warp = 0; warp < warps; ++warp)
-    for (int lane = 0; lane < 32; ++lane)
-      for (int j = 0; j < K; ++j)
-        for (int e = 0; e < 8; ++e) out[Lay::final_index(lane, warp, j, e)] = at(warp, lane, j, e);
-  double worst = 0;
-  for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(out[i] - ref[i]));
+  const double worst = final_layout_error<Lay>(reg, ref);
   CHECK(worst == 0, "2^%d single exchange: data flow differs from the transform by %g", LOG_N, worst);
 }
 
@@ -364,18 +383,11 @@ void check_scalar_exchange() {
   for (int e : {2, 4}) ++done[bit_position(Lay::final_index(0, 0, 0, e))];  // after the exchange: value bits 1, 2
   for (int s = 0; s < 4; ++s) ++done[bit_position(Lay::final_index(0, 0, 1 << s, 0))];
   for (int b = 0; b < LOG_N; ++b) CHECK(done[b] == 1, "2^15 4-byte units: logical bit %d butterflied %d times", b, done[b]);
-  std::vector<double> x, ref, reg(size_t(warps) * 32 * K * 8), out(n), slots(kSlots);
+  std::vector<double> x, ref, reg, slots(kSlots);
   random_row_and_transform(LOG_N, x, ref);
+  gathered_row_first_bits<Lay>(reg, x);
   auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
-  for (int warp = 0; warp < warps; ++warp)
-    for (int lane = 0; lane < 32; ++lane)
-      for (int j = 0; j < K; ++j)
-        for (int e = 0; e < 8; ++e)
-          at(warp, lane, j, e) = x[Lay::loaded(Lay::source_lane(lane, j), warp, Lay::source_vector(lane, j), e)];
-  auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
   auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
-  for (int b : {0, 2, 3, 4, 1}) butterfly_held<K, 8>(reg, warps, n, gathered, b);
-  for (int s = 0; s < 4; ++s) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(0, 0, 1 << s, 0)));
   for (int pass = 0; pass < 2; ++pass) {
     for (int warp = 0; warp < warps; ++warp)
       for (int lane = 0; lane < 32; ++lane)
@@ -389,12 +401,7 @@ void check_scalar_exchange() {
   for (int e : {2, 4}) butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, e)));
   for (int s = 0; s < 4; ++s)
     butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
-  for (int warp = 0; warp < warps; ++warp)
-    for (int lane = 0; lane < 32; ++lane)
-      for (int j = 0; j < K; ++j)
-        for (int e = 0; e < 8; ++e) out[Lay::final_index(lane, warp, j, e)] = at(warp, lane, j, e);
-  double worst = 0;
-  for (int i = 0; i < n; ++i) worst = std::max(worst, std::abs(out[i] - ref[i]));
+  const double worst = final_layout_error<Lay>(reg, ref);
   CHECK(worst == 0, "2^15 4-byte units: data flow differs from the transform by %g", worst);
 }
 
