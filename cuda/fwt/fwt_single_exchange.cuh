@@ -6,8 +6,9 @@
 // the exchange moves 4-byte units and has the places. launch_tile chooses the latter, with one input
 // stage and the bulk store's own row buffer (ROW_BUFFER: the bulk copy's read of shared memory, as
 // slow as the row drains to global memory, is awaited a whole row later). Rows of 2^12 fit one
-// warp, whose blocks then need no barrier across warps. 2^12-2^14 are sweep entries
-// (bench/fwt_sweep.cu): they ran level with or slower than the tile kernel (bench/NOTES.md).
+// warp, whose blocks then need no barrier across warps. 2^12-2^14 and 2^15 in 8-byte units are
+// sweep entries (bench/fwt_sweep.cu): they ran level with or slower than the table's kernels
+// (bench/NOTES.md, versions 29, 31 and 32).
 //
 // Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
 // over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;
