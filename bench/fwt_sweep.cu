@@ -188,15 +188,14 @@ void run_table() {
 }
 
 // One configuration of the tile kernel (launch_tile_config).
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false,
-          bool ROWBUF = false>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
 void run() {
   constexpr int V = 16 / sizeof(T);
   char label[96];
-  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES,
-                PASSES, int(BULK), int(LT), ROWBUF ? " row-buffer" : "");
+  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d", K, OCC, STAGES, PASSES,
+                int(BULK), int(LT));
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT, ROWBUF>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0);
   });
 }
 
@@ -214,8 +213,7 @@ void run_single_exchange() {
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
 // then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
-// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn,
-// the bulk store's own row buffer.
+// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
@@ -225,8 +223,6 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
-  if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true, true>();  // the bulk store's own row buffer
-  if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true, true>();  // and two stages (2^15: half the vectors staged)
   if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 2>();
   if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 1>();
   if constexpr (LOG_N >= 13) run_single_exchange<T, LOG_N, 1, true>();

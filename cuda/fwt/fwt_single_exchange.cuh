@@ -110,6 +110,13 @@ __device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
   }
 }
 
+// Shared memory: one pass of the exchange, the input stages, then (ROW_BUFFER) the row buffer.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+constexpr int single_exchange_smem_bytes() {
+  using Lay = SingleExchangeLayout<LOG_N>;
+  return 8 * Lay::kUnits + STAGES * Lay::kK * Lay::kThreads * 16 + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
+}
+
 // A resident grid, one row per block and tile, the next STAGES rows' inputs in flight (cp.async),
 // the row leaving in one bulk copy (sm_90+) from the exchange buffer or (ROW_BUFFER) its own,
 // which follows the stages.
@@ -180,7 +187,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
 
     butterfly_value_bit(r, 1);  // logical bit 1
 #pragma unroll
-    for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical bits 5, 9, 10, 11
+    for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical bits 5, 9, 10, 11
     if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
 
     // Before a pass writes the exchange buffer, every thread has read it: the pass before, or (no
@@ -212,7 +219,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
       butterfly_value_bit(r, 1);  // logical bit 6
       butterfly_value_bit(r, 2);  // logical bit 7
 #pragma unroll
-      for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s, every_vector);  // logical 8, 12-14
+      for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical 8, 12-14
     } else {
       // The exchange, one pass per value of logical bit 1 (value bit 1).
 #pragma unroll
@@ -236,7 +243,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
       butterfly_value_bit(r, 2);  // logical bit 6
 #pragma unroll
       for (int s = 0; s < Lay::kFinalVectorBits; ++s)
-        butterfly_vector_bit(r, s, every_vector);  // logical 7, 8 or 12, 12-14
+        butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
     }
 
     if (a.scaled) {
@@ -247,7 +254,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
         for (int e = 0; e < 8; ++e) r[j][e] *= sc;
     }
     // The row into the buffer in memory order (4 values, 8 bytes, per write), then one bulk copy.
-    T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? 8 * Lay::kUnits + STAGES * K * kThreads * 16 : 0));
+    T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? single_exchange_smem_bytes<T, LOG_N, STAGES, false>() : 0));
     if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
     __syncthreads();  // every thread's exchange reads are done
     if constexpr (SCALAR_UNITS) {  // 2 values, 4 bytes, per write
@@ -277,19 +284,20 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
 #endif
 }
 
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
-constexpr int single_exchange_smem_bytes() {
-  using Lay = SingleExchangeLayout<LOG_N>;
-  return 8 * Lay::kUnits + STAGES * Lay::kK * Lay::kThreads * 16 + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
-}
-
 // Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0.
 template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER>();
   static_assert(smem <= kMaxBlockSmem);
-  launch_row_grid(fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS>, "fwt_single_exchange_kernel",
-                  SingleExchangeLayout<LOG_N>::kThreads, smem, a, stream, device);
+  auto kernel = fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS>;
+  constexpr int threads = SingleExchangeLayout<LOG_N>::kThreads;
+  KernelArgs args = a;
+  args.tiles = a.rows;  // one row per tile
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  const std::int64_t blocks = resident_grid_blocks(reinterpret_cast<const void*>(kernel), threads, smem, args.tiles, device);
+  if (blocks <= 0) return;
+  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
+  IK_CUDA_CHECK_LAUNCH("fwt_single_exchange_kernel");
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -396,8 +396,7 @@ __device__ __forceinline__ void bfly(C& a, C& b) {
 constexpr int kLocalWarps = IRONKERNELS_FWT_LOCAL_WARPS;
 
 // Butterflies of one bit of a thread's K vectors of V values, r[j][e]: value bit b (e against e + 2^b)
-// or vector bit s (vector j against j + 2^s, for the j that `include` selects: a compile-time
-// choice once unrolled, and both of a pair lie in the selection).
+// or vector bit s (vector j against j + 2^s).
 template <int K, int V, class C>
 __device__ __forceinline__ void butterfly_value_bit(C (&r)[K][V], int b) {
 #pragma unroll
@@ -406,15 +405,14 @@ __device__ __forceinline__ void butterfly_value_bit(C (&r)[K][V], int b) {
     for (int e = 0; e < V; ++e)
       if (!(e & (1 << b))) bfly(r[j][e], r[j][e | (1 << b)]);
 }
-template <int K, int V, class C, class Include>
-__device__ __forceinline__ void butterfly_vector_bit(C (&r)[K][V], int s, Include include) {
+template <int K, int V, class C>
+__device__ __forceinline__ void butterfly_vector_bit(C (&r)[K][V], int s) {
 #pragma unroll
   for (int j = 0; j < K; ++j)
-    if (!(j & (1 << s)) && include(j))
+    if (!(j & (1 << s)))
 #pragma unroll
       for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
 }
-constexpr auto every_vector = [](int) { return true; };
 // Lane bit b: the partner lane's value and a ±1 FMA (exact: the same rounding as an add or subtract).
 template <int K, int V, class C>
 __device__ __forceinline__ void butterfly_lane_bit(C (&r)[K][V], int lane, int b) {
@@ -460,40 +458,29 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-/// Where the bulk store's own row buffer (ROW_BUFFER) starts: after the corner-turn buffer and each
-/// warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
+/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false>
-constexpr int lane_turn_end() {
+constexpr int exchange_smem_bytes() {
   const int warps = tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   const int m = lane_turn_bits(LANE_TURN, ilog2(K));
   return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() + (m > 0 ? warps * (32 << m) * 16 : 0);
 }
-/// The corner-turn, lane-turn and row buffers.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false,
-          bool ROW_BUFFER = false>
-constexpr int exchange_smem_bytes() {
-  return lane_turn_end<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
-}
-template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
-          bool ROW_BUFFER = false>
+template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int staged_vectors() {
   if (STAGES <= 0) return 0;
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N);
-  const int room = kMaxBlockSmem - exchange_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
+  const int room = kMaxBlockSmem - exchange_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES, LANE_TURN>();
   int vectors = K;
   while (vectors > 0 && STAGES * vectors * threads * 16 > room) vectors /= 2;
   return vectors;
 }
 
 /// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
-          bool ROW_BUFFER = false>
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int tile_smem_bytes() {
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
-  return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN, ROW_BUFFER>() +
-         (STAGES > 0
-              ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>() * threads * 16
-              : 0);
+  return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
+         (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>() * threads * 16 : 0);
 }
 
 /// Streaming (evict-first) global stores, or plain ones, by row length; loads are always plain.
@@ -582,15 +569,13 @@ __device__ __forceinline__ void bulk_wait() {
 // room for more input stages.
 // BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
 // in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
-// the next tile's turn. ROW_BUFFER: the row goes to a buffer of its own instead, whose read is
-// awaited only before the next row is written there, a whole tile later: a bulk copy reads shared
-// memory only as fast as the row drains to global memory.
+// the next tile's turn.
 // LANE_TURN (rows that fill K >= 8 vectors of a warp): the three lane / 4 bits are swapped with
 // three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool ROW_BUFFER = false>
+          bool BULK_STORE = false, bool LANE_TURN = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -605,11 +590,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
   static_assert(!BULK_STORE || (CLUSTER == 1 && kTileBits == kN &&
-                                (ROW_BUFFER || (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>())),
-                "a bulk store takes one row per tile, staged in the corner-turn buffer or its own");
-  static_assert(!ROW_BUFFER || BULK_STORE, "the row buffer is the bulk store's");
+                                (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
+                "a bulk store takes one row per tile, staged in the corner-turn buffer");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
-  constexpr bool kRowBuffer = ROW_BUFFER && kBulkStore;
   constexpr int m = lane_turn_bits(LANE_TURN, h);
   static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && CLUSTER == 1 && (TURN_PASSES == 1 || m < h)),
                 "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
@@ -684,9 +667,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
 
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
-  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
-  [[maybe_unused]] uint4* const stages = reinterpret_cast<uint4*>(
-      smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN, ROW_BUFFER>());
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>();
+  [[maybe_unused]] uint4* const stages =
+      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -743,7 +726,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     if (!done_by_mma(b)) butterfly_value_bit(r, b);
   // Bits across the thread's vectors.
 #pragma unroll
-  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s, every_vector);
+  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s);
   // Lane bits by shuffles (those the tensor cores and the lane turn leave).
 #pragma unroll
   for (int b = 0; b < 5 && v + b < kN; ++b)
@@ -782,7 +765,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
             r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
       }
 #pragma unroll
-    for (int s = 0; s < m; ++s) butterfly_vector_bit(r, s, every_vector);
+    for (int s = 0; s < m; ++s) butterfly_vector_bit(r, s);
   }
   auto turn = [&](auto t_const) {
     constexpr int t = decltype(t_const)::value;
@@ -791,7 +774,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
       if (t > 0 || pass > 0) {
         __syncthreads();  // the previous turn's (pass's) reads are done
-      } else if constexpr (kBulkStore && !kRowBuffer) {
+      } else if constexpr (kBulkStore) {
         if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
         __syncthreads();
       }
@@ -816,7 +799,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       }
     }
 #pragma unroll
-    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s, every_vector);
+    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s);
   };
   if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
   if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
@@ -879,9 +862,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
       for (int e = 0; e < V; ++e) r[j][e] *= sc;
   }
   if constexpr (kBulkStore) {
-    T* row = reinterpret_cast<T*>(
-        smem_raw + (kRowBuffer ? lane_turn_end<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() : 0));
-    if (kRowBuffer && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read its buffer
+    T* row = reinterpret_cast<T*>(smem_raw);
     __syncthreads();  // every thread's turn reads are done
 #pragma unroll
     for (int j = 0; j < K; ++j)
@@ -904,7 +885,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   } else {
     tile += gridDim.x;
     if (tile >= a.tiles) break;
-    // This tile's shared-memory reads are done (with a bulk store, the barrier before it follows them).
+    // This tile's shared-memory reads are done (a bulk store waits before the next turn instead).
     if constexpr (kTurns > 0 && !kBulkStore) __syncthreads();
   }
   }  // tile loop
@@ -1010,20 +991,10 @@ inline std::int64_t resident_blocks(const void* kernel, int threads, int smem, i
   });
 }
 
-// One row per tile on a resident grid (as many blocks as fit on the device at once, at most one per
-// row), for the kernels outside the tile table's configurations (fwt_single_exchange.cuh).
-template <class Kernel>
-void launch_row_grid(Kernel kernel, const char* name, int threads, int smem, const KernelArgs& a, cudaStream_t stream,
-                     int device) {
-  KernelArgs args = a;
-  args.tiles = a.rows;
-  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
-  const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), threads, smem, device);
-  const std::int64_t blocks = args.tiles < resident ? args.tiles : resident;
-  if (blocks <= 0) return;
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
-  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess)  // (IK_CUDA_CHECK_LAUNCH would name `name`)
-    raise<CudaError>(name, " launch failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
+// Blocks of a resident grid over `tiles` tiles: as many as fit on the device at once, at most one per tile.
+inline std::int64_t resident_grid_blocks(const void* kernel, int threads, int smem, std::int64_t tiles, int device) {
+  const std::int64_t resident = resident_blocks(kernel, threads, smem, device);
+  return tiles < resident ? tiles : resident;
 }
 
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
@@ -1065,14 +1036,14 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool ROW_BUFFER = false>
+          bool BULK_STORE = false, bool LANE_TURN = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN, ROW_BUFFER>();
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
   if constexpr (smem > kSmallestSmemLimit && CLUSTER == 1) {
     // A GPU with less shared memory per block takes the same row with 128 values per thread (64 for
@@ -1081,13 +1052,11 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
-  auto kernel =
-      fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, ROW_BUFFER>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
-    const std::int64_t resident = resident_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, device);
-    blocks = blocks < resident ? blocks : resident;
+    blocks = resident_grid_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, blocks, device);
   }
   if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   if constexpr (CLUSTER == 1) {
