@@ -188,14 +188,15 @@ void run_table() {
 }
 
 // One configuration of the tile kernel (launch_tile_config).
-template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false>
+template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false,
+          bool CHAINED = false>
 void run() {
   constexpr int V = 16 / sizeof(T);
   char label[96];
-  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d", K, OCC, STAGES, PASSES,
-                int(BULK), int(LT));
+  std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES, PASSES,
+                int(BULK), int(LT), CHAINED ? " chained mma" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT, CHAINED>(a, stream, 0);
   });
 }
 
@@ -213,11 +214,18 @@ void run_single_exchange() {
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
 // then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
-// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn.
+// for (0 = no cap), input stages (0 = direct loads), corner-turn passes, bulk stores, lane turn,
+// chained tensor-core stages.
 template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
   run_table<T, LOG_N>();
+  if constexpr (LOG_N >= 8) {  // two chained tensor-core stages (no shuffles)
+    run<T, 8, LOG_N, 24, 0, 1, false, false, true>();
+    run<T, 8, LOG_N, 16, 0, 1, false, false, true>();
+    if constexpr (LOG_N >= 12) run<T, 16, LOG_N, 0, 0, 1, false, false, true>();
+    if constexpr (LOG_N >= 13) run<T, 16, LOG_N, 0, 1, 2, false, false, true>();
+  }
   constexpr bool staged = LOG_N >= 13;  // variants of the table's staged, bulk-stored lane-turn kernel
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();  // two stages, the turn buffer bulk-stored
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();

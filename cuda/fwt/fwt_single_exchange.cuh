@@ -99,17 +99,6 @@ struct ScalarExchangeLayout : SingleExchangeLayout<15> {
   }
 };
 
-template <class T>
-__device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 h = __float22half2_rn(make_float2(a, b));
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  } else {
-    const __nv_bfloat162 h = __float22bfloat162_rn(make_float2(a, b));
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  }
-}
-
 // Shared memory: one pass of the exchange, the input stages, then (ROW_BUFFER) the row buffer.
 template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
 constexpr int single_exchange_smem_bytes() {

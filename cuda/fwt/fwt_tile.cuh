@@ -19,11 +19,12 @@
 // corner turn after it gives the lanes their loaded bits back.
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
-// rows do their first four stages on the tensor cores (HadamardMma). 16-bit rows from 2^13 and
-// float32 rows of 2^15 run on a resident grid whose next tiles' inputs are already in flight to
-// shared memory (cp.async); the 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+).
-// On Hopper, 16-bit rows of 2^14 load directly instead (three blocks per SM) and rows of 2^15 take
-// fwt_single_exchange.cuh (see launch_tile).
+// rows do their first four stages on the tensor cores (HadamardMma), or (CHAINED_MMA, Hopper's
+// 2^12-2^14) their first eight in two chained mma stages (ChainedHadamardMma), which leaves the
+// lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13, run on a
+// resident grid whose next tiles' inputs are already in flight to shared memory (cp.async); the
+// 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of
+// 2^15 take fwt_single_exchange.cuh (see launch_tile).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -220,6 +221,100 @@ struct HadamardMma {
     mma_m16n8k16<T>(hi, q, b[1]);
     o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
     o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
+  }
+};
+
+// Two float32 values rounded to 16 bits and packed in one 32-bit word, the first in the low half.
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __float22half2_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __float22bfloat162_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+// Two chained tensor-core stages (CHAINED_MMA in fwt_tile_kernel): the three lane / 4 bits the
+// radix-16 stage leaves go through a second mma (tf32) instead of three shuffle stages (a SHFL and an
+// FFMA per value and bit: 6 instructions per value, against about 2.5 here).
+// Stage 1 (m16n8k16) takes the data as the B operand, two fragments per 16-byte vector, (q.x, q.z)
+// and (q.y, q.w): k = (half, lane % 4, fragment register) = logical (0, 3 4, 2), n = lane / 4 =
+// logical 5-7, and logical 1 picks the fragment. A = H_16 with its rows permuted (sigma; H is
+// invariant under a common bit permutation of row and column, so the permutation only chooses where
+// each output bit lands) puts logical 0 on the row-plus-8 register pair (c2/c3) and logical 2-4 on
+// lane / 4, while D's columns (the untouched logical 5-7) sit on (c0/c1, lane % 4). Stage 2
+// (m16n8k8 tf32) takes D as its A fragment as it is, (c0, c2, c1, c3): k = (lane % 4, a2/a3) =
+// logical (6 7, 5); B = H_8 with its columns permuted (tau) puts the outputs on the same places.
+// The float32 values enter as hi + lo (hi: the top 19 bits, exact in tf32; lo: the rest, which the
+// tensor cores truncate to tf32), so the stage keeps float32 accuracy.
+//   loaded:         e 0 1 2, lane 3 4 5 6 7
+//   after stage 2:  registers r[4f + i]: f = logical 1, i = (c-pair: logical 5, c2/c3: logical 0);
+//                   lane % 4 = logical 6 7, lane / 4 = logical 2 3 4
+// For the 16-byte stores the values are packed in pairs over logical 0, and one shuffle swaps
+// logical 5 (which packed register) with logical 2 (lane bit 2): each thread then holds 8
+// consecutive values, and logical 3-7 sit on lane bits (3, 4, 2, 0, 1). tests/cpp/test_fwt_layouts.cu
+// runs this data flow on the host with the fragment layouts PTX specifies.
+
+// D = A·B + C, m16n8k8 tf32 with float32 accumulation (sm_80+). The registers hold float32 bit
+// patterns; the tensor cores read the top 19 bits (tf32) and ignore the 13 low mantissa bits.
+__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const float (&a)[4], const std::uint32_t (&b)[2],
+                                                 const float (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])), "r"(__float_as_uint(a[3])),
+        "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+#else
+  __trap();
+#endif
+}
+
+struct ChainedMmaLayout {
+  // Stage 1: output coordinate (in k bits) of D row m: k bit 0 <- m bit 3, k bit 3 <- m bit 0.
+  __host__ __device__ static constexpr int sigma(int m) { return (m >> 3 & 1) | (m & 6) | (m & 1) << 3; }
+  // Stage 2: output coordinate (in k' bits) of D column n': k' bit 2 <- n' bit 0, k' bits 0-1 <- n' bits 1-2.
+  __host__ __device__ static constexpr int tau(int n) { return (n & 1) << 2 | n >> 1; }
+  // Logical bits 3-7 of the vector a lane stores (they sit on lane bits 3, 4, 2, 0, 1).
+  __host__ __device__ static constexpr int lane_slot(int lane) { return (lane >> 3 & 3) | (lane >> 2 & 1) << 2 | (lane & 3) << 3; }
+};
+
+template <class T>
+struct ChainedHadamardMma {
+  uint4 a1;            // A fragment of H_16 with rows sigma-permuted (f16 / bf16 ±1)
+  std::uint32_t b2[2];  // B fragment of H_8 with columns tau-permuted (tf32 ±1)
+  __device__ explicit ChainedHadamardMma(int lane) {
+    const std::uint32_t one = std::is_same_v<T, __half> ? 0x3C00u : 0x3F80u, minus = one | 0x8000u;
+    const int g = lane >> 2, t = lane & 3;
+    auto h16 = [&](int m, int k) { return __popc(ChainedMmaLayout::sigma(m) & k) & 1 ? minus : one; };
+    auto pair = [&](int m, int k) { return h16(m, k) | h16(m, k + 1) << 16; };
+    a1 = make_uint4(pair(g, 2 * t), pair(g + 8, 2 * t), pair(g, 2 * t + 8), pair(g + 8, 2 * t + 8));
+    auto h8 = [&](int k, int n) { return __popc(k & ChainedMmaLayout::tau(n)) & 1 ? 0xBF800000u : 0x3F800000u; };
+    b2[0] = h8(t, g), b2[1] = h8(t + 4, g);
+  }
+  // Both stages on one vector: o[4f + i] holds logical 1 = f and stage 2's D register i.
+  __device__ void apply(const uint4& q, float (&o)[8]) const {
+    const std::uint32_t frag[2][2] = {{q.x, q.z}, {q.y, q.w}};
+#pragma unroll
+    for (int f = 0; f < 2; ++f) {
+      float d[4];
+      mma_m16n8k16<T>(d, a1, frag[f]);
+      float hi[4], lo[4];
+      const int order[4] = {0, 2, 1, 3};  // the A fragment of stage 2: (c0, c2, c1, c3)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        hi[i] = __uint_as_float(__float_as_uint(d[order[i]]) & 0xFFFFE000u);
+        lo[i] = d[order[i]] - hi[i];
+      }
+      const float zero[4] = {0.f, 0.f, 0.f, 0.f};
+      float acc[4], out[4];
+      mma_m16n8k8_tf32(acc, lo, b2, zero);
+      mma_m16n8k8_tf32(out, hi, b2, acc);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[4 * f + i] = out[i];
+    }
   }
 };
 
@@ -575,7 +670,7 @@ __device__ __forceinline__ void bulk_wait() {
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false>
+          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
                                   min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
@@ -656,7 +751,11 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // 16-bit rows of >= 32 elements: logical bits {0, 2, 3, 4} on the tensor cores (the row must
   // hold all four bits, or the mma would mix rows).
   constexpr bool kMma = sizeof(T) == 2 && kTensorCoreArch && kN >= 5;
-  [[maybe_unused]] const HadamardMma<T> hadamard_mma(lane);
+  // CHAINED_MMA: logical bits 0-7 (the row must hold them) on the tensor cores, in two stages.
+  constexpr bool kChained = CHAINED_MMA && kMma;
+  static_assert(!CHAINED_MMA || (sizeof(T) == 2 && kN >= 8 && m == 0 && !BULK_STORE && CLUSTER == 1),
+                "chained tensor-core stages: 16-bit rows of >= 256 elements, no lane turn, direct stores");
+  [[maybe_unused]] const std::conditional_t<kChained, ChainedHadamardMma<T>, HadamardMma<T>> hadamard_mma(lane);
   auto done_by_mma = [&](int bit) { return kMma && (bit == 0 || bit == 2 || bit == v || bit == v + 1); };
   auto to_compute = [&](const uint4& q, C(&o)[V]) {
     if constexpr (kMma) {
@@ -721,15 +820,19 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   }
 
   // Bits inside the vectors.
+  if constexpr (kChained) {
+    butterfly_value_bit(r, 2);  // logical 1 (ChainedHadamardMma's register layout)
+  } else {
 #pragma unroll
-  for (int b = 0; b < v && b < kN; ++b)
-    if (!done_by_mma(b)) butterfly_value_bit(r, b);
+    for (int b = 0; b < v && b < kN; ++b)
+      if (!done_by_mma(b)) butterfly_value_bit(r, b);
+  }
   // Bits across the thread's vectors.
 #pragma unroll
   for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s);
   // Lane bits by shuffles (those the tensor cores and the lane turn leave).
 #pragma unroll
-  for (int b = 0; b < 5 && v + b < kN; ++b)
+  for (int b = 0; b < 5 && v + b < kN && !kChained; ++b)
     if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
@@ -870,6 +973,27 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
+  } else if constexpr (kChained) {
+    // Pairs over logical 0 (registers i = 0/2 and 1/3), then logical 5 (which pair) swapped with
+    // logical 2 (lane bit 2) by one shuffle per two packed registers; logical 3-7 then sit on lane
+    // bits (3, 4, 2, 0, 1) instead of 0-4. The row check is the same for the whole warp (kN >= 8).
+    constexpr int t = kTurns;
+    T* yt = y + (row0 * ys + y_base + ((ChainedMmaLayout::lane_slot(lane) - lane) << v));
+    const bool lane_bit2 = (lane >> 2) & 1;
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      std::uint32_t w2[2][2];  // [logical 1][logical 2]
+#pragma unroll
+      for (int f = 0; f < 2; ++f) {
+        const std::uint32_t p0 = pack_two<T>(r[j][4 * f], r[j][4 * f + 2]), p1 = pack_two<T>(r[j][4 * f + 1], r[j][4 * f + 3]);
+        const std::uint32_t recv = __shfl_xor_sync(0xffffffffu, lane_bit2 ? p0 : p1, 4);
+        w2[f][0] = lane_bit2 ? recv : p0;
+        w2[f][1] = lane_bit2 ? p1 : recv;
+      }
+      const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
+      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
+        store16<kEvictFirstStores>(yt + off, make_uint4(w2[0][0], w2[1][0], w2[0][1], w2[1][1]));
+    }
   } else {
     constexpr int t = kTurns;
     T* yt = y + (row0 * ys + y_base);
@@ -1011,8 +1135,9 @@ inline int block_smem_limit(int device) {
 }
 constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration at most this large fits anywhere
 
-// cp.async.bulk (the bulk-store path) needs compute capability 9.0.
-inline bool bulk_copies_available(int device) {
+// Compute capability 9.0 or newer: bulk copies (cp.async.bulk) and clusters, and the GPUs the
+// table's Hopper configurations were measured on.
+inline bool hopper_or_newer(int device) {
   return once_per(device, [&] {
     int major = 0;
     IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -1024,7 +1149,7 @@ inline bool bulk_copies_available(int device) {
 // off unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
 // (bench/NOTES.md), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
-  return bulk_copies_available(device) && once_per(device, [&] {
+  return hopper_or_newer(device) && once_per(device, [&] {
            int cluster_launch = 0;
            IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
            const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
@@ -1036,7 +1161,7 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false>
+          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
@@ -1052,7 +1177,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, CHAINED_MMA>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -1104,27 +1229,32 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. Rows up to 2^12 load directly; from 2^13
-      // they keep their bytes in flight through cp.async stages, leave in bulk stores, and swap
-      // their lane / 4 bits into registers (no shuffles): the fastest at 2^13 on each of the three
-      // H200s measured, though by 0.5-1.5%. Hopper's 2^14-2^15 below.
+      // 16-bit rows: the element rate is twice float32's. Rows up to 2^11 load directly (2^11: 64
+      // values per thread, 80 registers, 25 warps per SM). Hopper's 2^12-2^15 below; elsewhere 2^12
+      // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages, bulk
+      // stores and the lane turn (no shuffles).
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N <= 12) {  // 2^11: 80 registers, 25 warps per SM
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 11 ? 24 : 16, 0>(a, stream, device);
+      } else if constexpr (LOG_N == 11) {
+        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
       } else {
-        // On Hopper (compute capability 9.0, where these were measured): 2^14 with 64 values per
-        // thread, loaded directly, 80 registers, so three 8-warp blocks share an SM (3 x 64 KB of
-        // corner-turn buffers); 2^15 in the single-exchange kernel (fwt_single_exchange.cuh), one
-        // input stage, the bulk store's own row buffer and its exchange in 4-byte units.
-        if constexpr (LOG_N == 14) {
-          if (bulk_copies_available(device)) return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
+        // On Hopper (compute capability 9.0, where these were measured): 2^12-2^14 with 64 values
+        // per thread, loaded directly, and the chained tensor-core stages (no shuffles); 2^12-2^13
+        // at 128 registers (16 warps per SM), 2^14 at 80, so three 8-warp blocks share an SM (3 x
+        // 64 KB of corner-turn buffers). 2^15 in the single-exchange kernel (fwt_single_exchange.cuh),
+        // one input stage, the bulk store's own row buffer and its exchange in 4-byte units.
+        if constexpr (LOG_N <= 14) {
+          if (hopper_or_newer(device))
+            return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, false, false, true>(a, stream, device);
         }
         if constexpr (LOG_N == 15) {
-          if (bulk_copies_available(device)) return launch_single_exchange<T, LOG_N, 1, true, true>(a, stream, device);
+          if (hopper_or_newer(device)) return launch_single_exchange<T, LOG_N, 1, true, true>(a, stream, device);
         }
-        // 128 values per thread (one corner turn fewer), the turn in two passes.
-        return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
+        if constexpr (LOG_N == 12) {
+          return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
+        } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
+          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
+        }
       }
     } else if constexpr (LOG_N == 14) {
       // float32 (float64) rows of 2^14: 64 (32) values per thread, one corner turn fewer.

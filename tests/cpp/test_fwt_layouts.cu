@@ -5,7 +5,9 @@
 // value to the lane and register it should, conflict-free. The single-exchange kernel with its
 // gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its layouts are
 // permutations, every shared-memory access is conflict-free, and its data flow on the host computes
-// the transform exactly.
+// the transform exactly. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
+// PTX lays them out, the permutations, the packing, the shuffle and the store slots compute the
+// transform of a one-warp row exactly.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -405,6 +407,93 @@ void check_scalar_exchange() {
   CHECK(worst == 0, "2^15 4-byte units: data flow differs from the transform by %g", worst);
 }
 
+// The chained tensor-core stages on a 16-bit row of 2^11 (one warp, 8 vectors of 8 values per lane),
+// with the fragment layouts of mma.m16n8k16 (B: rows 2t, 2t+1 | 2t+8, 2t+9 of column g = lane / 4,
+// t = lane % 4; D: rows g | g+8, columns 2t, 2t+1) and mma.m16n8k8 (A: rows g | g+8, columns t | t+4;
+// B: rows t | t+4 of column g), then the register butterflies, the pairs over logical 0, the shuffle
+// that swaps logical 5 with lane bit 2, and the 16-byte stores at lane_slot.
+void check_chained_mma() {
+  using CL = fg::ChainedMmaLayout;
+  constexpr int log_n = 11, n = 1 << log_n, K = 8;
+  std::set<int> sig, ta, slots;
+  for (int m = 0; m < 16; ++m) sig.insert(CL::sigma(m));
+  for (int c = 0; c < 8; ++c) ta.insert(CL::tau(c));
+  for (int lane = 0; lane < 32; ++lane) slots.insert(CL::lane_slot(lane));
+  CHECK(sig.size() == 16 && *sig.rbegin() == 15 && ta.size() == 8 && *ta.rbegin() == 7 && slots.size() == 32 &&
+            *slots.rbegin() == 31,
+        "chained mma: sigma, tau and lane_slot must be permutations");
+  auto parity = [](int v) { return __builtin_popcount(unsigned(v)) & 1 ? -1.0 : 1.0; };
+  std::vector<double> x, ref;
+  random_row_and_transform(log_n, x, ref);
+  double r[32][K][8];  // [lane][j][4 f + i]
+  for (int j = 0; j < K; ++j)
+    for (int f = 0; f < 2; ++f) {
+      // Stage 1: B[k][n] from fragment (q.x, q.z) or (q.y, q.w) of lane (g = n, t = k / 2 % 4).
+      double b[16][8], d1[16][8], a2[16][8], d2[16][8];
+      for (int lane = 0; lane < 32; ++lane)
+        for (int reg = 0; reg < 2; ++reg)
+          for (int half = 0; half < 2; ++half) {
+            const int e = 4 * reg + 2 * f + half;  // q.x/q.z (f = 0) or q.y/q.w (f = 1), low half first
+            b[2 * (lane & 3) + 8 * reg + half][lane >> 2] = x[e + 8 * lane + 256 * j];
+          }
+      for (int m = 0; m < 16; ++m)
+        for (int c = 0; c < 8; ++c) {
+          d1[m][c] = 0;
+          for (int k = 0; k < 16; ++k) d1[m][c] += parity(CL::sigma(m) & k) * b[k][c];
+        }
+      // Stage 2: each lane's (c0, c2, c1, c3) as its A fragment (a0, a1, a2, a3).
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        const double c[4] = {d1[g][2 * t], d1[g][2 * t + 1], d1[g + 8][2 * t], d1[g + 8][2 * t + 1]};
+        a2[g][t] = c[0], a2[g + 8][t] = c[2], a2[g][t + 4] = c[1], a2[g + 8][t + 4] = c[3];
+      }
+      for (int row = 0; row < 16; ++row)
+        for (int c = 0; c < 8; ++c) {
+          d2[row][c] = 0;
+          for (int k = 0; k < 8; ++k) d2[row][c] += a2[row][k] * parity(k & CL::tau(c));
+        }
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        const double out[4] = {d2[g][2 * t], d2[g][2 * t + 1], d2[g + 8][2 * t], d2[g + 8][2 * t + 1]};
+        for (int i = 0; i < 4; ++i) r[lane][j][4 * f + i] = out[i];
+      }
+    }
+  auto bfly = [](double& a, double& b) { const double s = a + b; b = a - b; a = s; };
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int j = 0; j < K; ++j)
+      for (int i = 0; i < 4; ++i) bfly(r[lane][j][i], r[lane][j][4 + i]);  // logical 1
+    for (int s = 1; s < K; s <<= 1)
+      for (int j = 0; j < K; ++j)
+        if (!(j & s))
+          for (int e = 0; e < 8; ++e) bfly(r[lane][j][e], r[lane][j | s][e]);
+  }
+  std::vector<double> out(n, NAN);
+  for (int j = 0; j < K; ++j)
+    for (int lane = 0; lane < 32; ++lane) {
+      // Packed pairs p[f][l5] = (r[4f + l5], r[4f + l5 + 2]); a lane with lane bit 2 set keeps l5 = 1
+      // and receives the partner's (lane ^ 4) l5 = 1 pair, and the other way round.
+      const bool bit2 = (lane >> 2) & 1;
+      double v[2][2][2];  // [logical 1][logical 2][logical 0]
+      for (int f = 0; f < 2; ++f) {
+        const double* own = r[lane][j] + 4 * f;
+        const double* partner = r[lane ^ 4][j] + 4 * f;
+        const int keep = bit2 ? 1 : 0;
+        const double kept[2] = {own[keep], own[keep + 2]}, got[2] = {partner[keep], partner[keep + 2]};
+        for (int h = 0; h < 2; ++h) {
+          v[f][0][h] = bit2 ? got[h] : kept[h];
+          v[f][1][h] = bit2 ? kept[h] : got[h];
+        }
+      }
+      const int base = 8 * CL::lane_slot(lane) + 256 * j;
+      for (int l2 = 0; l2 < 2; ++l2)
+        for (int f = 0; f < 2; ++f)
+          for (int h = 0; h < 2; ++h) out[base + 4 * l2 + 2 * f + h] = v[f][l2][h];
+    }
+  double worst = 0;
+  for (int i = 0; i < n; ++i) worst = std::max(worst, std::isnan(out[i]) ? INFINITY : std::abs(out[i] - ref[i]));
+  CHECK(worst == 0, "chained mma: data flow differs from the transform by %g", worst);
+}
+
 }  // namespace
 
 int main() {
@@ -434,5 +523,6 @@ int main() {
   check_single_exchange<14>();
   check_single_exchange<15>();
   check_scalar_exchange();
+  check_chained_mma();
   return report_and_exit_code();
 }
