@@ -669,6 +669,9 @@ __device__ __forceinline__ void bulk_wait() {
 // three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
+// CHAINED_MMA (16-bit rows of >= 2^8, stored directly): logical bits 0-7 in two chained tensor-core
+// stages (ChainedHadamardMma), so no lane bit is left to shuffle; the values leave in a permuted lane
+// order (ChainedMmaLayout::lane_slot), each warp store still one 512-byte segment.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
           bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
