@@ -20,8 +20,8 @@
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma), or (CHAINED_MMA, Hopper's
-// 2^12-2^14) their first eight in two chained mma stages (ChainedHadamardMma), which leaves the
-// lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13, run on a
+// 2^12-2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
+// leaves the lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13, run on a
 // resident grid whose next tiles' inputs are already in flight to shared memory (cp.async); the
 // 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of
 // 2^15 take fwt_single_exchange.cuh (see launch_tile).
@@ -669,8 +669,8 @@ __device__ __forceinline__ void bulk_wait() {
 // three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
-// CHAINED_MMA (16-bit rows of >= 2^8, stored directly): logical bits 0-7 in two chained tensor-core
-// stages (ChainedHadamardMma), so no lane bit is left to shuffle; the values leave in a permuted lane
+// CHAINED_MMA (16-bit rows of >= 2^8, stored directly): logical bits 0 and 2-7 in two chained
+// tensor-core stages (ChainedHadamardMma), so no lane bit is left to shuffle; the values leave in a permuted lane
 // order (ChainedMmaLayout::lane_slot), each warp store still one 512-byte segment.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
           bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
@@ -754,7 +754,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // 16-bit rows of >= 32 elements: logical bits {0, 2, 3, 4} on the tensor cores (the row must
   // hold all four bits, or the mma would mix rows).
   constexpr bool kMma = sizeof(T) == 2 && kTensorCoreArch && kN >= 5;
-  // CHAINED_MMA: logical bits 0-7 (the row must hold them) on the tensor cores, in two stages.
+  // CHAINED_MMA: logical bits 0 and 2-7 (the row must hold them) on the tensor cores, in two stages.
   constexpr bool kChained = CHAINED_MMA && kMma;
   static_assert(!CHAINED_MMA || (sizeof(T) == 2 && kN >= 8 && m == 0 && !BULK_STORE && CLUSTER == 1),
                 "chained tensor-core stages: 16-bit rows of >= 256 elements, no lane turn, direct stores");
