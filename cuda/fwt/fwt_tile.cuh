@@ -21,10 +21,10 @@
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma), or (CHAINED_MMA, Hopper's
 // 2^12-2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
-// leaves the lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13, run on a
-// resident grid whose next tiles' inputs are already in flight to shared memory (cp.async); the
-// 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of
-// 2^15 take fwt_single_exchange.cuh (see launch_tile).
+// leaves the lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13,
+// run on a resident grid whose next tiles' inputs are already in flight to shared memory
+// (cp.async); the 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+). On Hopper
+// 16-bit rows of 2^15 take fwt_single_exchange.cuh (see launch_tile).
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
