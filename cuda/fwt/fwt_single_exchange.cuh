@@ -235,13 +235,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
         butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
     }
 
-    if (a.scaled) {
-      const float sc = static_cast<float>(a.scale);
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int e = 0; e < 8; ++e) r[j][e] *= sc;
-    }
+    scale_held(r, a);
     // The row into the buffer in memory order (4 values, 8 bytes, per write), then one bulk copy.
     T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? single_exchange_smem_bytes<T, LOG_N, STAGES, false>() : 0));
     if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer

@@ -125,7 +125,19 @@ struct VecIO<double, 2> {
     store16<kEvictFirst>(p, make_double2(i[0], i[1]));
   }
 };
-template <class T2, float2 (*ToFloat2)(T2), T2 (*FromFloat2)(float2)>
+// Two float32 values rounded to 16 bits and packed in one 32-bit word, the first in the low half.
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 h = __float22half2_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  } else {
+    const __nv_bfloat162 h = __float22bfloat162_rn(make_float2(a, b));
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+}
+
+template <class T2, float2 (*ToFloat2)(T2)>
 struct Vec16bit {
   template <class T>
   __device__ static uint4 load_raw(const T* p) { return load16(p); }
@@ -140,20 +152,18 @@ struct Vec16bit {
   template <bool kEvictFirst, class T>
   __device__ static void store(T* p, const float (&in)[8]) {
     uint4 q;
-    T2* h = reinterpret_cast<T2*>(&q);
+    std::uint32_t* h = reinterpret_cast<std::uint32_t*>(&q);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) h[i] = FromFloat2(make_float2(in[2 * i], in[2 * i + 1]));
+    for (int i = 0; i < 4; ++i) h[i] = pack_two<T>(in[2 * i], in[2 * i + 1]);
     store16<kEvictFirst>(p, q);
   }
 };
 __device__ inline float2 half2_to_float2(__half2 h) { return __half22float2(h); }
-__device__ inline __half2 float2_to_half2(float2 f) { return __float22half2_rn(f); }
 __device__ inline float2 bf162_to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
-__device__ inline __nv_bfloat162 float2_to_bf162(float2 f) { return __float22bfloat162_rn(f); }
 template <>
-struct VecIO<__half, 8> : Vec16bit<__half2, half2_to_float2, float2_to_half2> {};
+struct VecIO<__half, 8> : Vec16bit<__half2, half2_to_float2> {};
 template <>
-struct VecIO<__nv_bfloat16, 8> : Vec16bit<__nv_bfloat162, bf162_to_float2, float2_to_bf162> {};
+struct VecIO<__nv_bfloat16, 8> : Vec16bit<__nv_bfloat162, bf162_to_float2> {};
 
 // ------------------------------------------------------------------ tensor-core radix-16 stage
 // mma.sync m16n8k16 with float32 accumulation (sm_80+): the 16-bit inputs go in as loaded, every
@@ -223,18 +233,6 @@ struct HadamardMma {
     o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
   }
 };
-
-// Two float32 values rounded to 16 bits and packed in one 32-bit word, the first in the low half.
-template <class T>
-__device__ __forceinline__ std::uint32_t pack_two(float a, float b) {
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 h = __float22half2_rn(make_float2(a, b));
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  } else {
-    const __nv_bfloat162 h = __float22bfloat162_rn(make_float2(a, b));
-    return *reinterpret_cast<const std::uint32_t*>(&h);
-  }
-}
 
 // Two chained tensor-core stages (CHAINED_MMA in fwt_tile_kernel): the three lane / 4 bits the
 // radix-16 stage leaves go through a second mma (tf32) instead of three shuffle stages (a SHFL and an
@@ -516,6 +514,16 @@ __device__ __forceinline__ void butterfly_lane_bit(C (&r)[K][V], int lane, int b
   for (int j = 0; j < K; ++j)
 #pragma unroll
     for (int e = 0; e < V; ++e) r[j][e] = fma(sign, r[j][e], __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b));
+}
+// The contract's scale (y = scale · H x), on a thread's values before they leave.
+template <int K, int V, class C>
+__device__ __forceinline__ void scale_held(C (&r)[K][V], const KernelArgs& a) {
+  if (!a.scaled) return;
+  const C sc = static_cast<C>(a.scale);
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+#pragma unroll
+    for (int e = 0; e < V; ++e) r[j][e] *= sc;
 }
 // Resident blocks per SM of the architecture being compiled (a larger launch bound is ignored, with a
 // ptxas warning): 16 on sm_86/87, 24 on sm_89, 32 elsewhere.
@@ -833,10 +841,12 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   // Bits across the thread's vectors.
 #pragma unroll
   for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s);
-  // Lane bits by shuffles (those the tensor cores and the lane turn leave).
+  // Lane bits by shuffles (those the tensor cores and the lane turn leave; none after the chained stages).
+  if constexpr (!kChained) {
 #pragma unroll
-  for (int b = 0; b < 5 && v + b < kN && !kChained; ++b)
-    if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
+    for (int b = 0; b < 5 && v + b < kN; ++b)
+      if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
+  }
 
   // Warp bits: corner turns through shared memory (only when a row spans several warps).
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
@@ -960,13 +970,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #endif
   }
 
-  if (a.scaled) {
-    const C sc = static_cast<C>(a.scale);
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int e = 0; e < V; ++e) r[j][e] *= sc;
-  }
+  scale_held(r, a);
   if constexpr (kBulkStore) {
     T* row = reinterpret_cast<T*>(smem_raw);
     __syncthreads();  // every thread's turn reads are done
@@ -976,35 +980,32 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
-  } else if constexpr (kChained) {
-    // Pairs over logical 0 (registers i = 0/2 and 1/3), then logical 5 (which pair) swapped with
-    // logical 2 (lane bit 2) by one shuffle per two packed registers; logical 3-7 then sit on lane
-    // bits (3, 4, 2, 0, 1) instead of 0-4. The row check is the same for the whole warp (kN >= 8).
-    constexpr int t = kTurns;
-    T* yt = y + (row0 * ys + y_base + ((ChainedMmaLayout::lane_slot(lane) - lane) << v));
-    const bool lane_bit2 = (lane >> 2) & 1;
-#pragma unroll
-    for (int j = 0; j < K; ++j) {
-      std::uint32_t w2[2][2];  // [logical 1][logical 2]
-#pragma unroll
-      for (int f = 0; f < 2; ++f) {
-        const std::uint32_t p0 = pack_two<T>(r[j][4 * f], r[j][4 * f + 2]), p1 = pack_two<T>(r[j][4 * f + 1], r[j][4 * f + 3]);
-        const std::uint32_t recv = __shfl_xor_sync(0xffffffffu, lane_bit2 ? p0 : p1, 4);
-        w2[f][0] = lane_bit2 ? recv : p0;
-        w2[f][1] = lane_bit2 ? p1 : recv;
-      }
-      const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
-      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
-        store16<kEvictFirstStores>(yt + off, make_uint4(w2[0][0], w2[1][0], w2[0][1], w2[1][1]));
-    }
   } else {
     constexpr int t = kTurns;
-    T* yt = y + (row0 * ys + y_base);
+    // Chained: logical 3-7 sit on lane bits (3, 4, 2, 0, 1) instead of 0-4 (see the stores below).
+    T* yt = y + (row0 * ys + y_base + (kChained ? (ChainedMmaLayout::lane_slot(lane) - lane) << v : 0));
+    [[maybe_unused]] const bool lane_bit2 = (lane >> 2) & 1;
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
-      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
+      if constexpr (kChained) {
+        // Pairs over logical 0 (registers i = 0/2 and 1/3), then logical 5 (which pair) swapped with
+        // logical 2 (lane bit 2) by one shuffle per two packed registers, outside the row check (the
+        // same for the whole warp: kN >= 8).
+        std::uint32_t w2[2][2];  // [logical 1][logical 2]
+#pragma unroll
+        for (int f = 0; f < 2; ++f) {
+          const std::uint32_t p0 = pack_two<T>(r[j][4 * f], r[j][4 * f + 2]);
+          const std::uint32_t p1 = pack_two<T>(r[j][4 * f + 1], r[j][4 * f + 3]);
+          const std::uint32_t recv = __shfl_xor_sync(0xffffffffu, lane_bit2 ? p0 : p1, 4);
+          w2[f][0] = lane_bit2 ? recv : p0;
+          w2[f][1] = lane_bit2 ? p1 : recv;
+        }
+        if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
+          store16<kEvictFirstStores>(yt + off, make_uint4(w2[0][0], w2[1][0], w2[0][1], w2[1][1]));
+      } else if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) {
         VecIO<T, V>::template store<kEvictFirstStores>(yt + off, r[j]);
+      }
     }
   }
   if constexpr (!kStaged) {

@@ -128,6 +128,13 @@ void check_lane_turn() {
   CHECK(slots.size() == 256 && *slots.rbegin() == 255, "lane turn: %zu of 256 slots used", slots.size());
 }
 
+// (a, b) <- (a + b, a - b), on the host.
+void bfly(double& a, double& b) {
+  const double s = a + b;
+  b = a - b;
+  a = s;
+}
+
 // Butterflies on logical bit b of values held as reg[warp][lane][j][e] at index(lane, warp, j, e).
 template <int K, int E, class Index>
 void butterfly_held(std::vector<double>& reg, int warps, int n, Index index, int b) {
@@ -138,10 +145,7 @@ void butterfly_held(std::vector<double>& reg, int warps, int n, Index index, int
       for (int j = 0; j < K; ++j)
         for (int e = 0; e < E; ++e) by_index[index(lane, warp, j, e)] = at(warp, lane, j, e);
   for (int i = 0; i < n; ++i)
-    if (!(i & (1 << b))) {
-      const double lo = by_index[i], hi = by_index[i | (1 << b)];
-      by_index[i] = lo + hi, by_index[i | (1 << b)] = lo - hi;
-    }
+    if (!(i & (1 << b))) bfly(by_index[i], by_index[i | (1 << b)]);
   for (int warp = 0; warp < warps; ++warp)
     for (int lane = 0; lane < 32; ++lane)
       for (int j = 0; j < K; ++j)
@@ -166,10 +170,7 @@ void random_row_and_transform(int log_n, std::vector<double>& x, std::vector<dou
   ref = x;
   for (int b = 0; b < log_n; ++b)
     for (int i = 0; i < n; ++i)
-      if (!(i & (1 << b))) {
-        const double lo = ref[i], hi = ref[i | (1 << b)];
-        ref[i] = lo + hi, ref[i | (1 << b)] = lo - hi;
-      }
+      if (!(i & (1 << b))) bfly(ref[i], ref[i | (1 << b)]);
 }
 
 // The single-exchange data-flow checks, value e of vector j of (warp, lane) at reg[warp][lane][j][e]:
@@ -458,7 +459,6 @@ void check_chained_mma() {
         for (int i = 0; i < 4; ++i) r[lane][j][4 * f + i] = out[i];
       }
     }
-  auto bfly = [](double& a, double& b) { const double s = a + b; b = a - b; a = s; };
   for (int lane = 0; lane < 32; ++lane) {
     for (int j = 0; j < K; ++j)
       for (int i = 0; i < 4; ++i) bfly(r[lane][j][i], r[lane][j][4 + i]);  // logical 1
