@@ -2,8 +2,10 @@
 // row per block can come to cudaMemcpy at all. Every thread loads its share of a row into registers
 // (all loads first), then stores it; shared memory is reserved to fix the blocks per SM. The staged
 // lines add the long-row kernels' input stage (cp.async of the next row into the thread's own
-// shared-memory slots) and, for 64 KB rows, their row buffer and bulk store. 256 MB, median of 20
-// launches (CUDA events), each line against cudaMemcpyAsync of the same bytes measured just before.
+// shared-memory slots) and, for 64 KB rows, their row buffer and bulk store; some take their rows
+// in another order (Schedule), and print when the blocks ended (the first, the median, the last).
+// 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line against
+// cudaMemcpyAsync of the same bytes measured just before.
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
@@ -18,13 +20,30 @@ namespace fg = ironkernels::detail::fwt_gpu;
 
 namespace {
 constexpr std::size_t kBytes = std::size_t(256) << 20;
+constexpr std::size_t kAllocBytes = std::size_t(288) << 20;  // room for whole rounds above 256 MB
 void* d_x = nullptr;
 void* d_y = nullptr;
-double copy_ms = 0;
+// DYNAMIC's next row and blocks done (reset by the last block), then each block's start and finish
+// time (%globaltimer, ns; blocks below kMaxBlocks).
+int* d_counters = nullptr;
+constexpr int kMaxBlocks = 4096;
+constexpr std::size_t kCounterBytes = 2 * sizeof(int) + 2 * sizeof(unsigned long long) * kMaxBlocks;
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+// How a resident grid's blocks pick their rows: every gridDim.x-th row (STATIC; STATIC_BARRIER adds
+// DYNAMIC's barrier per row), the next free row from a global counter, claimed a row ahead
+// (DYNAMIC), or STATIC for the whole rounds and the last partial round spread evenly over all
+// blocks as a flat copy (TAIL_FLAT: the bound of any split of the last rows).
+enum Schedule { STATIC, STATIC_BARRIER, DYNAMIC, TAIL_FLAT };
 
 // One row per iteration of a resident grid (or one block per row): loads, then stores.
 template <int ROW_BYTES, int THREADS, bool EVICT_FIRST>
-__global__ void __launch_bounds__(THREADS, 1) register_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows) {
+__global__ void __launch_bounds__(THREADS, 1) register_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
+                                                            int*) {
   constexpr int kVec = ROW_BYTES / 16 / THREADS;
   for (long row = blockIdx.x; row < rows; row += gridDim.x) {
     uint4 q[kVec];
@@ -37,26 +56,44 @@ __global__ void __launch_bounds__(THREADS, 1) register_copy(const uint4* __restr
 
 // The staged kernels' structure: the next row in flight to shared memory while this one is stored,
 // from registers or (BULK) through a row buffer and one bulk copy, awaited a row later.
-template <int ROW_BYTES, int THREADS, bool BULK>
-__global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows) {
+template <int ROW_BYTES, int THREADS, bool BULK, Schedule SCHEDULE = STATIC>
+__global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
+                                                          int* counters) {
   constexpr int kVec = ROW_BYTES / 16 / THREADS;
+  constexpr long kRowVec = ROW_BYTES / 16;
   extern __shared__ uint4 smem[];
+  __shared__ long next_rows[2];
   uint4* const stage = smem;
   uint4* const row_buffer = smem + ROW_BYTES / 16;
+  const long whole_rows = SCHEDULE == TAIL_FLAT ? rows / gridDim.x * gridDim.x : rows;
+  unsigned long long* const times = reinterpret_cast<unsigned long long*>(counters + 2) + 2 * blockIdx.x;
+  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[0] = global_ns();
   auto stage_row = [&](long row) {
-    if (row < rows)
+    if (row < whole_rows)
 #pragma unroll
       for (int j = 0; j < kVec; ++j)
-        fg::cp_async_16(stage + j * THREADS + threadIdx.x, x + row * (ROW_BYTES / 16) + j * THREADS + threadIdx.x, true);
+        fg::cp_async_16(stage + j * THREADS + threadIdx.x, x + row * kRowVec + j * THREADS + threadIdx.x, true);
     fg::cp_async_commit();
   };
-  stage_row(blockIdx.x);
-  for (long row = blockIdx.x; row < rows; row += gridDim.x) {
+  auto claim = [&] { return SCHEDULE == DYNAMIC ? long(gridDim.x) + atomicAdd(counters, 1) : 0L; };
+  long row = blockIdx.x, staged = row + gridDim.x, claimed = 0;
+  if (SCHEDULE == DYNAMIC) {
+    if (threadIdx.x == 0) next_rows[0] = claim();
+    __syncthreads();
+    staged = next_rows[0];
+    if (threadIdx.x == 0) claimed = claim();  // the row after: its latency hides behind a whole row
+  }
+  stage_row(row);
+  for (int i = 0; row < whole_rows; ++i) {
     fg::cp_async_wait<0>();
     uint4 q[kVec];
 #pragma unroll
     for (int j = 0; j < kVec; ++j) q[j] = stage[j * THREADS + threadIdx.x];
-    stage_row(row + gridDim.x);  // only this thread reads and writes its slots
+    stage_row(staged);  // only this thread reads and writes its slots
+    if (SCHEDULE == DYNAMIC && threadIdx.x == 0) {
+      next_rows[(i + 1) & 1] = claimed;
+      claimed = claim();
+    }
     if constexpr (BULK) {
       if (threadIdx.x == 0) fg::bulk_wait<true>();  // the previous row's copy has read the buffer
       __syncthreads();
@@ -64,13 +101,30 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
       for (int j = 0; j < kVec; ++j) row_buffer[j * THREADS + threadIdx.x] = q[j];
       fg::fence_proxy_async_shared();
       __syncthreads();
-      if (threadIdx.x == 0) fg::bulk_store<false>(y + row * (ROW_BYTES / 16), row_buffer, ROW_BYTES);
+      if (threadIdx.x == 0) fg::bulk_store<false>(y + row * kRowVec, row_buffer, ROW_BYTES);
     } else {
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) y[row * (ROW_BYTES / 16) + j * THREADS + threadIdx.x] = q[j];
+      for (int j = 0; j < kVec; ++j) y[row * kRowVec + j * THREADS + threadIdx.x] = q[j];
+    }
+    row = staged;
+    if (SCHEDULE == DYNAMIC) {
+      __syncthreads();
+      staged = next_rows[(i + 1) & 1];
+    } else {
+      if (SCHEDULE == STATIC_BARRIER) __syncthreads();
+      staged += gridDim.x;
     }
   }
   if (BULK && threadIdx.x == 0) fg::bulk_wait<false>();
+  if (SCHEDULE == TAIL_FLAT)
+    for (long v = whole_rows * kRowVec + blockIdx.x * long(THREADS) + threadIdx.x; v < rows * kRowVec; v += long(gridDim.x) * THREADS)
+      y[v] = x[v];
+  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[1] = global_ns();
+  if (SCHEDULE == DYNAMIC) __threadfence();
+  if (SCHEDULE == DYNAMIC && threadIdx.x == 0 && atomicAdd(counters + 1, 1) == int(gridDim.x) - 1) {
+    counters[0] = 0;  // every block has claimed its last row: ready for the next launch
+    counters[1] = 0;
+  }
 }
 
 template <class F>
@@ -96,45 +150,82 @@ double median_ms(F&& launch) {
 }
 
 // One line: `smem` bytes of dynamic shared memory per block fix the blocks per SM; a resident grid
-// loops over the rows, otherwise one block per row.
+// loops over the rows, otherwise one block per row. WHOLE_ROUNDS: the rows rounded up to a multiple
+// of the resident grid (no partial last round).
 template <int ROW_BYTES, int THREADS, class Kernel>
-void line(const char* what, Kernel kernel, int smem, bool resident) {
+void line(const char* what, Kernel kernel, int smem, bool resident, bool whole_rounds = false) {
   IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0, sms = 0;
   IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const long rows = long(kBytes / ROW_BYTES), grid = resident ? std::min<long>(rows, long(sms) * per_sm) : rows;
+  const long resident_grid = long(sms) * per_sm;
+  long rows = long(kBytes / ROW_BYTES);
+  if (whole_rounds) rows = (rows + resident_grid - 1) / resident_grid * resident_grid;
+  const long grid = resident ? std::min<long>(rows, resident_grid) : rows;
+  const std::size_t bytes = std::size_t(rows) * ROW_BYTES;
+  const double copy_ms = median_ms([&] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, bytes, cudaMemcpyDeviceToDevice)); });
   const double ms = median_ms([&] {
-    kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows);
+    kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
     IK_CUDA_CHECK(cudaGetLastError());
   });
-  std::printf("%-48s %3d KB rows, %4d threads, %d blocks/SM: %7.1f GB/s  %.3f of copy\n", what, ROW_BYTES / 1024, THREADS,
-              per_sm, 2.0 * kBytes / ms / 1e6, copy_ms / ms);
+  // Finish times of the blocks of one more launch (staged kernels record them): when the first and the
+  // median block ended, as fractions of the time the last one ended (all from the first start).
+  char spread[64] = "";
+  if (resident && grid <= kMaxBlocks) {
+    std::vector<unsigned long long> t(2 * grid, 0);
+    IK_CUDA_CHECK(cudaMemset(d_counters + 2, 0, 2 * sizeof(unsigned long long) * kMaxBlocks));
+    kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
+    IK_CUDA_CHECK(cudaGetLastError());
+    IK_CUDA_CHECK(cudaMemcpy(t.data(), d_counters + 2, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
+    if (t[0] != 0) {
+      unsigned long long t0 = ~0ull;
+      std::vector<double> fin;
+      for (long b = 0; b < grid; ++b) t0 = std::min(t0, t[2 * b]);
+      for (long b = 0; b < grid; ++b) fin.push_back(double(t[2 * b + 1] - t0));
+      std::sort(fin.begin(), fin.end());
+      std::snprintf(spread, sizeof spread, "  blocks end at %.3f / %.3f / 1", fin.front() / fin.back(), fin[fin.size() / 2] / fin.back());
+    }
+  }
+  std::printf("%-52s %3d KB rows x %4ld, %4d threads, %d blocks/SM: %7.1f GB/s  %.3f of copy%s\n", what, ROW_BYTES / 1024,
+              rows, THREADS, per_sm, 2.0 * bytes / ms / 1e6, copy_ms / ms, spread);
 }
 }  // namespace
 
 int main() {
-  IK_CUDA_CHECK(cudaMalloc(&d_x, kBytes));
-  IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
-  IK_CUDA_CHECK(cudaMemset(d_x, 1, kBytes));
+  IK_CUDA_CHECK(cudaMalloc(&d_x, kAllocBytes));
+  IK_CUDA_CHECK(cudaMalloc(&d_y, kAllocBytes));
+  IK_CUDA_CHECK(cudaMalloc(&d_counters, kCounterBytes));
+  IK_CUDA_CHECK(cudaMemset(d_x, 1, kAllocBytes));
+  IK_CUDA_CHECK(cudaMemset(d_counters, 0, kCounterBytes));
   constexpr int k128 = 128 << 10, k64 = 64 << 10, k32 = 32 << 10;
   constexpr int kOnePerSm = 200 << 10;  // shared memory that leaves room for one block per SM
-  copy_ms = median_ms([] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice)); });
+  const double copy_ms = median_ms([] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice)); });
   std::printf("cudaMemcpy: %.1f GB/s\n", 2.0 * kBytes / copy_ms / 1e6);
   line<k128, 256>("registers, resident grid", register_copy<k128, 256, false>, kOnePerSm, true);
   line<k128, 256>("registers, a block per row", register_copy<k128, 256, false>, kOnePerSm, false);
   line<k128, 256>("registers, streaming stores", register_copy<k128, 256, true>, kOnePerSm, true);
   line<k128, 512>("registers, 16 warps", register_copy<k128, 512, false>, kOnePerSm, true);
   line<k128, 256>("cp.async stage (float32 2^15's structure)", staged_copy<k128, 256, false>, k128, true);
+  line<k128, 256>("cp.async stage, whole rounds", staged_copy<k128, 256, false>, k128, true, true);
+  line<k128, 256>("cp.async stage, rows from a counter", staged_copy<k128, 256, false, DYNAMIC>, k128, true);
+  line<k128, 256>("cp.async stage, a barrier per row", staged_copy<k128, 256, false, STATIC_BARRIER>, k128, true);
+  line<k128, 256>("cp.async stage, last round spread over all blocks", staged_copy<k128, 256, false, TAIL_FLAT>, k128, true);
   line<k128, 512>("cp.async stage, 16 warps", staged_copy<k128, 512, false>, k128, true);
+  line<k128, 512>("cp.async stage, 16 warps, rows from a counter", staged_copy<k128, 512, false, DYNAMIC>, k128, true);
   line<k64, 256>("registers, resident grid", register_copy<k64, 256, false>, kOnePerSm, true);
   line<k64, 256>("registers, 2 blocks per SM", register_copy<k64, 256, false>, 100 << 10, true);
   line<k64, 256>("registers, 3 blocks per SM", register_copy<k64, 256, false>, k64, true);
   line<k64, 256>("cp.async stage", staged_copy<k64, 256, false>, 120 << 10, true);
   line<k64, 256>("stage, row buffer, bulk store (16-bit 2^15's)", staged_copy<k64, 256, true>, 2 * k64, true);
+  line<k64, 256>("the same, whole rounds", staged_copy<k64, 256, true>, 2 * k64, true, true);
+  line<k64, 512>("the same, 16 warps", staged_copy<k64, 512, true>, 2 * k64, true);
+  line<k64, 256>("the same, rows from a counter", staged_copy<k64, 256, true, DYNAMIC>, 2 * k64, true);
+  line<k64, 256>("the same, a third barrier per row", staged_copy<k64, 256, true, STATIC_BARRIER>, 2 * k64, true);
+  line<k64, 256>("the same, last round spread over all blocks", staged_copy<k64, 256, true, TAIL_FLAT>, 2 * k64, true);
   line<k32, 256>("registers, resident grid", register_copy<k32, 256, false>, kOnePerSm, true);
   line<k32, 256>("registers, 3 blocks per SM", register_copy<k32, 256, false>, k64, true);
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));
+  IK_CUDA_CHECK(cudaFree(d_counters));
   return 0;
 }

@@ -2,7 +2,7 @@
 // passes) on one GPU, to choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration
 // transforms a 256 MB tensor of rows of 2^n; the output is checked against the first configuration
 // of its (dtype, n) and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the
-// same bytes.
+// same bytes (256 MB, or FWT_SWEEP_MB).
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
@@ -28,7 +28,7 @@
 namespace fg = ironkernels::detail::fwt_gpu;
 
 namespace {
-constexpr std::size_t kBytes = std::size_t(256) << 20;
+std::size_t kBytes = std::size_t(256) << 20;  // FWT_SWEEP_MB overrides (e.g. whole rounds of a resident grid)
 constexpr int kReps = 20;
 
 void* d_x = nullptr;
@@ -300,6 +300,7 @@ void group(F&& sweep) {
 int main(int argc, char** argv) {
   if (argc > 1) only_dtype = argv[1];
   if (argc > 2) only_n = std::atoi(argv[2]);
+  if (const char* mb = std::getenv("FWT_SWEEP_MB")) kBytes = std::size_t(std::atol(mb)) << 20;
   IK_CUDA_CHECK(cudaMalloc(&d_x, kBytes));
   IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
