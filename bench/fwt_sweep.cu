@@ -28,7 +28,7 @@
 namespace fg = ironkernels::detail::fwt_gpu;
 
 namespace {
-std::size_t kBytes = std::size_t(256) << 20;  // FWT_SWEEP_MB overrides (e.g. whole rounds of a resident grid)
+std::size_t tensor_bytes = std::size_t(256) << 20;  // FWT_SWEEP_MB overrides (e.g. whole rounds of a resident grid)
 constexpr int kReps = 20;
 
 void* d_x = nullptr;
@@ -119,24 +119,24 @@ void print_sustained(F&& launch, double ms_per_call) {
   IK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
   IK_CUDA_CHECK(cudaEventDestroy(start));
   IK_CUDA_CHECK(cudaEventDestroy(stop));
-  const double gb = 2.0 * double(kBytes) * calls * 1e-9;
+  const double gb = 2.0 * double(tensor_bytes) * calls * 1e-9;
   std::printf("  | sustained %7.1f GB/s %5.0f W %.4f J/GB", gb / (ms * 1e-3), (j1 - j0) / (ms * 1e-3), (j1 - j0) / gb);
 }
 
 template <class T>
 void fill_input() {
-  const std::size_t count = kBytes / sizeof(T);
+  const std::size_t count = tensor_bytes / sizeof(T);
   std::vector<T> h(count);
   std::uint64_t state = 0x9E3779B97F4A7C15ull;  // xorshift64: uniform in [-1, 1), fast enough for 256 MB
   for (auto& v : h) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
     v = from_double<T>(double(state >> 11) * 0x1p-52 - 1.0);
   }
-  IK_CUDA_CHECK(cudaMemcpy(d_x, h.data(), kBytes, cudaMemcpyHostToDevice));
+  IK_CUDA_CHECK(cudaMemcpy(d_x, h.data(), tensor_bytes, cudaMemcpyHostToDevice));
   reference.clear();
-  auto copy = [] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice, stream)); };
+  auto copy = [] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, tensor_bytes, cudaMemcpyDeviceToDevice, stream)); };
   const double copy_ms = median_ms(copy);
-  copy_gbps = 2.0 * double(kBytes) / (copy_ms * 1e6);
+  copy_gbps = 2.0 * double(tensor_bytes) / (copy_ms * 1e6);
   std::printf("%-8s cudaMemcpyAsync D2D %7.1f GB/s", name<T>(), copy_gbps);
   print_sustained(copy, copy_ms);
   std::printf("\n");
@@ -145,7 +145,7 @@ void fill_input() {
 // Times `launch(args)` on rows of 2^LOG_N, checks its output against the group's first, prints a line.
 template <class T, int LOG_N, class Launch>
 void measure(const char* label, Launch&& launch_with) {
-  const std::int64_t rows = std::int64_t(kBytes / sizeof(T)) >> LOG_N;
+  const std::int64_t rows = std::int64_t(tensor_bytes / sizeof(T)) >> LOG_N;
   fg::KernelArgs a{};
   a.x = d_x;
   a.y = d_y;
@@ -156,12 +156,12 @@ void measure(const char* label, Launch&& launch_with) {
   a.xs[0] = a.ys[0] = std::int64_t(1) << LOG_N;
   a.scale = 1.0;
   a.scaled = false;
-  IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, kBytes, stream));
+  IK_CUDA_CHECK(cudaMemsetAsync(d_y, 0xff, tensor_bytes, stream));
   auto launch = [&] { launch_with(a); };
   const double ms = median_ms(launch);
-  const std::size_t count = kBytes / sizeof(T);
+  const std::size_t count = tensor_bytes / sizeof(T);
   std::vector<T> h(count);
-  IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, kBytes, cudaMemcpyDeviceToHost));
+  IK_CUDA_CHECK(cudaMemcpy(h.data(), d_y, tensor_bytes, cudaMemcpyDeviceToHost));
   double diff = 0;
   if (reference.empty()) {
     reference.resize(count);
@@ -172,7 +172,7 @@ void measure(const char* label, Launch&& launch_with) {
       diff = std::isnan(d) ? INFINITY : std::max(diff, d);
     }
   }
-  const double gbps = 2.0 * double(kBytes) / (ms * 1e6);
+  const double gbps = 2.0 * double(tensor_bytes) / (ms * 1e6);
   std::printf("%-8s n=%2d %-58s %7.1f GB/s  %.3f of copy  diff %.2e", name<T>(), LOG_N, label, gbps, gbps / copy_gbps, diff);
   print_sustained(launch, ms);
   std::printf("\n");
@@ -300,9 +300,16 @@ void group(F&& sweep) {
 int main(int argc, char** argv) {
   if (argc > 1) only_dtype = argv[1];
   if (argc > 2) only_n = std::atoi(argv[2]);
-  if (const char* mb = std::getenv("FWT_SWEEP_MB")) kBytes = std::size_t(std::atol(mb)) << 20;
-  IK_CUDA_CHECK(cudaMalloc(&d_x, kBytes));
-  IK_CUDA_CHECK(cudaMalloc(&d_y, kBytes));
+  if (const char* mb = std::getenv("FWT_SWEEP_MB")) {
+    const long megabytes = std::atol(mb);
+    if (megabytes <= 0) {
+      std::fprintf(stderr, "FWT_SWEEP_MB=%s: expected a positive number of megabytes\n", mb);
+      return 2;
+    }
+    tensor_bytes = std::size_t(megabytes) << 20;
+  }
+  IK_CUDA_CHECK(cudaMalloc(&d_x, tensor_bytes));
+  IK_CUDA_CHECK(cudaMalloc(&d_y, tensor_bytes));
   IK_CUDA_CHECK(cudaStreamCreate(&stream));
   // The groups the last table change was decided on; add others as needed (each takes a few seconds).
   SWEEP_16BIT(__half, 10);
