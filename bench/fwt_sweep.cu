@@ -1,5 +1,5 @@
 // Sweeps FWT kernel configurations (values per thread, register cap, input stages, corner-turn
-// passes) on one GPU, to choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration
+// passes, split rows) on one GPU, to choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration
 // transforms a 256 MB tensor of rows of 2^n; the output is checked against the first configuration
 // of its (dtype, n) and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the
 // same bytes (256 MB, or FWT_SWEEP_MB).
@@ -200,6 +200,18 @@ void run() {
   });
 }
 
+// A split row (SPLIT_TOP): each half transformed in registers in turn, the first parked in shared
+// memory, the row's top bit last.
+template <class T, int K, int LOG_N, int OCC, int PASSES = 1, bool CHAINED = false>
+void run_split() {
+  constexpr int V = 16 / sizeof(T);
+  char label[96];
+  std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s", K, OCC, PASSES, CHAINED ? " chained mma" : "");
+  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, false, false, CHAINED, true>(a, stream, 0);
+  });
+}
+
 // The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15.
 template <class T, int LOG_N, int STAGES, bool ROWBUF = false, bool SCALAR = false>
 void run_single_exchange() {
@@ -225,6 +237,10 @@ void sweep_16bit() {
     run<T, 8, LOG_N, 16, 0, 1, false, false, true>();
     if constexpr (LOG_N >= 12) run<T, 16, LOG_N, 0, 0, 1, false, false, true>();
     if constexpr (LOG_N >= 13) run<T, 16, LOG_N, 0, 1, 2, false, false, true>();
+  }
+  if constexpr (LOG_N >= 13) {  // split rows: halves of the chained 2^(n-1) kernels
+    run_split<T, 8, LOG_N, 0, 1, true>();  // 64 KB parked + 64 KB turn: one block per SM
+    if constexpr (LOG_N >= 14) run_split<T, 16, LOG_N, 8, 2, true>();  // two 4-warp blocks
   }
   constexpr bool staged = LOG_N >= 13;  // variants of the table's staged, bulk-stored lane-turn kernel
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true, true>();  // two stages, the turn buffer bulk-stored
@@ -266,6 +282,17 @@ void sweep_wide() {
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
+  constexpr bool split_table = (sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14);
+  if constexpr (split_table) {  // the table's configuration before SPLIT_TOP
+    if constexpr (sizeof(T) == 4) run<T, 32, LOG_N, 0, 1, 2>();
+    else run<T, 16, LOG_N, 0, 0>();
+  }
+  if constexpr (LOG_N >= 14) {  // split rows: halves of the 2^(n-1) kernels
+    run_split<T, 16, LOG_N, 16, 2>();
+    run_split<T, 16, LOG_N, 0, 1>();
+    run_split<T, 32, LOG_N, 8, 2>();
+    run_split<T, 8, LOG_N, 32, 1>();
+  }
   if constexpr (two_pass) {
     run<T, 32, LOG_N, 0, 1, 2, false, true>();
     run<T, 32, LOG_N, 0, 2, 2>();

@@ -1,7 +1,8 @@
 #pragma once
 // CUDA FWT kernels and their launchers, instantiated per dtype by fwt_<dtype>.cu.
 //
-// One read and one write of global memory; the row lives in registers. A block transforms a tile
+// One read and one write of global memory; the row lives in registers (the longest float32 and
+// float64 rows half at a time: SPLIT_TOP). A block transforms a tile
 // of 2^TILE_BITS elements: one row of N = 2^n (n = TILE_BITS) or several short rows (then the bits
 // >= n are row bits). Each element's index bits are owned as
 //   [0, v)            inside the thread's 16-byte vectors          (register butterflies)
@@ -21,10 +22,11 @@
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma), or (CHAINED_MMA, Hopper's
 // 2^12-2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
-// leaves the lanes no bits to shuffle. Float32 rows of 2^15, and off Hopper 16-bit rows from 2^13,
-// run on a resident grid whose next tiles' inputs are already in flight to shared memory
-// (cp.async); the 16-bit ones also leave through bulk stores (cp.async.bulk, sm_90+). On Hopper
-// 16-bit rows of 2^15 take fwt_single_exchange.cuh (see launch_tile).
+// leaves the lanes no bits to shuffle. Off Hopper, 16-bit rows from 2^13 run on a resident grid
+// whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
+// stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^15 take fwt_single_exchange.cuh (see
+// launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
+// a row in registers at a time, the other half in shared memory, two blocks per SM.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -34,6 +36,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <type_traits>
@@ -471,6 +474,14 @@ __device__ __forceinline__ void load_chunk(const C* p, C (&o)[N]) {
   }
 }
 
+// The 16 bytes of one chunk of compute-type values, as one vector for a 16-byte shared store.
+template <class C>
+__device__ __forceinline__ uint4 chunk_bits(const C* p) {
+  uint4 q;
+  memcpy(&q, p, 16);
+  return q;
+}
+
 // Butterfly on a pair: (a, b) <- (a + b, a - b).
 template <class C>
 __device__ __forceinline__ void bfly(C& a, C& b) {
@@ -578,9 +589,14 @@ constexpr int staged_vectors() {
   return vectors;
 }
 
-/// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
+/// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages (SPLIT_TOP:
+/// half a row in the compute type instead of the stages).
+template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
+          bool SPLIT_TOP = false>
 constexpr int tile_smem_bytes() {
+  if constexpr (SPLIT_TOP)
+    return exchange_smem_bytes<T, V, K, LOG_N - 1, CLUSTER, TURN_PASSES, LANE_TURN>() +
+           (int(sizeof(typename Compute<T>::type)) << (LOG_N - 1));
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
          (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>() * threads * 16 : 0);
@@ -669,7 +685,7 @@ __device__ __forceinline__ void bulk_wait() {
 // to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
 // passes, over the values with that bit 0 and then 1, through half the shared memory, which leaves
-// room for more input stages.
+// room for input stages or a second block.
 // BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
 // in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
 // the next tile's turn.
@@ -680,14 +696,20 @@ __device__ __forceinline__ void bulk_wait() {
 // CHAINED_MMA (16-bit rows of >= 2^8, stored directly): logical bits 0 and 2-7 in two chained
 // tensor-core stages (ChainedHadamardMma), so no lane bit is left to shuffle; the values leave in a permuted lane
 // order (ChainedMmaLayout::lane_slot), each warp store still one 512-byte segment.
+// SPLIT_TOP (one row per block, loaded and stored directly): the block holds half its row in
+// registers at a time. The second half's inputs go to shared memory (cp.async) while the first half
+// is transformed as a row of 2^(LOG_N-1); then that result is parked there in their place, the second
+// half transformed the same way, and the row's top bit butterflied as both halves leave. Half the
+// registers per row let two blocks share an SM, each with its own loads and stores in flight.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
-__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)),
-                                  min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER)), OCC_WARPS))
+          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false, bool SPLIT_TOP = false>
+__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SPLIT_TOP - ilog2(CLUSTER)),
+                                  min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - SPLIT_TOP - ilog2(CLUSTER)), OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), c_bits = ilog2(CLUSTER);
-  constexpr int kN = LOG_N - c_bits;  // transform bits inside one CTA
+  constexpr int LOG_SUB = LOG_N - (SPLIT_TOP ? 1 : 0);
+  constexpr int kN = LOG_SUB - c_bits;  // transform bits held in one CTA's registers at a time
   constexpr int WARPS = tile_warps(v, h, kN), w = ilog2(WARPS);
   [[maybe_unused]] constexpr int kThreads = 32 * WARPS;
   constexpr int kTileBits = v + 5 + h + w;
@@ -695,6 +717,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
   static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
+  static_assert(!SPLIT_TOP || (CLUSTER == 1 && kTileBits == kN && !BULK_STORE && STAGES == 0),
+                "a split row is one block's, loaded and stored directly");
   static_assert(!BULK_STORE || (CLUSTER == 1 && kTileBits == kN &&
                                 (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
                 "a bulk store takes one row per tile, staged in the corner-turn buffer");
@@ -708,6 +732,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
+  constexpr bool kSplit = SPLIT_TOP;
   constexpr bool kStaged = STAGES > 0;
   constexpr bool kEvictFirstStores = evict_first_stores<T>(LOG_N);
   constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
@@ -777,9 +802,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
   };
 
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
-  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>();
+  constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_SUB, STAGES, TURN_PASSES, LANE_TURN>();
   [[maybe_unused]] uint4* const stages =
-      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>());
+      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES, LANE_TURN>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -799,6 +824,146 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     for (int s = 0; s < STAGES; ++s) stage_tile(tile + std::int64_t(s) * gridDim.x, s);
   }
   [[maybe_unused]] int stage = 0;
+
+  // The butterflies of one tile (or one half of a split row) held in r: the bits inside the vectors,
+  // across a thread's vectors, across its lanes, and across the warps by corner turns.
+  constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
+  constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
+  constexpr int kChunkLen = V < kChunk ? V : kChunk;
+
+  // SPLIT_TOP: this thread's slots (16-byte units, thread-interleaved: conflict-free) first hold the
+  // raw second half of its row as loaded (cp.async), then the first half's transform in the compute
+  // type. 16-bit values take twice their raw bytes there, so the raw vectors sit in the upper half
+  // of the area, and parked vector j overwrites only raw vectors up to j, already read.
+  [[maybe_unused]] uint4* const park = stages;  // after the exchange buffers, as the stages otherwise
+  auto park_slot = [&](int j, int c) { return park + (j * kChunks + c) * kThreads + int(threadIdx.x); };
+  auto top_slot = [&](int j) { return park + (K * (kChunks - 1) + j) * kThreads + int(threadIdx.x); };
+  if constexpr (kSplit) {  // in flight while the first half is transformed
+    const T* xt = x + (tile * xs + x_base + (std::int64_t(1) << kN));
+#pragma unroll
+    for (int j = 0; j < K; ++j) cp_async_16(top_slot(j), xt + load_offset(j), true);
+    cp_async_commit();
+  }
+
+  auto transform = [&](C(&r)[K][V]) {
+    // Bits inside the vectors.
+    if constexpr (kChained) {
+      butterfly_value_bit(r, 2);  // logical 1 (ChainedHadamardMma's register layout)
+    } else {
+#pragma unroll
+      for (int b = 0; b < v && b < kN; ++b)
+        if (!done_by_mma(b)) butterfly_value_bit(r, b);
+    }
+    // Bits across the thread's vectors.
+#pragma unroll
+    for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s);
+    // Lane bits by shuffles (those the tensor cores and the lane turn leave; none after the chained stages).
+    if constexpr (!kChained) {
+#pragma unroll
+      for (int b = 0; b < 5 && v + b < kN; ++b)
+        if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
+    }
+
+    // Warp bits: corner turns through shared memory (only when a row spans several warps).
+    // Two passes: register bit h - 1 is not moved by the (single) turn, so its logical bit is the
+    // same before and after; each pass holds the elements with that bit fixed, indexed without it.
+    using Turn = TurnBuffer<L, TURN_PASSES, kChunkLen>;
+    auto smem_at = [&](auto t_const, int j, int c) { return Turn::template offset<decltype(t_const)::value>(lane, warp, j, c); };
+
+    if constexpr (m > 0) {
+      // Lane turn: one round per (higher register bits, 16-byte chunk), 2^m vectors of 16 bytes per
+      // lane through this warp's buffer (slots: LaneTurnSlots).
+      static_assert(m == 3, "LaneTurnSlots holds 8 rows of 8 slots per lane quad");
+      C* const buf = reinterpret_cast<C*>(smem_raw + turn_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES>()) +
+                     warp * ((32 << m) * kChunkLen);
+#pragma unroll
+      for (int hi = 0; hi < (K >> m); ++hi)
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          __syncwarp();  // the previous round's reads are done
+#pragma unroll
+          for (int jl = 0; jl < (1 << m); ++jl)
+#pragma unroll
+            for (int e = 0; e < kChunkLen; ++e)
+              buf[LaneTurnSlots::write(lane, jl) * kChunkLen + e] = r[(hi << m) | jl][c * kChunkLen + e];
+          __syncwarp();
+#pragma unroll
+          for (int jl = 0; jl < (1 << m); ++jl)
+#pragma unroll
+            for (int e = 0; e < kChunkLen; ++e)
+              r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
+        }
+#pragma unroll
+      for (int s = 0; s < m; ++s) butterfly_vector_bit(r, s);
+    }
+    auto turn = [&](auto t_const) {
+      constexpr int t = decltype(t_const)::value;
+#pragma unroll
+      for (int pass = 0; pass < TURN_PASSES; ++pass) {
+        auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
+        if (t > 0 || pass > 0) {
+          __syncthreads();  // the previous turn's (pass's) reads are done
+        } else if constexpr (kBulkStore) {
+          if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
+          __syncthreads();
+        }
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          if (!in_pass(j)) continue;
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+            for (int e = 0; e < kChunkLen; ++e)
+              smem[smem_at(std::integral_constant<int, t>{}, j, c) + e] = r[j][c * kChunkLen + e];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          if (!in_pass(j)) continue;
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+            for (int e = 0; e < kChunkLen; ++e)
+              r[j][c * kChunkLen + e] = smem[smem_at(std::integral_constant<int, t + 1>{}, j, c) + e];
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s);
+    };
+    if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
+    if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
+    if constexpr (kTurns > 2) turn(std::integral_constant<int, 2>{});
+    if constexpr (kTurns > 3) turn(std::integral_constant<int, 3>{});
+    if constexpr (kTurns > 4) turn(std::integral_constant<int, 4>{});
+  };
+
+  // The thread's store offset in a tile (chained: logical 3-7 sit on lane bits (3, 4, 2, 0, 1)
+  // instead of 0-4, see store_vector).
+  const std::int64_t y_thread = y_base + (kChained ? (ChainedMmaLayout::lane_slot(lane) - lane) << v : 0);
+  [[maybe_unused]] const bool lane_bit2 = (lane >> 2) & 1;
+  // Stores register vector j (final layout) at yt, the thread's address in its tile, unless it lies past the rows.
+  auto store_vector = [&](T* yt, int j, const C(&vals)[V], std::int64_t row0, bool full_tile) {
+    constexpr int t = kTurns;
+    const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
+    if constexpr (kChained) {
+      // Pairs over logical 0 (registers i = 0/2 and 1/3), then logical 5 (which pair) swapped with
+      // logical 2 (lane bit 2) by one shuffle per two packed registers, outside the row check (the
+      // same for the whole warp: kN >= 8).
+      std::uint32_t w2[2][2];  // [logical 1][logical 2]
+#pragma unroll
+      for (int f = 0; f < 2; ++f) {
+        const std::uint32_t p0 = pack_two<T>(vals[4 * f], vals[4 * f + 2]);
+        const std::uint32_t p1 = pack_two<T>(vals[4 * f + 1], vals[4 * f + 3]);
+        const std::uint32_t recv = __shfl_xor_sync(0xffffffffu, lane_bit2 ? p0 : p1, 4);
+        w2[f][0] = lane_bit2 ? recv : p0;
+        w2[f][1] = lane_bit2 ? p1 : recv;
+      }
+      if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
+        store16<kEvictFirstStores>(yt + off, make_uint4(w2[0][0], w2[1][0], w2[0][1], w2[1][1]));
+    } else if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) {
+      VecIO<T, V>::template store<kEvictFirstStores>(yt + off, vals);
+    }
+  };
 
   for (;;) {
   const std::int64_t row0 = tile << kRowsLog;
@@ -830,98 +995,21 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     for (int j = 0; j < K; ++j) to_compute(q[j], r[j]);
   }
 
-  // Bits inside the vectors.
-  if constexpr (kChained) {
-    butterfly_value_bit(r, 2);  // logical 1 (ChainedHadamardMma's register layout)
-  } else {
+  transform(r);
+  if constexpr (kSplit) {
+    // The first half is done: park it in this thread's slots, over the second half's raw vectors,
+    // which take its place in registers.
+    cp_async_wait<0>();
 #pragma unroll
-    for (int b = 0; b < v && b < kN; ++b)
-      if (!done_by_mma(b)) butterfly_value_bit(r, b);
-  }
-  // Bits across the thread's vectors.
+    for (int j = 0; j < K; ++j) {
+      const uint4 raw = *top_slot(j);
 #pragma unroll
-  for (int s = 0; s < h && v + 5 + s < kN; ++s) butterfly_vector_bit(r, s);
-  // Lane bits by shuffles (those the tensor cores and the lane turn leave; none after the chained stages).
-  if constexpr (!kChained) {
-#pragma unroll
-    for (int b = 0; b < 5 && v + b < kN; ++b)
-      if (!done_by_mma(v + b) && !(b >= L::kLaneTurnLow && b < L::kLaneTurnLow + m)) butterfly_lane_bit(r, lane, b);
-  }
-
-  // Warp bits: corner turns through shared memory (only when a row spans several warps).
-  constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
-  constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
-  constexpr int kChunkLen = V < kChunk ? V : kChunk;
-  // Two passes: register bit h - 1 is not moved by the (single) turn, so its logical bit is the
-  // same before and after; each pass holds the elements with that bit fixed, indexed without it.
-  using Turn = TurnBuffer<L, TURN_PASSES, kChunkLen>;
-  auto smem_at = [&](auto t_const, int j, int c) { return Turn::template offset<decltype(t_const)::value>(lane, warp, j, c); };
-
-  if constexpr (m > 0) {
-    // Lane turn: one round per (higher register bits, 16-byte chunk), 2^m vectors of 16 bytes per
-    // lane through this warp's buffer (slots: LaneTurnSlots).
-    static_assert(m == 3, "LaneTurnSlots holds 8 rows of 8 slots per lane quad");
-    C* const buf = reinterpret_cast<C*>(smem_raw + turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>()) +
-                   warp * ((32 << m) * kChunkLen);
-#pragma unroll
-    for (int hi = 0; hi < (K >> m); ++hi)
-#pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        __syncwarp();  // the previous round's reads are done
-#pragma unroll
-        for (int jl = 0; jl < (1 << m); ++jl)
-#pragma unroll
-          for (int e = 0; e < kChunkLen; ++e)
-            buf[LaneTurnSlots::write(lane, jl) * kChunkLen + e] = r[(hi << m) | jl][c * kChunkLen + e];
-        __syncwarp();
-#pragma unroll
-        for (int jl = 0; jl < (1 << m); ++jl)
-#pragma unroll
-          for (int e = 0; e < kChunkLen; ++e)
-            r[(hi << m) | jl][c * kChunkLen + e] = buf[LaneTurnSlots::read(lane, jl) * kChunkLen + e];
-      }
-#pragma unroll
-    for (int s = 0; s < m; ++s) butterfly_vector_bit(r, s);
-  }
-  auto turn = [&](auto t_const) {
-    constexpr int t = decltype(t_const)::value;
-#pragma unroll
-    for (int pass = 0; pass < TURN_PASSES; ++pass) {
-      auto in_pass = [&](int j) { return TURN_PASSES == 1 || ((j >> (h - 1)) & 1) == pass; };
-      if (t > 0 || pass > 0) {
-        __syncthreads();  // the previous turn's (pass's) reads are done
-      } else if constexpr (kBulkStore) {
-        if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
-        __syncthreads();
-      }
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        if (!in_pass(j)) continue;
-#pragma unroll
-        for (int c = 0; c < kChunks; ++c)
-#pragma unroll
-          for (int e = 0; e < kChunkLen; ++e)
-            smem[smem_at(std::integral_constant<int, t>{}, j, c) + e] = r[j][c * kChunkLen + e];
-      }
-      __syncthreads();
-#pragma unroll
-      for (int j = 0; j < K; ++j) {
-        if (!in_pass(j)) continue;
-#pragma unroll
-        for (int c = 0; c < kChunks; ++c)
-#pragma unroll
-          for (int e = 0; e < kChunkLen; ++e)
-            r[j][c * kChunkLen + e] = smem[smem_at(std::integral_constant<int, t + 1>{}, j, c) + e];
-      }
+      for (int c = 0; c < kChunks; ++c) *park_slot(j, c) = chunk_bits(r[j] + c * kChunkLen);
+      to_compute(raw, r[j]);
     }
-#pragma unroll
-    for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s);
-  };
-  if constexpr (kTurns > 0) turn(std::integral_constant<int, 0>{});
-  if constexpr (kTurns > 1) turn(std::integral_constant<int, 1>{});
-  if constexpr (kTurns > 2) turn(std::integral_constant<int, 2>{});
-  if constexpr (kTurns > 3) turn(std::integral_constant<int, 3>{});
-  if constexpr (kTurns > 4) turn(std::integral_constant<int, 4>{});
+    if constexpr (kTurns > 0) __syncthreads();  // every warp has read the first half's last turn
+    transform(r);
+  }
 
   if constexpr (CLUSTER > 1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -970,7 +1058,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
 #endif
   }
 
-  scale_held(r, a);
+  if constexpr (!kSplit) scale_held(r, a);
   if constexpr (kBulkStore) {
     T* row = reinterpret_cast<T*>(smem_raw);
     __syncthreads();  // every thread's turn reads are done
@@ -980,33 +1068,31 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - il
     fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
-  } else {
-    constexpr int t = kTurns;
-    // Chained: logical 3-7 sit on lane bits (3, 4, 2, 0, 1) instead of 0-4 (see the stores below).
-    T* yt = y + (row0 * ys + y_base + (kChained ? (ChainedMmaLayout::lane_slot(lane) - lane) << v : 0));
-    [[maybe_unused]] const bool lane_bit2 = (lane >> 2) & 1;
+  } else if constexpr (kSplit) {
+    // Both halves leave together: bottom = parked + second, top = parked - second (the row's top bit).
+    T* yt = y + (row0 * ys + y_thread);
 #pragma unroll
     for (int j = 0; j < K; ++j) {
-      const std::int64_t off = vector_offset(std::integral_constant<int, t>{}, j, ys);
-      if constexpr (kChained) {
-        // Pairs over logical 0 (registers i = 0/2 and 1/3), then logical 5 (which pair) swapped with
-        // logical 2 (lane bit 2) by one shuffle per two packed registers, outside the row check (the
-        // same for the whole warp: kN >= 8).
-        std::uint32_t w2[2][2];  // [logical 1][logical 2]
+      C lo[V];
 #pragma unroll
-        for (int f = 0; f < 2; ++f) {
-          const std::uint32_t p0 = pack_two<T>(r[j][4 * f], r[j][4 * f + 2]);
-          const std::uint32_t p1 = pack_two<T>(r[j][4 * f + 1], r[j][4 * f + 3]);
-          const std::uint32_t recv = __shfl_xor_sync(0xffffffffu, lane_bit2 ? p0 : p1, 4);
-          w2[f][0] = lane_bit2 ? recv : p0;
-          w2[f][1] = lane_bit2 ? p1 : recv;
-        }
-        if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j))
-          store16<kEvictFirstStores>(yt + off, make_uint4(w2[0][0], w2[1][0], w2[0][1], w2[1][1]));
-      } else if (in_tile(row0, full_tile, std::integral_constant<int, t>{}, j)) {
-        VecIO<T, V>::template store<kEvictFirstStores>(yt + off, r[j]);
+      for (int c = 0; c < kChunks; ++c) {
+        C parked[kChunkLen];
+        load_chunk(reinterpret_cast<const C*>(park_slot(j, c)), parked);
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) lo[c * kChunkLen + e] = parked[e];
       }
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        bfly(lo[e], r[j][e]);
+        if (a.scaled) lo[e] *= C(a.scale), r[j][e] *= C(a.scale);
+      }
+      store_vector(yt, j, lo, row0, full_tile);
+      store_vector(yt + (std::int64_t(1) << kN), j, r[j], row0, full_tile);
     }
+  } else {
+    T* yt = y + (row0 * ys + y_thread);
+#pragma unroll
+    for (int j = 0; j < K; ++j) store_vector(yt, j, r[j], row0, full_tile);
   }
   if constexpr (!kStaged) {
     break;
@@ -1165,14 +1251,14 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false>
+          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false, bool SPLIT_TOP = false>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
-  constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
+  constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - (SPLIT_TOP ? 1 : 0) - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
   KernelArgs args = a;
   args.tiles = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN>();
+  constexpr int smem = tile_smem_bytes<T, V, K, LOG_N, CLUSTER, STAGES, TURN_PASSES, LANE_TURN, SPLIT_TOP>();
   static_assert(smem <= kMaxBlockSmem, "the configuration needs more shared memory than a block has");
   if constexpr (smem > kSmallestSmemLimit && CLUSTER == 1) {
     // A GPU with less shared memory per block takes the same row with 128 values per thread (64 for
@@ -1181,7 +1267,8 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, CHAINED_MMA>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, CHAINED_MMA,
+                                SPLIT_TOP>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -1260,13 +1347,13 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
           return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
         }
       }
+    } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
+      // float32 rows of 2^15 and float64 rows of 2^14: split in halves of 64 KB (SPLIT_TOP), 64 (32)
+      // values per thread, the corner turn in two passes, two 8-warp blocks per SM.
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, false, false, false, true>(a, stream, device);
     } else if constexpr (LOG_N == 14) {
-      // float32 (float64) rows of 2^14: 64 (32) values per thread, one corner turn fewer.
+      // float32 rows of 2^14: 64 values per thread, one corner turn fewer.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
-    } else if constexpr (sizeof(T) == 4 && LOG_N == 15) {
-      // float32 rows of 2^15: 128 values per thread, a single corner turn in two passes, and one
-      // input stage.
-      return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 1, 2>(a, stream, device);
     } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
       // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
       return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
