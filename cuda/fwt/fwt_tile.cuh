@@ -2,9 +2,9 @@
 // CUDA FWT kernels and their launchers, instantiated per dtype by fwt_<dtype>.cu.
 //
 // One read and one write of global memory; the row lives in registers (the longest float32 and
-// float64 rows half at a time: SPLIT_TOP). A block transforms a tile
-// of 2^TILE_BITS elements: one row of N = 2^n (n = TILE_BITS) or several short rows (then the bits
-// >= n are row bits). Each element's index bits are owned as
+// float64 rows half at a time: SPLIT_TOP). A block transforms a tile of 2^TILE_BITS elements: one
+// row of N = 2^n (n = TILE_BITS) or several short rows (then the bits >= n are row bits). Each
+// element's index bits are owned as
 //   [0, v)            inside the thread's 16-byte vectors          (register butterflies)
 //   [v, v+5)          the lane                                     (__shfl_xor_sync butterflies)
 //   [v+5, v+5+h)      which of the thread's K vectors              (register butterflies)
@@ -825,8 +825,6 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   }
   [[maybe_unused]] int stage = 0;
 
-  // The butterflies of one tile (or one half of a split row) held in r: the bits inside the vectors,
-  // across a thread's vectors, across its lanes, and across the warps by corner turns.
   constexpr int kChunk = 16 / sizeof(C);  // compute-type elements per 16-byte shared access
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
@@ -845,6 +843,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
     cp_async_commit();
   }
 
+  // The butterflies of one tile (or one half of a split row) held in r: the bits inside the vectors,
+  // across a thread's vectors, across its lanes, and across the warps by corner turns.
   auto transform = [&](C(&r)[K][V]) {
     // Bits inside the vectors.
     if constexpr (kChained) {
