@@ -282,11 +282,9 @@ void sweep_wide() {
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
-  constexpr bool split_table = (sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14);
-  if constexpr (split_table) {  // the table's configuration before SPLIT_TOP
-    if constexpr (sizeof(T) == 4) run<T, 32, LOG_N, 0, 1, 2>();
-    else run<T, 16, LOG_N, 0, 0>();
-  }
+  // The table's configurations before versions 47 (split rows) and 49 (the float32 2^14 lane turn).
+  if constexpr (sizeof(T) == 4 && LOG_N == 15) run<T, 32, LOG_N, 0, 1, 2>();
+  if constexpr (LOG_N == 14) run<T, 16, LOG_N, 0, 0>();
   if constexpr (LOG_N >= 14) {  // split rows: halves of the 2^(n-1) kernels
     run_split<T, 16, LOG_N, 16, 2>();
     run_split<T, 16, LOG_N, 0, 1>();

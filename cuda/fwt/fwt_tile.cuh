@@ -1352,8 +1352,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       // values per thread, the corner turn in two passes, two 8-warp blocks per SM.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, false, false, false, true>(a, stream, device);
     } else if constexpr (LOG_N == 14) {
-      // float32 rows of 2^14: 64 values per thread, one corner turn fewer.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0>(a, stream, device);
+      // float32 rows of 2^14: 64 values per thread (one corner turn fewer) and the lane turn.
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, false, true>(a, stream, device);
     } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
       // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
       return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
