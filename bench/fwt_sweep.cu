@@ -202,13 +202,14 @@ void run() {
 
 // A split row (SPLIT_TOP): each half transformed in registers in turn, the first parked in shared
 // memory, the row's top bit last.
-template <class T, int K, int LOG_N, int OCC, int PASSES = 1, bool CHAINED = false>
+template <class T, int K, int LOG_N, int OCC, int PASSES = 1, bool CHAINED = false, bool LT = false>
 void run_split() {
   constexpr int V = 16 / sizeof(T);
   char label[96];
-  std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s", K, OCC, PASSES, CHAINED ? " chained mma" : "");
+  std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s%s", K, OCC, PASSES, CHAINED ? " chained mma" : "",
+                LT ? " lane-turn" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, false, false, CHAINED, true>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, false, LT, CHAINED, true>(a, stream, 0);
   });
 }
 
@@ -282,10 +283,12 @@ void sweep_wide() {
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;
-  // The table's configurations before versions 47 (split rows) and 49 (the float32 2^14 lane turn).
+  // The table's configurations before versions 47 and 50 (split rows, then with the lane turn) and 49
+  // (the float32 2^14 lane turn).
   if constexpr (sizeof(T) == 4 && LOG_N == 15) run<T, 32, LOG_N, 0, 1, 2>();
   if constexpr (LOG_N == 14) run<T, 16, LOG_N, 0, 0>();
   if constexpr (LOG_N >= 14) {  // split rows: halves of the 2^(n-1) kernels
+    run_split<T, 16, LOG_N, 16, 2, false, true>();  // the lane turn in the corner turn's bytes
     run_split<T, 16, LOG_N, 16, 2>();
     run_split<T, 16, LOG_N, 0, 1>();
     run_split<T, 32, LOG_N, 8, 2>();

@@ -572,12 +572,15 @@ constexpr int turn_smem_bytes() {
 // by registers. Rows so long that the turn buffer plus whole stages exceed a block's shared memory
 // stage only their first vectors per thread (the rest are loaded when the tile starts).
 constexpr int kMaxBlockSmem = 227 * 1024;
-/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per lane).
-template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false>
+/// The corner-turn buffer plus each warp's lane-turn buffer (one round: 2^m vectors of 16 bytes per
+/// lane), or (LANE_TURN_IN_TURN) the larger of the two when the lane turn uses the corner turn's bytes.
+template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1, bool LANE_TURN = false,
+          bool LANE_TURN_IN_TURN = false>
 constexpr int exchange_smem_bytes() {
   const int warps = tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   const int m = lane_turn_bits(LANE_TURN, ilog2(K));
-  return turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>() + (m > 0 ? warps * (32 << m) * 16 : 0);
+  const int turn = turn_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES>(), lane = m > 0 ? warps * (32 << m) * 16 : 0;
+  return LANE_TURN_IN_TURN ? (turn > lane ? turn : lane) : turn + lane;
 }
 template <class T, int V, int K, int LOG_N, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false>
 constexpr int staged_vectors() {
@@ -595,7 +598,7 @@ template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PA
           bool SPLIT_TOP = false>
 constexpr int tile_smem_bytes() {
   if constexpr (SPLIT_TOP)
-    return exchange_smem_bytes<T, V, K, LOG_N - 1, CLUSTER, TURN_PASSES, LANE_TURN>() +
+    return exchange_smem_bytes<T, V, K, LOG_N - 1, CLUSTER, TURN_PASSES, LANE_TURN, true>() +
            (int(sizeof(typename Compute<T>::type)) << (LOG_N - 1));
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
@@ -700,7 +703,8 @@ __device__ __forceinline__ void bulk_wait() {
 // registers at a time. The second half's inputs go to shared memory (cp.async) while the first half
 // is transformed as a row of 2^(LOG_N-1); then that result is parked there in their place, the second
 // half transformed the same way, and the row's top bit butterflied as both halves leave. Half the
-// registers per row let two blocks share an SM, each with its own loads and stores in flight.
+// registers per row let two blocks share an SM, each with its own loads and stores in flight. Its
+// lane turns use the corner turn's bytes (a barrier between them), so the two blocks still fit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
           bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false, bool SPLIT_TOP = false>
 __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SPLIT_TOP - ilog2(CLUSTER)),
@@ -804,7 +808,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   // Staged inputs: slot (stage, j) of this thread; only this thread writes and reads it.
   constexpr int kStagedVecs = staged_vectors<T, V, K, LOG_SUB, STAGES, TURN_PASSES, LANE_TURN>();
   [[maybe_unused]] uint4* const stages =
-      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES, LANE_TURN>());
+      reinterpret_cast<uint4*>(smem_raw + exchange_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES, LANE_TURN, kSplit>());
   auto staged_slot = [&](int s, int j) { return stages + (s * kStagedVecs + j) * kThreads + int(threadIdx.x); };
   auto stage_tile = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
@@ -874,7 +878,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
       // Lane turn: one round per (higher register bits, 16-byte chunk), 2^m vectors of 16 bytes per
       // lane through this warp's buffer (slots: LaneTurnSlots).
       static_assert(m == 3, "LaneTurnSlots holds 8 rows of 8 slots per lane quad");
-      C* const buf = reinterpret_cast<C*>(smem_raw + turn_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES>()) +
+      // A split row's lane turns use the corner turn's bytes (its shared memory holds two blocks per SM).
+      C* const buf = reinterpret_cast<C*>(smem_raw + (kSplit ? 0 : turn_smem_bytes<T, V, K, LOG_SUB, CLUSTER, TURN_PASSES>())) +
                      warp * ((32 << m) * kChunkLen);
 #pragma unroll
       for (int hi = 0; hi < (K >> m); ++hi)
@@ -906,6 +911,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
         } else if constexpr (kBulkStore) {
           if (threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk store has read the buffer
           __syncthreads();
+        } else if constexpr (kSplit && m > 0) {
+          __syncthreads();  // every warp's lane-turn reads of these bytes are done
         }
 #pragma unroll
         for (int j = 0; j < K; ++j) {
@@ -1349,8 +1356,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       }
     } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
       // float32 rows of 2^15 and float64 rows of 2^14: split in halves of 64 KB (SPLIT_TOP), 64 (32)
-      // values per thread, the corner turn in two passes, two 8-warp blocks per SM.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, false, false, false, true>(a, stream, device);
+      // values per thread, the lane turn, the corner turn in two passes, two 8-warp blocks per SM.
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, false, true, false, true>(a, stream, device);
     } else if constexpr (LOG_N == 14) {
       // float32 rows of 2^14: 64 values per thread (one corner turn fewer) and the lane turn.
       return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, false, true>(a, stream, device);
