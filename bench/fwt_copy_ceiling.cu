@@ -1,6 +1,7 @@
 // The copy rate of each FWT row structure, with no arithmetic: how close a kernel that holds a whole
 // row per block can come to cudaMemcpy at all. Every thread loads its share of a row into registers
-// (all loads first), then stores it; shared memory is reserved to fix the blocks per SM. The staged
+// (all loads first), then stores it; shared memory is reserved to fix the blocks per SM. The split
+// lines hold half a row in registers and half in shared memory (SPLIT_TOP's structure). The staged
 // lines add the long-row kernels' input stage (cp.async of the next row into the thread's own
 // shared-memory slots) and, for 64 KB rows, their row buffer and bulk store; some take their rows
 // in another order (Schedule), and print when the blocks ended (the first, the median, the last).
@@ -51,6 +52,37 @@ __global__ void __launch_bounds__(THREADS, 1) register_copy(const uint4* __restr
     for (int j = 0; j < kVec; ++j) q[j] = x[row * (ROW_BYTES / 16) + j * THREADS + threadIdx.x];
 #pragma unroll
     for (int j = 0; j < kVec; ++j) fg::store16<EVICT_FIRST>(y + row * (ROW_BYTES / 16) + j * THREADS + threadIdx.x, q[j]);
+  }
+}
+
+// A split row's structure (SPLIT_TOP; one block per row): the first half loaded into registers, the
+// second by cp.async into the thread's own shared-memory slots; the first half parked in those slots
+// as the second comes out of them; both halves stored at the end.
+template <int ROW_BYTES, int THREADS>
+__global__ void __launch_bounds__(THREADS, 1) split_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
+                                                         int*) {
+  constexpr int kVec = ROW_BYTES / 2 / 16 / THREADS, kHalf = ROW_BYTES / 2 / 16;
+  extern __shared__ uint4 slots[];
+  const long row = blockIdx.x;
+  const uint4* xr = x + row * (ROW_BYTES / 16);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) fg::cp_async_16(slots + j * THREADS + threadIdx.x, xr + kHalf + j * THREADS + threadIdx.x, true);
+  fg::cp_async_commit();
+  uint4 q[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) q[j] = xr[j * THREADS + threadIdx.x];
+  fg::cp_async_wait<0>();
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) {
+    const uint4 second = slots[j * THREADS + threadIdx.x];
+    slots[j * THREADS + threadIdx.x] = q[j];
+    q[j] = second;
+  }
+  uint4* yr = y + row * (ROW_BYTES / 16);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) {
+    yr[j * THREADS + threadIdx.x] = slots[j * THREADS + threadIdx.x];
+    yr[kHalf + j * THREADS + threadIdx.x] = q[j];
   }
 }
 
@@ -212,6 +244,8 @@ int main() {
   line<k128, 256>("cp.async stage, last round spread over all blocks", staged_copy<k128, 256, false, TAIL_FLAT>, k128, true);
   line<k128, 512>("cp.async stage, 16 warps", staged_copy<k128, 512, false>, k128, true);
   line<k128, 512>("cp.async stage, 16 warps, rows from a counter", staged_copy<k128, 512, false, DYNAMIC>, k128, true);
+  line<k128, 256>("split rows (float32 2^15's), 2 blocks per SM", split_copy<k128, 256>, 96 << 10, false);
+  line<k128, 256>("split rows, 1 block per SM", split_copy<k128, 256>, kOnePerSm, false);
   line<k64, 256>("registers, resident grid", register_copy<k64, 256, false>, kOnePerSm, true);
   line<k64, 256>("registers, 2 blocks per SM", register_copy<k64, 256, false>, 100 << 10, true);
   line<k64, 256>("registers, 3 blocks per SM", register_copy<k64, 256, false>, k64, true);
@@ -222,6 +256,8 @@ int main() {
   line<k64, 256>("the same, rows from a counter", staged_copy<k64, 256, true, DYNAMIC>, 2 * k64, true);
   line<k64, 256>("the same, a third barrier per row", staged_copy<k64, 256, true, STATIC_BARRIER>, 2 * k64, true);
   line<k64, 256>("the same, last round spread over all blocks", staged_copy<k64, 256, true, TAIL_FLAT>, 2 * k64, true);
+  line<k64, 256>("split rows (16-bit 2^15 with a 64 KB park), 2 blocks/SM", split_copy<k64, 256>, 96 << 10, false);
+  line<k64, 256>("split rows, 3 blocks per SM", split_copy<k64, 256>, 72 << 10, false);
   line<k32, 256>("registers, resident grid", register_copy<k32, 256, false>, kOnePerSm, true);
   line<k32, 256>("registers, 3 blocks per SM", register_copy<k32, 256, false>, k64, true);
   IK_CUDA_CHECK(cudaFree(d_x));
