@@ -260,6 +260,12 @@ int main() {
   line<k64, 256>("split rows, 3 blocks per SM", split_copy<k64, 256>, 72 << 10, false);
   line<k32, 256>("registers, resident grid", register_copy<k32, 256, false>, kOnePerSm, true);
   line<k32, 256>("registers, 3 blocks per SM", register_copy<k32, 256, false>, k64, true);
+  // Short rows (16-bit 2^11): a row per one-warp block, or spread over four warps (as HadaCore's).
+  constexpr int k4 = 4 << 10;
+  line<k4, 32>("registers, one-warp blocks", register_copy<k4, 32, false>, 0, false);
+  line<k4, 32>("split, one-warp blocks", split_copy<k4, 32>, 6 << 10, false);
+  line<k4, 128>("registers, 4-warp blocks", register_copy<k4, 128, false>, 0, false);
+  line<k4, 128>("split, 4-warp blocks", split_copy<k4, 128>, 2 << 10, false);
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));
   IK_CUDA_CHECK(cudaFree(d_counters));
