@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(THREADS, 1) register_copy(const uint4* __restr
 // second by cp.async into the thread's own shared-memory slots; the first half parked in those slots
 // as the second comes out of them; both halves stored at the end.
 template <int ROW_BYTES, int THREADS>
-__global__ void __launch_bounds__(THREADS, 1) split_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
+__global__ void __launch_bounds__(THREADS, 2) split_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
                                                          int*) {
   constexpr int kVec = ROW_BYTES / 2 / 16 / THREADS, kHalf = ROW_BYTES / 2 / 16;
   extern __shared__ uint4 slots[];
