@@ -440,6 +440,21 @@ struct LaneTurnSlots {
   }
 };
 
+// A split row's (SPLIT_TOP) slots in shared memory, 16-byte units: thread `thread` of `threads`
+// keeps the raw second half of its row (K vectors) and then the first half's result (K vectors of
+// CHUNKS 16-byte chunks in the compute type) there, thread-interleaved so that every warp access is
+// conflict-free. Wider compute values (16-bit inputs: CHUNKS = 2) take twice the raw bytes, so the
+// raw vectors sit at the top of the area and parked vector j overwrites only raw vectors up to j.
+template <int K, int CHUNKS>
+struct SplitSlots {
+  __host__ __device__ static constexpr int park(int j, int c, int threads, int thread) {
+    return (j * CHUNKS + c) * threads + thread;
+  }
+  __host__ __device__ static constexpr int raw(int j, int threads, int thread) {
+    return (K * (CHUNKS - 1) + j) * threads + thread;
+  }
+};
+
 // Lane bits the lane turn moves into registers: lane / 4, three bits, when the thread holds at least
 // 8 vectors of one row (the 16-bit tensor-core stage takes lane % 4; wider types shuffle lane % 4).
 constexpr int lane_turn_bits(bool lane_turn, int h) { return lane_turn && h >= 3 ? 3 : 0; }
@@ -833,13 +848,12 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   constexpr int kChunks = V / kChunk > 0 ? V / kChunk : 1;
   constexpr int kChunkLen = V < kChunk ? V : kChunk;
 
-  // SPLIT_TOP: this thread's slots (16-byte units, thread-interleaved: conflict-free) first hold the
-  // raw second half of its row as loaded (cp.async), then the first half's transform in the compute
-  // type. 16-bit values take twice their raw bytes there, so the raw vectors sit in the upper half
-  // of the area, and parked vector j overwrites only raw vectors up to j, already read.
+  // SPLIT_TOP: this thread's slots (SplitSlots) first hold the raw second half of its row as loaded
+  // (cp.async), then the first half's transform.
   [[maybe_unused]] uint4* const park = stages;  // after the exchange buffers, as the stages otherwise
-  auto park_slot = [&](int j, int c) { return park + (j * kChunks + c) * kThreads + int(threadIdx.x); };
-  auto top_slot = [&](int j) { return park + (K * (kChunks - 1) + j) * kThreads + int(threadIdx.x); };
+  using Split = SplitSlots<K, kChunks>;
+  auto park_slot = [&](int j, int c) { return park + Split::park(j, c, kThreads, int(threadIdx.x)); };
+  auto top_slot = [&](int j) { return park + Split::raw(j, kThreads, int(threadIdx.x)); };
   if constexpr (kSplit) {  // in flight while the first half is transformed
     const T* xt = x + (tile * xs + x_base + (std::int64_t(1) << kN));
 #pragma unroll

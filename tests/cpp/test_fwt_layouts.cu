@@ -2,7 +2,8 @@
 // GPU needed: in every corner turn each element leaves and arrives at the same offset, the offsets
 // of one pass cover the buffer exactly once, and no 16-byte access of a quarter warp hits a bank
 // group twice; the outputs leave in whole 512-byte segments per warp; the lane turn moves each
-// value to the lane and register it should, conflict-free. The single-exchange kernel with its
+// value to the lane and register it should, conflict-free. A split row's slots (SplitSlots) stay in
+// their area, and a parked vector never overwrites a raw vector not yet read. The single-exchange kernel with its
 // gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its layouts are
 // permutations, every shared-memory access is conflict-free, and its data flow on the host computes
 // the transform exactly. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
@@ -126,6 +127,35 @@ void check_lane_turn() {
       CHECK(fg::LaneTurnSlots::read(reader, reg) == w, "lane turn: lane %d register %d is read elsewhere", lane, jl);
     }
   CHECK(slots.size() == 256 && *slots.rbegin() == 255, "lane turn: %zu of 256 slots used", slots.size());
+}
+
+// A split row's slots: raw vector i of every thread and parked chunk (j, c) stay inside the area
+// of K · CHUNKS slots per thread, each thread has its own, a warp's 32 accesses are 32 consecutive
+// slots (conflict-free), and parking vector j (after reading raw vector j) overwrites no raw vector
+// i > j of the same thread.
+template <int K, int CHUNKS>
+void check_split_slots() {
+  using S = fg::SplitSlots<K, CHUNKS>;
+  constexpr int threads = 256, area = K * CHUNKS * threads;
+  std::set<int> parked, raw;
+  for (int thread = 0; thread < threads; ++thread)
+    for (int j = 0; j < K; ++j) {
+      raw.insert(S::raw(j, threads, thread));
+      for (int c = 0; c < CHUNKS; ++c) {
+        const int at = S::park(j, c, threads, thread);
+        parked.insert(at);
+        for (int i = j + 1; i < K; ++i)
+          CHECK(at != S::raw(i, threads, thread), "split K%d chunks %d: parking (%d, %d) overwrites raw vector %d", K,
+                CHUNKS, j, c, i);
+      }
+      if (thread % 32 == 31) {
+        CHECK(S::raw(j, threads, thread) - S::raw(j, threads, thread - 31) == 31, "split: raw vector %d not contiguous", j);
+        CHECK(S::park(j, 0, threads, thread) - S::park(j, 0, threads, thread - 31) == 31, "split: park %d not contiguous", j);
+      }
+    }
+  CHECK(int(parked.size()) == area && *parked.begin() == 0 && *parked.rbegin() == area - 1,
+        "split K%d chunks %d: %zu parked slots", K, CHUNKS, parked.size());
+  CHECK(int(raw.size()) == K * threads && *raw.rbegin() < area, "split K%d chunks %d: raw slots outside", K, CHUNKS);
 }
 
 // (a, b) <- (a + b, a - b), on the host.
@@ -511,13 +541,18 @@ int main() {
   check_turns<2, 3, 3, 0, 1, 4, 1>();  // 2^13
   check_turns<2, 3, 3, 3, 1, 4, 1>();
   check_turns<2, 4, 4, 0, 1, 4, 1>();  // 2^15, 64 values
-  check_turns<2, 5, 3, 0, 2, 4, 1>();  // 2^15 as the table runs it
+  check_turns<2, 5, 3, 0, 2, 4, 1>();  // 2^15, 128 values, two passes
   check_turns<2, 5, 3, 3, 2, 4, 1>();
+  check_turns<2, 4, 3, 3, 1, 4, 1>();  // 2^14 as the table runs it (lane turn)
+  check_turns<2, 4, 3, 3, 2, 4, 1>();  // 2^15 as the table runs it: halves of 2^14, lane turn, two passes
   check_turns<2, 3, 5, 0, 1, 4, 1>();  // two turns
-  check_turns<1, 4, 3, 0, 1, 2, 1>();  // float64 2^14 as the table runs it
-  check_turns<1, 5, 3, 0, 2, 2, 1>();  // float64 2^14, the 64 KB configuration
+  check_turns<1, 4, 3, 0, 1, 2, 1>();  // float64 2^13, 32 values per thread
+  check_turns<1, 4, 3, 3, 2, 2, 1>();  // float64 2^14 as the table runs it: halves of 2^13, lane turn, two passes
+  check_turns<1, 5, 3, 0, 2, 2, 1>();  // float64 2^14, 64 values, two passes
   check_turns<1, 3, 4, 3, 1, 2, 1>();
   check_lane_turn();
+  check_split_slots<16, 1>();  // float32 / float64 halves
+  check_split_slots<8, 2>();   // 16-bit halves (float32 parked: two chunks per vector)
   check_single_exchange<12>();
   check_single_exchange<13>();
   check_single_exchange<14>();
