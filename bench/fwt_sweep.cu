@@ -279,7 +279,8 @@ template <class T, int LOG_N>
 void sweep_wide() {
   fill_input<T>();
   run_table<T, LOG_N>();
-  // Variants around the table's configuration: k_cur and occ_cur are its vectors per thread and register cap.
+  // Variants around the table's configuration: k_cur and occ_cur are its vectors per thread and register
+  // cap (at float32 2^15 and float64 2^14, those of the whole-row configuration before the split rows).
   constexpr bool two_pass = sizeof(T) == 4 && LOG_N == 15;
   constexpr int k_cur = two_pass ? 32 : LOG_N == 14 ? 16 : (sizeof(T) == 4 && LOG_N <= 9) ? 4 : 8;
   constexpr int occ_cur = k_cur <= 8 ? 32 : 0;

@@ -928,25 +928,24 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
         } else if constexpr (kSplit && m > 0) {
           __syncthreads();  // every warp's lane-turn reads of these bytes are done
         }
+        // Every value of this pass, as (register vector j, 16-byte chunk c, element e).
+        auto for_pass_values = [&](auto&& f) {
 #pragma unroll
-        for (int j = 0; j < K; ++j) {
-          if (!in_pass(j)) continue;
+          for (int j = 0; j < K; ++j) {
+            if (!in_pass(j)) continue;
 #pragma unroll
-          for (int c = 0; c < kChunks; ++c)
+            for (int c = 0; c < kChunks; ++c)
 #pragma unroll
-            for (int e = 0; e < kChunkLen; ++e)
-              smem[smem_at(std::integral_constant<int, t>{}, j, c) + e] = r[j][c * kChunkLen + e];
-        }
+              for (int e = 0; e < kChunkLen; ++e) f(j, c, e);
+          }
+        };
+        for_pass_values([&](int j, int c, int e) {
+          smem[smem_at(std::integral_constant<int, t>{}, j, c) + e] = r[j][c * kChunkLen + e];
+        });
         __syncthreads();
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          if (!in_pass(j)) continue;
-#pragma unroll
-          for (int c = 0; c < kChunks; ++c)
-#pragma unroll
-            for (int e = 0; e < kChunkLen; ++e)
-              r[j][c * kChunkLen + e] = smem[smem_at(std::integral_constant<int, t + 1>{}, j, c) + e];
-        }
+        for_pass_values([&](int j, int c, int e) {
+          r[j][c * kChunkLen + e] = smem[smem_at(std::integral_constant<int, t + 1>{}, j, c) + e];
+        });
       }
 #pragma unroll
       for (int s = 0; s < h && t * h + s < w; ++s) butterfly_vector_bit(r, s);
