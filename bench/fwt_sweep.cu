@@ -214,13 +214,15 @@ void run_split() {
 }
 
 // The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15.
-template <class T, int LOG_N, int STAGES, bool ROWBUF = false, bool SCALAR = false>
+template <class T, int LOG_N, int STAGES, bool ROWBUF = false, bool SCALAR = false, bool SPLIT = false, bool RESIDENT = true,
+          bool DIRECT = false>
 void run_single_exchange() {
   char label[96];
-  std::snprintf(label, sizeof label, "single exchange, stages=%d%s%s", STAGES, ROWBUF ? " row-buffer" : "",
-                SCALAR ? " 4-byte units" : "");
+  std::snprintf(label, sizeof label, "single exchange, stages=%d%s%s%s%s%s", STAGES, ROWBUF ? " row-buffer" : "",
+                SCALAR ? " 4-byte units" : "", SPLIT ? " split" : "", RESIDENT ? "" : " block-per-row",
+                DIRECT ? " direct stores" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF, SCALAR>(a, stream, 0);
+    fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF, SCALAR, SPLIT, RESIDENT, DIRECT>(a, stream, 0);
   });
 }
 
@@ -253,6 +255,14 @@ void sweep_16bit() {
   if constexpr (LOG_N >= 13) run_single_exchange<T, LOG_N, 1, true>();
   if constexpr (LOG_N == 13) run_single_exchange<T, LOG_N, 2, true>();
   if constexpr (LOG_N == 15) run_single_exchange<T, LOG_N, 1, true, true>();  // no shuffle stage
+  if constexpr (LOG_N >= 13) {  // split rows: both halves staged, each half's pipeline reads both
+    run_single_exchange<T, LOG_N, 1, false, false, true>();
+    run_single_exchange<T, LOG_N, 1, false, false, true, false>();
+    run_single_exchange<T, LOG_N, 1, false, false, true, true, true>();
+    run_single_exchange<T, LOG_N, 1, false, false, true, false, true>();
+    if constexpr (LOG_N <= 14) run_single_exchange<T, LOG_N, 1, false, false, false, false>();  // unsplit, a block per row
+    if constexpr (LOG_N <= 14) run_single_exchange<T, LOG_N, 1, false, false, false, false, true>();
+  }
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21
   if constexpr (LOG_N >= 11) run<T, 8, LOG_N, 16, 0, 1, false, true>();  // the lane turn needs the row's 8 vectors

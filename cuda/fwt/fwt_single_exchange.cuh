@@ -1,14 +1,15 @@
 #pragma once
-// 16-bit rows of 2^13 and 2^14 with one float32 shared-memory exchange per row instead of two
-// (the lane turn and the corner turn of fwt_tile_kernel's staged configuration), on compute
-// capability 9.0 (it leaves through bulk copies). Rows of 2^15 have one bit more than an exchange
-// of 8-byte units can place: that bit takes a shuffle stage, or (SCALAR_UNITS, ScalarExchangeLayout)
-// the exchange moves 4-byte units and has the places. launch_tile chooses the latter, with one input
-// stage and the bulk store's own row buffer (ROW_BUFFER: the bulk copy's read of shared memory, as
-// slow as the row drains to global memory, is awaited a whole row later). Rows of 2^12 fit one
-// warp, whose blocks then need no barrier across warps. 2^12-2^14 and 2^15 in 8-byte units are
-// sweep entries (bench/fwt_sweep.cu): they ran level with or slower than the table's kernels
-// (bench/NOTES.md, versions 29, 31 and 32).
+// 16-bit rows of 2^12-2^15 with one float32 shared-memory exchange per row instead of two (the lane
+// turn and the corner turn of fwt_tile_kernel's staged configuration), on compute capability 9.0
+// (it leaves through bulk copies). Rows of 2^15 have one bit more than an exchange of 8-byte units
+// can place: that bit takes a shuffle stage, or (SCALAR_UNITS, ScalarExchangeLayout) the exchange
+// moves 4-byte units and has the places, or (SPLIT_TOP) the row's top bit is butterflied as its
+// inputs come in and each half runs the 2^14 layout. launch_tile takes the split rows, a block per
+// row, for 2^13 (each half leaving in one bulk copy from the exchange buffer) and 2^15 (each half
+// stored straight from registers, which leaves two blocks per SM the room the bulk store's own
+// row buffer would take). Rows of 2^12 fit one warp, whose blocks then need no barrier across warps.
+// The other shapes are sweep entries (bench/fwt_sweep.cu); they ran level with or slower than the
+// table's kernels (bench/NOTES.md, versions 29, 31, 32 and 53).
 //
 // Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
 // over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;
@@ -99,22 +100,33 @@ struct ScalarExchangeLayout : SingleExchangeLayout<15> {
   }
 };
 
-// Shared memory: one pass of the exchange, the input stages, then (ROW_BUFFER) the row buffer.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER>
+// Shared memory: one pass of the exchange, the input stages, then (ROW_BUFFER) the row buffer. A
+// split row (SPLIT_TOP) runs the 2^(n-1) layout on each half and stages both halves' inputs.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SPLIT_TOP = false>
 constexpr int single_exchange_smem_bytes() {
-  using Lay = SingleExchangeLayout<LOG_N>;
-  return 8 * Lay::kUnits + STAGES * Lay::kK * Lay::kThreads * 16 + (ROW_BUFFER ? int(sizeof(T)) << LOG_N : 0);
+  using Lay = SingleExchangeLayout<LOG_N - SPLIT_TOP>;
+  return 8 * Lay::kUnits + STAGES * (1 + SPLIT_TOP) * Lay::kK * Lay::kThreads * 16 +
+         (ROW_BUFFER ? int(sizeof(T)) << (LOG_N - SPLIT_TOP) : 0);
 }
 
-// A resident grid, one row per block and tile, the next STAGES rows' inputs in flight (cp.async),
-// the row leaving in one bulk copy (sm_90+) from the exchange buffer or (ROW_BUFFER) its own,
-// which follows the stages.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS = false>
-__global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
+// One row per block and tile, on a resident grid (the next STAGES rows' inputs in flight by
+// cp.async) or a block per row; the row leaves in one bulk copy (sm_90+) from the exchange buffer or
+// (ROW_BUFFER) its own, which follows the stages, or (DIRECT_STORES) straight from registers.
+//
+// SPLIT_TOP: the row's top bit is butterflied as the inputs come in, and each half runs the 2^(n-1)
+// layout with half the registers. Both halves' 16-bit inputs stay in the stage, and each half reads
+// them both: half h is H·(x_lo + x_hi) or H·(x_lo - x_hi), the tensor cores accumulating the second
+// product onto the first (float32, as every other sum). So a row of 2^15 needs 64 KB of registers
+// instead of 128 KB, and two 4-warp blocks share an SM; still one read and one write of global memory.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS = false, bool SPLIT_TOP = false,
+          bool DIRECT_STORES = false>
+__global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThreads)
     fwt_single_exchange_kernel(const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(!SCALAR_UNITS || LOG_N == 15, "4-byte exchange units are the 2^15 layout");
-  using Lay = std::conditional_t<SCALAR_UNITS, ScalarExchangeLayout, SingleExchangeLayout<LOG_N>>;
+  static_assert(!SCALAR_UNITS || (LOG_N == 15 && !SPLIT_TOP), "4-byte exchange units are the 2^15 layout");
+  static_assert(!DIRECT_STORES || !ROW_BUFFER, "direct stores need no row buffer");
+  constexpr int kLogPart = LOG_N - SPLIT_TOP, kParts = 1 + SPLIT_TOP;  // the part of a row each pipeline runs
+  using Lay = std::conditional_t<SCALAR_UNITS, ScalarExchangeLayout, SingleExchangeLayout<kLogPart>>;
   constexpr int K = Lay::kK, kThreads = Lay::kThreads, kW = Lay::kW;
   static_assert(STAGES >= 1, "the gathered layout is read from the cp.async stage");
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -126,13 +138,17 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
   const std::int64_t xs = a.batch_ndim ? a.xs[0] : 0, ys = a.batch_ndim ? a.ys[0] : 0;
   constexpr bool kEvictFirst = evict_first_stores<T>(LOG_N);
 
-  // cp.async: this thread's vectors in the loaded layout, into its (swizzled) slot of each plane.
+  // cp.async: this thread's vectors in the loaded layout, into its (swizzled) slot of each plane
+  // (each half's K planes in turn).
   uint4* const own_slot = stages + warp * 32 + Lay::stage_lane(lane);
   auto stage_row = [&](std::int64_t t, int s) {
     if (t < a.tiles) {
       const T* xr = x + t * xs + Lay::loaded(lane, warp, 0, 0);
 #pragma unroll
-      for (int j = 0; j < K; ++j) cp_async_16(own_slot + (s * K + j) * kThreads, xr + Lay::loaded(0, 0, j, 0), true);
+      for (int h = 0; h < kParts; ++h)
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+          cp_async_16(own_slot + ((s * kParts + h) * K + j) * kThreads, xr + (h << kLogPart) + Lay::loaded(0, 0, j, 0), true);
     }
     cp_async_commit();
   };
@@ -164,121 +180,146 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N>::kThreads)
   const int out_base = Lay::final_index(lane, warp, 0, 0);
 
   for (;;) {
-    float r[K][8];
     cp_async_wait<STAGES - 1>();
     __syncwarp();  // the warp's copies of this stage are visible to every lane
+#pragma unroll 1  // unrolled, the two parts ran 4-7% slower
+    for (int part = 0; part < kParts; ++part) {
+      float r[K][8];
+      if constexpr (SPLIT_TOP) {
+        const uint4* const even = src_base[0] + (stage * 2 * K + src_vector0) * kThreads;
+        const uint4* const odd = src_base[1] + (stage * 2 * K + src_vector0) * kThreads;
 #pragma unroll
-    for (int j = 0; j < K; ++j)
-      hadamard_mma.apply(src_base[j & 1][(stage * K + src_vector0 + (j & 14)) * kThreads], r[j]);  // bits 0 2 3 4
-    __syncwarp();  // every lane has read this stage before it is refilled
-    stage_row(tile + std::int64_t(STAGES) * gridDim.x, stage);
-    stage = stage + 1 == STAGES ? 0 : stage + 1;
-
-    butterfly_value_bit(r, 1);  // logical bit 1
-#pragma unroll
-    for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical bits 5, 9, 10, 11
-    if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
-
-    // Before a pass writes the exchange buffer, every thread has read it: the pass before, or (no
-    // ROW_BUFFER) the previous row's bulk copy. With ROW_BUFFER, pass 0 follows the previous row's
-    // barrier after its last reads.
-    auto begin_pass = [&](int pass) {
-      if (!ROW_BUFFER || pass > 0) {
-        if (!ROW_BUFFER && pass == 0 && threadIdx.x == 0) bulk_wait<true>();
-        __syncthreads();
-      }
-    };
-
-    if constexpr (SCALAR_UNITS) {
-      // The exchange, one pass per value of logical bit 0 (value bit 0).
-      float* const xf = reinterpret_cast<float*>(smem_raw);
-#pragma unroll
-      for (int pass = 0; pass < 2; ++pass) {
-        begin_pass(pass);
+        for (int j = 0; j < K; ++j) {  // the row's low and high halves' vectors: its top bit, then 0 2 3 4
+          const uint4* const src = j & 1 ? odd : even;
+          hadamard_mma.apply_sum(src[(j & 14) * kThreads], src[(K + (j & 14)) * kThreads], part == 1, r[j]);
+        }
+      } else {
 #pragma unroll
         for (int j = 0; j < K; ++j)
-          *reinterpret_cast<float4*>(xf + unit_gathered[j & 1] + Lay::gathered_slot_j(j)) =
-              make_float4(r[j][pass], r[j][pass + 2], r[j][pass + 4], r[j][pass + 6]);
-        __syncthreads();
+          hadamard_mma.apply(src_base[j & 1][(stage * K + src_vector0 + (j & 14)) * kThreads], r[j]);  // bits 0 2 3 4
+      }
+      if (part == kParts - 1) {
+        __syncwarp();  // every lane has read this stage (each half of it, each time) before it is refilled
+        stage_row(tile + std::int64_t(STAGES) * gridDim.x, stage);
+        stage = stage + 1 == STAGES ? 0 : stage + 1;
+      }
+
+      butterfly_value_bit(r, 1);  // logical bit 1
+#pragma unroll
+      for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical bits 5, 9, 10, 11
+      if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
+
+      // Before a pass writes the exchange buffer, every thread has read it: the pass before, or (no
+      // ROW_BUFFER) the previous row's (half's) bulk copy. With ROW_BUFFER, pass 0 follows the previous
+      // row's barrier after its last reads.
+      auto begin_pass = [&](int pass) {
+        if (!ROW_BUFFER || pass > 0) {
+          if (!ROW_BUFFER && !DIRECT_STORES && pass == 0 && threadIdx.x == 0) bulk_wait<true>();
+          __syncthreads();
+        }
+      };
+
+      if constexpr (SCALAR_UNITS) {
+        // The exchange, one pass per value of logical bit 0 (value bit 0).
+        float* const xf = reinterpret_cast<float*>(smem_raw);
+#pragma unroll
+        for (int pass = 0; pass < 2; ++pass) {
+          begin_pass(pass);
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+            *reinterpret_cast<float4*>(xf + unit_gathered[j & 1] + Lay::gathered_slot_j(j)) =
+                make_float4(r[j][pass], r[j][pass + 2], r[j][pass + 4], r[j][pass + 6]);
+          __syncthreads();
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+#pragma unroll
+            for (int e = pass; e < 8; e += 2) r[j][e] = xf[unit_final[(e >> 1) & 1] + Lay::final_slot_j(j, e)];
+        }
+        butterfly_value_bit(r, 1);  // logical bit 6
+        butterfly_value_bit(r, 2);  // logical bit 7
+#pragma unroll
+        for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical 8, 12-14
+      } else {
+        // The exchange, one pass per value of logical bit 1 (value bit 1).
+#pragma unroll
+        for (int pass = 0; pass < 2; ++pass) {
+          begin_pass(pass);
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+              xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
+                  make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
+          __syncthreads();
+#pragma unroll
+          for (int j = 0; j < K; ++j)
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+              const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
+              r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
+            }
+        }
+        butterfly_value_bit(r, 2);  // logical bit 6
+#pragma unroll
+        for (int s = 0; s < Lay::kFinalVectorBits; ++s)
+          butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
+      }
+
+      scale_held(r, a);
+      // The row (part) in memory order, 4 values, 8 bytes, per write (a half warp's 16 writes cover 128
+      // contiguous bytes): into the buffer that leaves in one bulk copy, or (DIRECT_STORES) straight to
+      // global memory, with plain stores (0.5% faster than evict-first at 2^15).
+      T* const row = DIRECT_STORES ? y + tile * ys + (part << kLogPart)
+                                   : reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? single_exchange_smem_bytes<T, LOG_N, STAGES, false, SPLIT_TOP>() : 0));
+      if constexpr (!DIRECT_STORES) {
+        if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
+        __syncthreads();  // every thread's exchange reads are done
+      }
+      if constexpr (SCALAR_UNITS) {  // 2 values, 4 bytes, per write
 #pragma unroll
         for (int j = 0; j < K; ++j)
 #pragma unroll
-          for (int e = pass; e < 8; e += 2) r[j][e] = xf[unit_final[(e >> 1) & 1] + Lay::final_slot_j(j, e)];
-      }
-      butterfly_value_bit(r, 1);  // logical bit 6
-      butterfly_value_bit(r, 2);  // logical bit 7
-#pragma unroll
-      for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical 8, 12-14
-    } else {
-      // The exchange, one pass per value of logical bit 1 (value bit 1).
-#pragma unroll
-      for (int pass = 0; pass < 2; ++pass) {
-        begin_pass(pass);
+          for (int e = 0; e < 8; e += 2)
+            *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) =
+                pack_two<T>(r[j][e], r[j][e + 1]);
+      } else {
 #pragma unroll
         for (int j = 0; j < K; ++j)
 #pragma unroll
           for (int c = 0; c < 2; ++c)
-            xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
-                make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-#pragma unroll
-          for (int c = 0; c < 2; ++c) {
-            const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
-            r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
-          }
+            *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
+                make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
       }
-      butterfly_value_bit(r, 2);  // logical bit 6
-#pragma unroll
-      for (int s = 0; s < Lay::kFinalVectorBits; ++s)
-        butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
+      if constexpr (!DIRECT_STORES) {
+        fence_proxy_async_shared();
+        __syncthreads();
+        if (threadIdx.x == 0) bulk_store<kEvictFirst>(y + tile * ys + (part << kLogPart), row, unsigned(sizeof(T)) << kLogPart);
+      }
     }
-
-    scale_held(r, a);
-    // The row into the buffer in memory order (4 values, 8 bytes, per write), then one bulk copy.
-    T* const row = reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? single_exchange_smem_bytes<T, LOG_N, STAGES, false>() : 0));
-    if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
-    __syncthreads();  // every thread's exchange reads are done
-    if constexpr (SCALAR_UNITS) {  // 2 values, 4 bytes, per write
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int e = 0; e < 8; e += 2)
-          *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) =
-              pack_two<T>(r[j][e], r[j][e + 1]);
-    } else {
-#pragma unroll
-      for (int j = 0; j < K; ++j)
-#pragma unroll
-        for (int c = 0; c < 2; ++c)
-          *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
-              make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
-    }
-    fence_proxy_async_shared();
-    __syncthreads();
-    if (threadIdx.x == 0) bulk_store<kEvictFirst>(y + tile * ys, row, unsigned(sizeof(T)) << LOG_N);
     tile += gridDim.x;
     if (tile >= a.tiles) break;
   }
-  if (threadIdx.x == 0) bulk_wait<false>();  // the block's shared memory must outlive the last copy
+  if (!DIRECT_STORES && threadIdx.x == 0) bulk_wait<false>();  // the block's shared memory must outlive the last copy
 #else
   __trap();  // launched only on compute capability >= 9.0
 #endif
 }
 
 // Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS>
+// RESIDENT: a grid that stays on the SMs and stages the next rows; otherwise a block per row.
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS, bool SPLIT_TOP, bool RESIDENT, bool DIRECT_STORES>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device) {
-  constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER>();
+  constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER, SPLIT_TOP>();
   static_assert(smem <= kMaxBlockSmem);
-  auto kernel = fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS>;
-  constexpr int threads = SingleExchangeLayout<LOG_N>::kThreads;
+  auto kernel = fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS, SPLIT_TOP, DIRECT_STORES>;
+  constexpr int threads = SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThreads;
   KernelArgs args = a;
   args.tiles = a.rows;  // one row per tile
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
-  const std::int64_t blocks = resident_grid_blocks(reinterpret_cast<const void*>(kernel), threads, smem, args.tiles, device);
+  const std::int64_t blocks =
+      RESIDENT ? resident_grid_blocks(reinterpret_cast<const void*>(kernel), threads, smem, args.tiles, device) : args.tiles;
   if (blocks <= 0) return;
+  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
   IK_CUDA_CHECK_LAUNCH("fwt_single_exchange_kernel");
 }

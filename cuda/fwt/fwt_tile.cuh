@@ -24,8 +24,8 @@
 // 2^12-2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
 // leaves the lanes no bits to shuffle. Off Hopper, 16-bit rows from 2^13 run on a resident grid
 // whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
-// stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^15 take fwt_single_exchange.cuh (see
-// launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
+// stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh
+// (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
 // a row in registers at a time, the other half in shared memory, two blocks per SM.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
@@ -201,6 +201,25 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, cons
   __trap();
 #endif
 }
+// D = A·B + D (float32 accumulation in place).
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16_accumulate(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, __half>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]));
+  }
+#else
+  __trap();
+#endif
+}
 
 // The stage transforms logical bits {0, 2, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3),
 // registers q.x..q.w = values {0,1}, {2,3}, {4,5}, {6,7}, taken as the A fragment (a0..a3) as loaded:
@@ -232,6 +251,19 @@ struct HadamardMma {
     float lo[4], hi[4];
     mma_m16n8k16<T>(lo, q, b[0]);
     mma_m16n8k16<T>(hi, q, b[1]);
+    o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
+    o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
+  }
+  // H·(p + q) or (MINUS) H·(p - q) of two vectors, the second product accumulated onto the first
+  // (with -H for the difference): a split row's top bit, butterflied as its 16-bit inputs come in.
+  __device__ void apply_sum(const uint4& p, const uint4& q, bool minus, float (&o)[8]) const {
+    const std::uint32_t flip = minus ? 0x80008000u : 0u;  // the sign bits of both 16-bit halves
+    const std::uint32_t bq[2][2] = {{b[0][0] ^ flip, b[0][1] ^ flip}, {b[1][0] ^ flip, b[1][1] ^ flip}};
+    float lo[4], hi[4];
+    mma_m16n8k16<T>(lo, p, b[0]);
+    mma_m16n8k16<T>(hi, p, b[1]);
+    mma_m16n8k16_accumulate<T>(lo, q, bq[0]);
+    mma_m16n8k16_accumulate<T>(hi, q, bq[1]);
     o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
     o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
   }
@@ -1316,7 +1348,8 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
 }
 
 // 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_UNITS = false>
+template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_UNITS = false, bool SPLIT_TOP = false,
+          bool RESIDENT = true, bool DIRECT_STORES = false>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
 
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
@@ -1349,17 +1382,19 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       } else if constexpr (LOG_N == 11) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
       } else {
-        // On Hopper (compute capability 9.0, where these were measured): 2^12-2^14 with 64 values
-        // per thread, loaded directly, and the chained tensor-core stages (no shuffles); 2^12-2^13
+        // On Hopper (compute capability 9.0, where these were measured): 2^12 and 2^14 with 64
+        // values per thread, loaded directly, and the chained tensor-core stages (no shuffles); 2^12
         // at 128 registers (16 warps per SM), 2^14 at 80, so three 8-warp blocks share an SM (3 x
-        // 64 KB of corner-turn buffers). 2^15 in the single-exchange kernel (fwt_single_exchange.cuh),
-        // one input stage, the bulk store's own row buffer and its exchange in 4-byte units.
-        if constexpr (LOG_N <= 14) {
+        // 64 KB of corner-turn buffers). 2^13 and 2^15 as split rows of the single-exchange kernel
+        // (fwt_single_exchange.cuh), a block per row; 2^15 stores straight from registers.
+        if constexpr (LOG_N == 12 || LOG_N == 14) {
           if (hopper_or_newer(device))
             return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, false, false, true>(a, stream, device);
         }
-        if constexpr (LOG_N == 15) {
-          if (hopper_or_newer(device)) return launch_single_exchange<T, LOG_N, 1, true, true>(a, stream, device);
+        if constexpr (LOG_N == 13 || LOG_N == 15) {
+          constexpr bool kSplit = true, kResident = false, kDirectStores = LOG_N == 15;
+          if (hopper_or_newer(device))
+            return launch_single_exchange<T, LOG_N, 1, false, false, kSplit, kResident, kDirectStores>(a, stream, device);
         }
         if constexpr (LOG_N == 12) {
           return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);

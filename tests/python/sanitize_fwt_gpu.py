@@ -20,8 +20,8 @@ rng = np.random.default_rng(1)
 for dtype in TOL:
     for log_n in range(16):
         n = 1 << log_n
-        # Enough rows that the resident grids (16-bit 2^15; off Hopper 16-bit from 2^13) loop over
-        # several tiles and that two split-row blocks (float32 2^15, float64 2^14) share each SM.
+        # Enough rows that the resident grids (off Hopper, 16-bit from 2^13) loop over several tiles
+        # and that two split-row blocks (float32 2^15, float64 2^14; on Hopper 16-bit 2^13, 2^15) share each SM.
         many = {13: 3001, 14: 600, 15: 300}.get(log_n)
         shapes = ((3, 0), (2, 1)) + (((many, 0),) if many else ())
         for rows, offset in shapes:  # offset 1: misaligned, takes the fallback kernel

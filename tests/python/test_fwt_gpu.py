@@ -59,8 +59,9 @@ def test_gpu_matches_cpu_and_reference(rng, dtype, log_n):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 @pytest.mark.parametrize("log_n", [3, 5, 7, 11, 12, 13, 14, 15])
 def test_gpu_many_tiles_per_block(rng, dtype, log_n):
-    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid (16-bit rows
-    from 2^13, float32 2^15) loops over several tiles, refilling its shared-memory stages."""
+    """Batches of 2^23 elements with a ragged last tile: every block of a resident grid loops over
+    several tiles, refilling its shared-memory stages, and the grids of a block per row (split rows:
+    float32 2^15, 16-bit 2^13 and 2^15 on Hopper) have thousands of blocks."""
     t = _torch()
     n = 1 << log_n
     x = random_input(rng, ((1 << 23) // n + 3, n), dtype)
