@@ -9,6 +9,8 @@
 //        bench/fwt_sweep.cu cpp/src/core/array.cpp -ldl -o fwt_sweep
 // Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages passes GB/s, its
 // ratio to the copy measured just before the group, the largest difference to the group's first output)
+// FWT_SWEEP_MATCH=table runs only the configurations whose label contains the string (the first of
+// them is then the group's reference), e.g. the table alone on every group for an A/B of two builds.
 // With FWT_SWEEP_SUSTAIN_MS=500 each configuration (and the copy) also runs back to back for that
 // long: its GB/s, the board's watts and joules per GB moved under sustained load (NVML's energy
 // counter, loaded at run time), where a power-capped GPU lowers its clocks.
@@ -143,8 +145,10 @@ void fill_input() {
 }
 
 // Times `launch(args)` on rows of 2^LOG_N, checks its output against the group's first, prints a line.
+const char* only_match = nullptr;  // FWT_SWEEP_MATCH: only the configurations whose label contains it
 template <class T, int LOG_N, class Launch>
 void measure(const char* label, Launch&& launch_with) {
+  if (only_match && !std::strstr(label, only_match)) return;
   const std::int64_t rows = std::int64_t(tensor_bytes / sizeof(T)) >> LOG_N;
   fg::KernelArgs a{};
   a.x = d_x;
@@ -339,6 +343,7 @@ void group(F&& sweep) {
 int main(int argc, char** argv) {
   if (argc > 1) only_dtype = argv[1];
   if (argc > 2) only_n = std::atoi(argv[2]);
+  only_match = std::getenv("FWT_SWEEP_MATCH");
   if (const char* mb = std::getenv("FWT_SWEEP_MB")) {
     const long megabytes = std::atol(mb);
     if (megabytes <= 0) {
