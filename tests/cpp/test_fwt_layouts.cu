@@ -6,7 +6,7 @@
 // their area, and a parked vector never overwrites a raw vector not yet read. The single-exchange kernel with its
 // gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its layouts are
 // permutations, every shared-memory access is conflict-free, and its data flow on the host computes
-// the transform exactly. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
+// the transform exactly, also for rows split in halves that each read both halves of the stage. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
 // PTX lays them out, the permutations, the packing, the shuffle and the store slots compute the
 // transform of a one-warp row exactly.
 #include <algorithm>
@@ -233,6 +233,40 @@ double final_layout_error(const std::vector<double>& reg, const std::vector<doub
   return worst;
 }
 
+// The single-exchange pipeline on the host, each phase's butterflies on the values where the phase
+// holds them: the largest difference of its output (final layout) to ref.
+template <class Lay>
+double single_exchange_data_flow(const std::vector<double>& x, const std::vector<double>& ref) {
+  constexpr int n = 1 << (Lay::kW + 12), warps = 1 << Lay::kW, K = Lay::kK;
+  std::vector<double> reg;
+  gathered_row_first_bits<Lay>(reg, x);
+  auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
+  auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
+  auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
+  if (Lay::kW == 3) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(16, 0, 0, 0)));
+  for (int pass = 0; pass < 2; ++pass) {  // the exchange, through the units
+    std::vector<double> units(size_t(Lay::kUnits) * 2);
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c)
+            for (int e0 = 0; e0 < 2; ++e0)
+              units[size_t(Lay::unit(Lay::gathered(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0] =
+                  at(warp, lane, j, 4 * c + 2 * pass + e0);
+    for (int warp = 0; warp < warps; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c)
+            for (int e0 = 0; e0 < 2; ++e0)
+              at(warp, lane, j, 4 * c + 2 * pass + e0) =
+                  units[size_t(Lay::unit(Lay::final_index(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0];
+  }
+  butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, 4)));
+  for (int s = 0; s < Lay::kFinalVectorBits; ++s)
+    butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
+  return final_layout_error<Lay>(reg, ref);
+}
+
 // The single-exchange kernel of 16-bit rows of 2^LOG_N (2^15: with a shuffle stage): its three layouts, the gathered stage read,
 // the exchange, the row written for the bulk copy, which bits each phase butterflies, and the whole
 // data flow against a float64 transform of a random row.
@@ -317,36 +351,50 @@ void check_single_exchange() {
   ++done[bit_position(Lay::final_index(0, 0, 0, 4))];                            // after the exchange: value bit 2
   for (int s = 0; s < Lay::kFinalVectorBits; ++s) ++done[bit_position(Lay::final_index(0, 0, 1 << s, 0))];
   for (int b = 0; b < LOG_N; ++b) CHECK(done[b] == 1, "2^%d: logical bit %d butterflied %d times", LOG_N, b, done[b]);
-  // The data flow on a random row: each phase's butterflies on the values where the phase holds them.
-  std::vector<double> x, ref, reg;
+  // The data flow on a random row.
+  std::vector<double> x, ref;
   random_row_and_transform(LOG_N, x, ref);
-  gathered_row_first_bits<Lay>(reg, x);
-  auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
-  auto gathered = [](int l, int w, int j, int e) { return Lay::gathered(l, w, j, e); };
-  auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
-  if (Lay::kW == 3) butterfly_held<K, 8>(reg, warps, n, gathered, bit_position(Lay::gathered(16, 0, 0, 0)));
-  for (int pass = 0; pass < 2; ++pass) {  // the exchange, through the units
-    std::vector<double> units(size_t(Lay::kUnits) * 2);
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int c = 0; c < 2; ++c)
-            for (int e0 = 0; e0 < 2; ++e0)
-              units[size_t(Lay::unit(Lay::gathered(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0] =
-                  at(warp, lane, j, 4 * c + 2 * pass + e0);
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int c = 0; c < 2; ++c)
-            for (int e0 = 0; e0 < 2; ++e0)
-              at(warp, lane, j, 4 * c + 2 * pass + e0) =
-                  units[size_t(Lay::unit(Lay::final_index(lane, warp, j, 4 * c + 2 * pass))) * 2 + e0];
-  }
-  butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, 4)));
-  for (int s = 0; s < Lay::kFinalVectorBits; ++s)
-    butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
-  const double worst = final_layout_error<Lay>(reg, ref);
+  const double worst = single_exchange_data_flow<Lay>(x, ref);
   CHECK(worst == 0, "2^%d single exchange: data flow differs from the transform by %g", LOG_N, worst);
+}
+
+// A split row of 2^LOG_N in the single-exchange kernel (SPLIT_TOP, 16-bit 2^13 and 2^15): the stage
+// addressing of its two halves (each thread's cp.async of half h into planes h K + j, and each half's
+// reads of both planes through the gathered read's bases) and the data flow: half h of the output is
+// the 2^(n-1) pipeline run on x_lo + x_hi (h = 0) or x_lo - x_hi (h = 1).
+template <int LOG_N>
+void check_split_single_exchange() {
+  using Lay = fg::SingleExchangeLayout<LOG_N - 1>;
+  constexpr int half = 1 << (LOG_N - 1), warps = 1 << Lay::kW, K = Lay::kK, kThreads = Lay::kThreads;
+  // Each slot of the stage: the row index of the first value of the 16-byte vector copied into it.
+  std::vector<int> stage(size_t(2) * K * kThreads, -1);
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < K; ++j) {
+          const size_t slot = size_t(warp * 32 + Lay::stage_lane(lane)) + size_t(h * K + j) * kThreads;
+          CHECK(stage.at(slot) < 0, "2^%d split: stage slot %zu written twice", LOG_N, slot);
+          stage.at(slot) = h * half + Lay::loaded(lane, warp, 0, 0) + Lay::loaded(0, 0, j, 0);
+        }
+  for (int warp = 0; warp < warps; ++warp)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int src_base[2] = {warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 0)),
+                               warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 1))};
+      for (int j = 0; j < K; ++j) {
+        const int src = src_base[j & 1] + Lay::source_vector(lane, 0) * kThreads;
+        const int lo = stage.at(size_t(src + (j & 14) * kThreads)), hi = stage.at(size_t(src + (K + (j & 14)) * kThreads));
+        CHECK(lo == Lay::gathered(lane, warp, j, 0) && hi == half + lo,
+              "2^%d split: lane %d warp %d vector %d reads rows %d and %d", LOG_N, lane, warp, j, lo, hi);
+      }
+    }
+  std::vector<double> x, ref;
+  random_row_and_transform(LOG_N, x, ref);
+  for (int h = 0; h < 2; ++h) {
+    std::vector<double> part(half), ref_part(ref.begin() + h * half, ref.begin() + (h + 1) * half);
+    for (int i = 0; i < half; ++i) part[i] = h ? x[i] - x[i + half] : x[i] + x[i + half];
+    const double worst = single_exchange_data_flow<Lay>(part, ref_part);
+    CHECK(worst == 0, "2^%d split, half %d: data flow differs from the transform by %g", LOG_N, h, worst);
+  }
 }
 
 // The 2^15 single exchange with 4-byte units (ScalarExchangeLayout: passes over logical bit 0, no
@@ -557,6 +605,8 @@ int main() {
   check_single_exchange<13>();
   check_single_exchange<14>();
   check_single_exchange<15>();
+  check_split_single_exchange<13>();  // the table's 16-bit 2^13 and 2^15 on Hopper
+  check_split_single_exchange<15>();
   check_scalar_exchange();
   check_chained_mma();
   return report_and_exit_code();
