@@ -21,7 +21,7 @@
 //
 // N is a template parameter (every stage and address weight is a compile-time constant). 16-bit
 // rows do their first four stages on the tensor cores (HadamardMma), or (CHAINED_MMA, Hopper's
-// 2^12-2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
+// 2^12 and 2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
 // leaves the lanes no bits to shuffle. Off Hopper, 16-bit rows from 2^13 run on a resident grid
 // whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
 // stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh
