@@ -60,8 +60,7 @@ void fwt_cuda_float64_split(const FwtPlan& plan, cudaStream_t stream) {
   const std::int64_t total = plan.rows * half;
   constexpr int kThreads = 256;
   const std::int64_t blocks = (total + kThreads - 1) / kThreads;
-  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", plan.rows, ")");
-  fwt_halves_kernel<double><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a, half);
+  fwt_halves_kernel<double><<<fwt_gpu::grid_size(blocks, plan.rows), kThreads, 0, stream>>>(a, half);
   IK_CUDA_CHECK_LAUNCH("fwt_halves_kernel");
 }
 }  // namespace

@@ -319,8 +319,7 @@ void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device
   const std::int64_t blocks =
       RESIDENT ? resident_grid_blocks(reinterpret_cast<const void*>(kernel), threads, smem, args.tiles, device) : args.tiles;
   if (blocks <= 0) return;
-  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
-  kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
+  kernel<<<grid_size(blocks, a.rows), threads, smem, stream>>>(args);
   IK_CUDA_CHECK_LAUNCH("fwt_single_exchange_kernel");
 }
 

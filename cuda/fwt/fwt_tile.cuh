@@ -182,43 +182,27 @@ constexpr bool kBulkCopyArch = false;  // cp.async.bulk (sm_90+); older GPUs sto
 constexpr bool kBulkCopyArch = true;
 #endif
 
-// D = A·B, A 16×16 (row-major fragment), B 16×8 (column-major fragment), D float32.
+// D = A·B + C, A 16×16 (row-major fragment), B 16×8 (column-major fragment), C and D float32.
 template <class T>
-__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2],
+                                             const float (&c)[4]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (std::is_same_v<T, __half>) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%10,%10,%10,%10};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(0.f));
-  } else {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%10,%10,%10,%10};"
-        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(0.f));
-  }
+#define IK_MMA_M16N8K16(AB)                                                                                        \
+  asm("mma.sync.aligned.m16n8k16.row.col.f32." AB "." AB ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "           \
+      "{%10,%11,%12,%13};"                                                                                         \
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                                             \
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]))
+  if constexpr (std::is_same_v<T, __half>) IK_MMA_M16N8K16("f16");
+  else IK_MMA_M16N8K16("bf16");
+#undef IK_MMA_M16N8K16
 #else
   __trap();
 #endif
 }
-// D = A·B + D (float32 accumulation in place).
+// D = A·B.
 template <class T>
-__device__ __forceinline__ void mma_m16n8k16_accumulate(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (std::is_same_v<T, __half>) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]));
-  } else {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]));
-  }
-#else
-  __trap();
-#endif
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
+  mma_m16n8k16<T>(d, a, b, {0.f, 0.f, 0.f, 0.f});
 }
 
 // The stage transforms logical bits {0, 2, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3),
@@ -262,8 +246,8 @@ struct HadamardMma {
     float lo[4], hi[4];
     mma_m16n8k16<T>(lo, p, b[0]);
     mma_m16n8k16<T>(hi, p, b[1]);
-    mma_m16n8k16_accumulate<T>(lo, q, bq[0]);
-    mma_m16n8k16_accumulate<T>(hi, q, bq[1]);
+    mma_m16n8k16<T>(lo, q, bq[0], lo);
+    mma_m16n8k16<T>(hi, q, bq[1], hi);
     o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
     o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
   }
@@ -1262,6 +1246,11 @@ inline std::int64_t resident_grid_blocks(const void* kernel, int threads, int sm
   const std::int64_t resident = resident_blocks(kernel, threads, smem, device);
   return tiles < resident ? tiles : resident;
 }
+// `blocks` as a launch's grid size (at most 2^31 - 1 blocks), raised as too many rows otherwise.
+inline unsigned grid_size(std::int64_t blocks, std::int64_t rows) {
+  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", rows, ")");
+  return static_cast<unsigned>(blocks);
+}
 
 // Shared memory one block may use on `device` (the opt-in maximum: 227 KB on sm_90, 163 KB on sm_80,
 // 99 KB on sm_86/89), lowered by IRONKERNELS_FWT_MAX_SMEM (bytes) to test the fallback on a larger GPU.
@@ -1326,13 +1315,13 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   if constexpr (STAGES > 0) {
     blocks = resident_grid_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, blocks, device);
   }
-  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
+  const unsigned grid = grid_size(blocks, a.rows);
   if constexpr (CLUSTER == 1) {
-    kernel<<<static_cast<unsigned>(blocks), 32 * warps, smem, stream>>>(args);
+    kernel<<<grid, 32 * warps, smem, stream>>>(args);
     IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
   } else {
     cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(32 * warps);
     cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
     cfg.stream = stream;
@@ -1443,14 +1432,13 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   const int tile_bits = a.log_n > kSmemMinTileBits ? a.log_n : kSmemMinTileBits;
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - a.log_n);
   const std::int64_t blocks = (a.rows + rows_per_tile - 1) / rows_per_tile;
-  if (blocks > 0x7fffffff) raise<ValueError>("fwt: too many rows for one launch (", a.rows, ")");
   const int smem = int(sizeof(C)) << tile_bits;
   if (const int limit = block_smem_limit(device); smem > limit)
     raise<UnsupportedError>("fwt: a row of 2^", a.log_n, " that is not 16-byte aligned (or strided) needs ", smem / 1024,
                             " KB of shared memory per block on CUDA; this GPU has ", limit / 1024,
                             " KB: pass an aligned, contiguous array");
   allow_smem(reinterpret_cast<const void*>(fwt_smem_kernel<T>), smem, device);
-  fwt_smem_kernel<T><<<static_cast<unsigned>(blocks), kSmemThreads, smem, stream>>>(a, tile_bits);
+  fwt_smem_kernel<T><<<grid_size(blocks, a.rows), kSmemThreads, smem, stream>>>(a, tile_bits);
   IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");
 }
 
