@@ -5,14 +5,18 @@
 // lines add the long-row kernels' input stage (cp.async of the next row into the thread's own
 // shared-memory slots) and, for 64 KB rows, their row buffer and bulk store; some take their rows
 // in another order (Schedule), and print when the blocks ended (the first, the median, the last).
+// The short-row lines (4 KB, 16-bit 2^11) compare one-warp blocks with rows over 2-8 warps, loaded
+// into registers or staged by cp.async, with and without a float32-sized exchange between the warps.
 // 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line against
-// cudaMemcpyAsync of the same bytes measured just before.
+// cudaMemcpyAsync of the same bytes measured just before. FWT_COPY_ROW_KB=4 runs only the lines of
+// that row size.
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
 //        bench/fwt_copy_ceiling.cu cpp/src/core/array.cpp -ldl -o fwt_copy_ceiling
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "fwt/fwt_tile.cuh"  // cp.async and bulk-copy wrappers, IK_CUDA_CHECK
@@ -84,6 +88,50 @@ __global__ void __launch_bounds__(THREADS, 2) split_copy(const uint4* __restrict
     yr[j * THREADS + threadIdx.x] = slots[j * THREADS + threadIdx.x];
     yr[kHalf + j * THREADS + threadIdx.x] = q[j];
   }
+}
+
+// Short rows (4 KB) in a block per row: loaded into registers or staged by cp.async (the whole row,
+// each thread its own vectors), optionally through an exchange between the warps as a float32
+// transform would need (twice the bytes, one barrier, each thread reading another warp's vectors),
+// then stored from registers in 16-byte vectors.
+template <int THREADS, bool CP_ASYNC, bool EXCHANGE>
+__global__ void __launch_bounds__(THREADS) short_row_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long rows,
+                                                          int*) {
+  constexpr int kRowVec = 4096 / 16, kVec = kRowVec / THREADS;
+  extern __shared__ uint4 smem[];
+  uint4* const exchange = smem + (CP_ASYNC ? kRowVec : 0);
+  const uint4* xr = x + blockIdx.x * long(kRowVec);
+  uint4 q[kVec];
+  if constexpr (CP_ASYNC) {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) fg::cp_async_16(smem + j * THREADS + threadIdx.x, xr + j * THREADS + threadIdx.x, true);
+    fg::cp_async_commit();
+    fg::cp_async_wait<0>();
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) q[j] = smem[j * THREADS + threadIdx.x];
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) q[j] = xr[j * THREADS + threadIdx.x];
+  }
+  int at[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) at[j] = j * THREADS + threadIdx.x;
+  if constexpr (EXCHANGE) {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      exchange[2 * at[j]] = q[j];
+      exchange[2 * at[j] + 1] = q[j];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      at[j] ^= THREADS > 32 ? 32 : 1;  // another warp's vector
+      q[j] = exchange[2 * at[j] + (threadIdx.x & 1)];
+    }
+  }
+  uint4* yr = y + blockIdx.x * long(kRowVec);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) yr[at[j]] = q[j];
 }
 
 // The staged kernels' structure: the next row in flight to shared memory while this one is stored,
@@ -186,6 +234,8 @@ double median_ms(F&& launch) {
 // of the resident grid (no partial last round).
 template <int ROW_BYTES, int THREADS, class Kernel>
 void line(const char* what, Kernel kernel, int smem, bool resident, bool whole_rounds = false) {
+  static const char* only_kb = std::getenv("FWT_COPY_ROW_KB");  // only the rows of this many KB
+  if (only_kb && std::atoi(only_kb) != ROW_BYTES / 1024) return;
   IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per_sm = 0, sms = 0;
   IK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, smem));
@@ -262,10 +312,22 @@ int main() {
   line<k32, 256>("registers, 3 blocks per SM", register_copy<k32, 256, false>, k64, true);
   // Short rows (16-bit 2^11): a row per one-warp block, or spread over four warps (as HadaCore's).
   constexpr int k4 = 4 << 10;
-  line<k4, 32>("registers, one-warp blocks", register_copy<k4, 32, false>, 0, false);
-  line<k4, 32>("split, one-warp blocks", split_copy<k4, 32>, 6 << 10, false);
-  line<k4, 128>("registers, 4-warp blocks", register_copy<k4, 128, false>, 0, false);
-  line<k4, 128>("split, 4-warp blocks", split_copy<k4, 128>, 2 << 10, false);
+  // Two rounds: the differences are about 1%.
+  for (int round = 0; round < 2; ++round) {
+    line<k4, 32>("registers, one-warp blocks", register_copy<k4, 32, false>, 0, false);
+    line<k4, 32>("split, one-warp blocks", split_copy<k4, 32>, 6 << 10, false);
+    line<k4, 128>("registers, 4-warp blocks", register_copy<k4, 128, false>, 0, false);
+    line<k4, 128>("split, 4-warp blocks", split_copy<k4, 128>, 2 << 10, false);
+    line<k4, 32>("cp.async, one-warp blocks", short_row_copy<32, true, false>, k4, false);
+    line<k4, 128>("cp.async, 4-warp blocks", short_row_copy<128, true, false>, k4, false);
+    line<k4, 128>("cp.async, 4-warp blocks, 8/SM", short_row_copy<128, true, false>, 27 << 10, false);
+    line<k4, 128>("cp.async + exchange, 4-warp blocks", short_row_copy<128, true, true>, 3 * k4, false);
+    line<k4, 128>("cp.async + exchange, 4-warp blocks, 8/SM", short_row_copy<128, true, true>, 27 << 10, false);
+    line<k4, 128>("registers + exchange, 4-warp blocks", short_row_copy<128, false, true>, 2 * k4, false);
+    line<k4, 64>("cp.async + exchange, 2-warp blocks", short_row_copy<64, true, true>, 3 * k4, false);
+    line<k4, 64>("cp.async, 2-warp blocks", short_row_copy<64, true, false>, k4, false);
+    line<k4, 256>("cp.async + exchange, 8-warp blocks", short_row_copy<256, true, true>, 3 * k4, false);
+  }
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));
   IK_CUDA_CHECK(cudaFree(d_counters));

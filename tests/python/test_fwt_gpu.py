@@ -103,7 +103,7 @@ def test_gpu_long_rows_other_configurations(setting):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("log_n", [4, 5, 10])
+@pytest.mark.parametrize("log_n", [4, 5, 10, 11])
 def test_gpu_subnormal_inputs(rng, dtype, log_n):
     """Rows of subnormal 16-bit values (the first stages run on the tensor cores, which must not
     flush them): the result is within the contract of the exact transform."""
@@ -135,6 +135,27 @@ def test_gpu_scaled_in_place_and_strided(rng, dtype, log_n):
     # The rows not in the view are untouched.
     untouched = to_numpy(t, xd[0::2], dtype)
     np.testing.assert_array_equal(untouched, np.asarray(x, np.float64)[0::2])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("log_n", [4, 9, 10, 11, 12, 13, 15])
+def test_gpu_uniform_row_stride_scaled_in_place(rng, dtype, log_n):
+    """Every 5th row of a batch (one uniform row stride: the vector kernels, not the fallback),
+    scaled out of place and in place; the rows between are untouched."""
+    t = _torch()
+    n = 1 << log_n
+    x = random_input(rng, (23, n), dtype)
+    xd = to_cuda(t, x, dtype)
+    view = xd[::5]
+    ref_in = np.asarray(x, np.float64)[::5]
+    y = ironkernels.fwt(view, scale=0.25, out=poisoned_like(t, view))
+    assert_fwt_close(to_numpy(t, y, dtype), ref_in, dtype, scale=0.25)
+    ironkernels.fwt(view, out=view, normalized=True)
+    t.cuda.synchronize()
+    assert_fwt_close(to_numpy(t, view, dtype), ref_in, dtype, scale=n**-0.5)
+    rest = np.ones(23, bool)
+    rest[::5] = False
+    np.testing.assert_array_equal(to_numpy(t, xd, dtype)[rest], np.asarray(x, np.float64)[rest])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
