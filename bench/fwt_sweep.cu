@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "fwt/fwt_single_exchange.cuh"  // includes fwt_tile.cuh
-#include "fwt/fwt_two_warp_rows.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -231,14 +230,6 @@ void run_single_exchange() {
   });
 }
 
-// 16-bit rows over two warps (fwt_two_warp_rows.cuh), OCC warps per SM.
-template <class T, int LOG_N, int OCC>
-void run_two_warp_rows() {
-  char label[96];
-  std::snprintf(label, sizeof label, "two-warp rows, occ=%2d", OCC);
-  measure<T, LOG_N>(label, [](const fg::KernelArgs& a) { fg::launch_two_warp_rows<T, LOG_N, OCC>(a, stream); });
-}
-
 // The configurations of one (dtype, n): the table's first (the reference for the others' outputs),
 // then the alternatives, among which the table's configuration may come again (a same-run repeat).
 // Template arguments: vectors of 16 bytes per thread, warps per SM the register cap leaves room
@@ -248,12 +239,6 @@ template <class T, int LOG_N>
 void sweep_16bit() {
   fill_input<T>();
   run_table<T, LOG_N>();
-  if constexpr (LOG_N == 10) run_two_warp_rows<T, LOG_N, 48>();
-  if constexpr (LOG_N == 11) run_two_warp_rows<T, LOG_N, 40>();  // 48 registers
-  if constexpr (LOG_N == 12) {
-    run_two_warp_rows<T, LOG_N, 16>();
-    run_two_warp_rows<T, LOG_N, 24>();
-  }
   if constexpr (LOG_N >= 8) {  // two chained tensor-core stages (no shuffles)
     run<T, 8, LOG_N, 24, 0, 1, false, false, true>();
     run<T, 8, LOG_N, 16, 0, 1, false, false, true>();

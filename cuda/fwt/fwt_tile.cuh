@@ -24,8 +24,8 @@
 // 2^12 and 2^14) seven of their first eight in two chained mma stages (ChainedHadamardMma), which
 // leaves the lanes no bits to shuffle. Off Hopper, 16-bit rows from 2^13 run on a resident grid
 // whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
-// stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh,
-// and 2^10-2^11 fwt_two_warp_rows.cuh (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
+// stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh
+// (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
 // a row in registers at a time, the other half in shared memory, two blocks per SM.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
@@ -1340,9 +1340,6 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
 template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_UNITS = false, bool SPLIT_TOP = false,
           bool RESIDENT = true, bool DIRECT_STORES = false>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
-// 16-bit rows over two warps (fwt_two_warp_rows.cuh, which the 16-bit kernel files include too).
-template <class T, int LOG_N, int OCC_WARPS>
-void launch_two_warp_rows(const KernelArgs& a, cudaStream_t stream);
 
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
 // that would need more than 16 warps in one CTA are split over a cluster; beyond 32 warps a cluster
@@ -1366,13 +1363,9 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. Rows up to 2^11 load directly (2^11: 64
-      // values per thread, 80 registers, 25 warps per SM); on Hopper 2^10 and 2^11 over two warps
-      // instead (fwt_two_warp_rows.cuh; 32 and 16 blocks per SM). Hopper's 2^12-2^15 below;
-      // elsewhere 2^12 as 2^11 with 128 registers, and from 2^13 the inputs in flight through
-      // cp.async stages, bulk stores and the lane turn (no shuffles).
-      if constexpr (LOG_N == 10 || LOG_N == 11) {
-        if (hopper_or_newer(device)) return launch_two_warp_rows<T, LOG_N, LOG_N == 10 ? 64 : 32>(a, stream);
-      }
+      // values per thread, 80 registers, 25 warps per SM). Hopper's 2^12-2^15 below; elsewhere 2^12
+      // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages, bulk
+      // stores and the lane turn (no shuffles).
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N == 11) {

@@ -8,8 +8,7 @@
 // permutations, every shared-memory access is conflict-free, and its data flow on the host computes
 // the transform exactly, also for rows split in halves that each read both halves of the stage. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
 // PTX lays them out, the permutations, the packing, the shuffle and the store slots compute the
-// transform of a one-warp row exactly. The rows over two warps (fwt_two_warp_rows.cuh): segments,
-// a conflict-free exchange and the data flow.
+// transform of a one-warp row exactly.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -18,7 +17,6 @@
 #include "check.hpp"
 #include "fwt/fwt_single_exchange.cuh"
 #include "fwt/fwt_tile.cuh"
-#include "fwt/fwt_two_warp_rows.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -488,50 +486,11 @@ void check_scalar_exchange() {
   CHECK(worst == 0, "2^15 4-byte units: data flow differs from the transform by %g", worst);
 }
 
-// The chained tensor-core stages on one vector of each lane, with the fragment layouts of
-// mma.m16n8k16 (B: rows 2t, 2t+1 | 2t+8, 2t+9 of column g = lane / 4, t = lane % 4; D: rows g | g+8,
-// columns 2t, 2t+1) and mma.m16n8k8 (A: rows g | g+8, columns t | t+4; B: rows t | t+4 of column g):
-// r[lane][4 f + i] from input(lane, e), value e of the lane's loaded vector.
-template <class Input>
-void chained_mma_registers(Input input, double (&r)[32][8]) {
-  using CL = fg::ChainedMmaLayout;
-  auto parity = [](int v) { return __builtin_popcount(unsigned(v)) & 1 ? -1.0 : 1.0; };
-  for (int f = 0; f < 2; ++f) {
-    // Stage 1: B[k][n] from fragment (q.x, q.z) or (q.y, q.w) of lane (g = n, t = k / 2 % 4).
-    double b[16][8], d1[16][8], a2[16][8], d2[16][8];
-    for (int lane = 0; lane < 32; ++lane)
-      for (int reg = 0; reg < 2; ++reg)
-        for (int half = 0; half < 2; ++half) {
-          const int e = 4 * reg + 2 * f + half;  // q.x/q.z (f = 0) or q.y/q.w (f = 1), low half first
-          b[2 * (lane & 3) + 8 * reg + half][lane >> 2] = input(lane, e);
-        }
-    for (int m = 0; m < 16; ++m)
-      for (int c = 0; c < 8; ++c) {
-        d1[m][c] = 0;
-        for (int k = 0; k < 16; ++k) d1[m][c] += parity(CL::sigma(m) & k) * b[k][c];
-      }
-    // Stage 2: each lane's (c0, c2, c1, c3) as its A fragment (a0, a1, a2, a3).
-    for (int lane = 0; lane < 32; ++lane) {
-      const int g = lane >> 2, t = lane & 3;
-      const double c[4] = {d1[g][2 * t], d1[g][2 * t + 1], d1[g + 8][2 * t], d1[g + 8][2 * t + 1]};
-      a2[g][t] = c[0], a2[g + 8][t] = c[2], a2[g][t + 4] = c[1], a2[g + 8][t + 4] = c[3];
-    }
-    for (int row = 0; row < 16; ++row)
-      for (int c = 0; c < 8; ++c) {
-        d2[row][c] = 0;
-        for (int k = 0; k < 8; ++k) d2[row][c] += a2[row][k] * parity(k & CL::tau(c));
-      }
-    for (int lane = 0; lane < 32; ++lane) {
-      const int g = lane >> 2, t = lane & 3;
-      const double out[4] = {d2[g][2 * t], d2[g][2 * t + 1], d2[g + 8][2 * t], d2[g + 8][2 * t + 1]};
-      for (int i = 0; i < 4; ++i) r[lane][4 * f + i] = out[i];
-    }
-  }
-}
-
 // The chained tensor-core stages on a 16-bit row of 2^11 (one warp, 8 vectors of 8 values per lane),
-// then the register butterflies, the pairs over logical 0, the shuffle that swaps logical 5 with lane
-// bit 2, and the 16-byte stores at lane_slot.
+// with the fragment layouts of mma.m16n8k16 (B: rows 2t, 2t+1 | 2t+8, 2t+9 of column g = lane / 4,
+// t = lane % 4; D: rows g | g+8, columns 2t, 2t+1) and mma.m16n8k8 (A: rows g | g+8, columns t | t+4;
+// B: rows t | t+4 of column g), then the register butterflies, the pairs over logical 0, the shuffle
+// that swaps logical 5 with lane bit 2, and the 16-byte stores at lane_slot.
 void check_chained_mma() {
   using CL = fg::ChainedMmaLayout;
   constexpr int log_n = 11, n = 1 << log_n, K = 8;
@@ -542,15 +501,42 @@ void check_chained_mma() {
   CHECK(sig.size() == 16 && *sig.rbegin() == 15 && ta.size() == 8 && *ta.rbegin() == 7 && slots.size() == 32 &&
             *slots.rbegin() == 31,
         "chained mma: sigma, tau and lane_slot must be permutations");
+  auto parity = [](int v) { return __builtin_popcount(unsigned(v)) & 1 ? -1.0 : 1.0; };
   std::vector<double> x, ref;
   random_row_and_transform(log_n, x, ref);
   double r[32][K][8];  // [lane][j][4 f + i]
-  for (int j = 0; j < K; ++j) {
-    double rj[32][8];
-    chained_mma_registers([&](int lane, int e) { return x[e + 8 * lane + 256 * j]; }, rj);
-    for (int lane = 0; lane < 32; ++lane)
-      for (int e = 0; e < 8; ++e) r[lane][j][e] = rj[lane][e];
-  }
+  for (int j = 0; j < K; ++j)
+    for (int f = 0; f < 2; ++f) {
+      // Stage 1: B[k][n] from fragment (q.x, q.z) or (q.y, q.w) of lane (g = n, t = k / 2 % 4).
+      double b[16][8], d1[16][8], a2[16][8], d2[16][8];
+      for (int lane = 0; lane < 32; ++lane)
+        for (int reg = 0; reg < 2; ++reg)
+          for (int half = 0; half < 2; ++half) {
+            const int e = 4 * reg + 2 * f + half;  // q.x/q.z (f = 0) or q.y/q.w (f = 1), low half first
+            b[2 * (lane & 3) + 8 * reg + half][lane >> 2] = x[e + 8 * lane + 256 * j];
+          }
+      for (int m = 0; m < 16; ++m)
+        for (int c = 0; c < 8; ++c) {
+          d1[m][c] = 0;
+          for (int k = 0; k < 16; ++k) d1[m][c] += parity(CL::sigma(m) & k) * b[k][c];
+        }
+      // Stage 2: each lane's (c0, c2, c1, c3) as its A fragment (a0, a1, a2, a3).
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        const double c[4] = {d1[g][2 * t], d1[g][2 * t + 1], d1[g + 8][2 * t], d1[g + 8][2 * t + 1]};
+        a2[g][t] = c[0], a2[g + 8][t] = c[2], a2[g][t + 4] = c[1], a2[g + 8][t + 4] = c[3];
+      }
+      for (int row = 0; row < 16; ++row)
+        for (int c = 0; c < 8; ++c) {
+          d2[row][c] = 0;
+          for (int k = 0; k < 8; ++k) d2[row][c] += a2[row][k] * parity(k & CL::tau(c));
+        }
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        const double out[4] = {d2[g][2 * t], d2[g][2 * t + 1], d2[g + 8][2 * t], d2[g + 8][2 * t + 1]};
+        for (int i = 0; i < 4; ++i) r[lane][j][4 * f + i] = out[i];
+      }
+    }
   for (int lane = 0; lane < 32; ++lane) {
     for (int j = 0; j < K; ++j)
       for (int i = 0; i < 4; ++i) bfly(r[lane][j][i], r[lane][j][4 + i]);  // logical 1
@@ -584,82 +570,6 @@ void check_chained_mma() {
   double worst = 0;
   for (int i = 0; i < n; ++i) worst = std::max(worst, std::isnan(out[i]) ? INFINITY : std::abs(out[i] - ref[i]));
   CHECK(worst == 0, "chained mma: data flow differs from the transform by %g", worst);
-}
-
-// A 16-bit row over two warps (fwt_two_warp_rows.cuh): the loads and stores cover whole segments
-// (512 and 256 contiguous bytes per warp instruction), the exchange's writes and reads each cover
-// the buffer's 16-byte slots once with 8 bank groups per quarter warp, and the data flow (chained
-// stages, logical 1 in registers, the exchange, the chunk butterflies) computes the transform exactly.
-template <int LOG_N>
-void check_two_warp_rows() {
-  using Lay = fg::TwoWarpRowLayout<LOG_N>;
-  constexpr int n = 1 << LOG_N, K = Lay::kK, kSlots = n / 4;
-  auto contiguous = [](const std::set<int>& s, int count, int step) {
-    return int(s.size()) == count && *s.rbegin() - *s.begin() == (count - 1) * step;
-  };
-  std::vector<int> written(kSlots, 0), read(kSlots, 0);
-  for (int warp = 0; warp < 2; ++warp) {
-    for (int j = 0; j < K; ++j) {
-      std::set<int> loads;
-      for (int lane = 0; lane < 32; ++lane) loads.insert(Lay::loaded(lane, warp, j));
-      CHECK(contiguous(loads, 32, 8), "2^%d two warps: the loads of warp %d vector %d are not one segment", LOG_N, warp, j);
-      for (int half = 0; half < 2; ++half)
-        for (int quarter = 0; quarter < 4; ++quarter) {
-          std::set<int> banks;
-          for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane) {
-            const int slot = Lay::swizzled(Lay::chained(lane, warp, j, half)) / 4;
-            ++written[slot];
-            banks.insert(slot % 8);
-          }
-          CHECK(banks.size() == 8, "2^%d two warps: exchange write conflict (%zu bank groups)", LOG_N, banks.size());
-        }
-    }
-    for (int c = 0; c < Lay::kChunks; ++c) {
-      std::set<int> stores;
-      for (int lane = 0; lane < 32; ++lane) stores.insert(Lay::exchanged(lane, warp, c));
-      CHECK(contiguous(stores, 32, 4), "2^%d two warps: the stores of warp %d chunk %d are not one segment", LOG_N, warp, c);
-      for (int quarter = 0; quarter < 4; ++quarter) {
-        std::set<int> banks;
-        for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane) {
-          const int slot = Lay::swizzled(Lay::exchanged(lane, warp, c)) / 4;
-          ++read[slot];
-          banks.insert(slot % 8);
-        }
-        CHECK(banks.size() == 8, "2^%d two warps: exchange read conflict (%zu bank groups)", LOG_N, banks.size());
-      }
-    }
-  }
-  CHECK(std::all_of(written.begin(), written.end(), [](int k) { return k == 1; }) &&
-            std::all_of(read.begin(), read.end(), [](int k) { return k == 1; }),
-        "2^%d two warps: the exchange's writes and reads must each cover every slot once", LOG_N);
-
-  std::vector<double> x, ref;
-  random_row_and_transform(LOG_N, x, ref);
-  std::vector<double> exchange(n, NAN), out(n, NAN);
-  for (int warp = 0; warp < 2; ++warp)
-    for (int j = 0; j < K; ++j) {
-      double r[32][8];
-      chained_mma_registers([&](int lane, int e) { return x[Lay::loaded(lane, warp, j) + e]; }, r);
-      for (int lane = 0; lane < 32; ++lane) {
-        for (int i = 0; i < 4; ++i) bfly(r[lane][i], r[lane][4 + i]);  // logical 1
-        for (int half = 0; half < 2; ++half)
-          for (int e = 0; e < 4; ++e) exchange[Lay::chained(lane, warp, j, half) + e] = r[lane][half + 2 * e];
-      }
-    }
-  for (int warp = 0; warp < 2; ++warp)
-    for (int lane = 0; lane < 32; ++lane) {
-      std::vector<std::vector<double>> v(Lay::kChunks);
-      for (int c = 0; c < Lay::kChunks; ++c) v[c].assign(&exchange[Lay::exchanged(lane, warp, c)], &exchange[Lay::exchanged(lane, warp, c)] + 4);
-      for (int s = 1; s < Lay::kChunks; s <<= 1)
-        for (int c = 0; c < Lay::kChunks; ++c)
-          if (!(c & s))
-            for (int e = 0; e < 4; ++e) bfly(v[c][e], v[c | s][e]);
-      for (int c = 0; c < Lay::kChunks; ++c)
-        for (int e = 0; e < 4; ++e) out[Lay::exchanged(lane, warp, c) + e] = v[c][e];
-    }
-  double worst = 0;
-  for (int i = 0; i < n; ++i) worst = std::max(worst, std::isnan(out[i]) ? INFINITY : std::abs(out[i] - ref[i]));
-  CHECK(worst == 0, "2^%d two warps: data flow differs from the transform by %g", LOG_N, worst);
 }
 
 }  // namespace
@@ -699,9 +609,5 @@ int main() {
   check_split_single_exchange<15>();
   check_scalar_exchange();
   check_chained_mma();
-  check_two_warp_rows<10>();  // the table's 16-bit 2^10 and 2^11 on Hopper
-  check_two_warp_rows<11>();
-  check_two_warp_rows<9>();
-  check_two_warp_rows<12>();
   return report_and_exit_code();
 }
