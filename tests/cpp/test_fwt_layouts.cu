@@ -3,12 +3,13 @@
 // of one pass cover the buffer exactly once, and no 16-byte access of a quarter warp hits a bank
 // group twice; the outputs leave in whole 512-byte segments per warp; the lane turn moves each
 // value to the lane and register it should, conflict-free. A split row's slots (SplitSlots) stay in
-// their area, and a parked vector never overwrites a raw vector not yet read. The single-exchange kernel with its
-// gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its layouts are
-// permutations, every shared-memory access is conflict-free, and its data flow on the host computes
-// the transform exactly, also for rows split in halves that each read both halves of the stage. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as
-// PTX lays them out, the permutations, the packing, the shuffle and the store slots compute the
-// transform of a one-warp row exactly.
+// their area, and a parked vector never overwrites a raw vector not yet read. The single-exchange
+// kernel with its gathered stage read (fwt_single_exchange.cuh, 16-bit rows of 2^12-2^15): its
+// layouts are permutations, every shared-memory access is conflict-free, and its data flow on the
+// host computes the transform exactly, also for rows split in halves that each read both halves of
+// the stage. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as PTX lays
+// them out, the permutations, the packing, the shuffle and the store slots compute the transform of
+// a one-warp row exactly.
 #include <algorithm>
 #include <cmath>
 #include <set>
