@@ -1120,6 +1120,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         bfly(lo[e], r[j][e]);
+        // Scaled here, not by scale_held per vector: that call changed these kernels' register allocation.
         if (a.scaled) lo[e] *= C(a.scale), r[j][e] *= C(a.scale);
       }
       store_vector(yt, j, lo, row0, full_tile);
