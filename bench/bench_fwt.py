@@ -9,13 +9,14 @@ repository), else marked not available.
 Every implementation's output is checked on sampled rows against a float64 reference before timing.
 
     python bench/bench_fwt.py [--out bench/results/fwt-h200.json] [--mb 256] [--dtypes float32,...]
-                              [--log2n 1-15] [--warmup-ms 25]
+                              [--log2n 1-15] [--warmup-ms 25] [--batch-sweep K]
 """
 from __future__ import annotations
 
 import argparse
 import math
 import os
+import statistics
 import sys
 
 import numpy as np
@@ -61,9 +62,47 @@ def check(y, x, normalized_peer: bool, dtype: str) -> float:
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "bfloat16": 3e-2}
 
 
+def measure_case(dname, log_n, batch, peers, args, rotate=0, check_outputs=True):
+    """Rows of every implementation on one (dtype, N, batch). The implementations are timed in their
+    listed order shifted by `rotate`, so that over a batch sweep each takes each place in the order."""
+    dt = DTYPES[dname]
+    itemsize = torch.tensor([], dtype=dt).element_size()
+    n = 1 << log_n
+    x = torch.randn(batch, n, device="cuda", dtype=torch.float32).to(dt)
+    nbytes = x.numel() * itemsize
+    out = torch.full_like(x, float("nan"))
+    impls = {"ironkernels": (lambda: ironkernels.fwt(x, out=out), lambda: out, False),
+             "clone": (lambda: x.clone(), None, None)}
+    for name, (fn, dtypes, max_n, normalized) in peers.items():
+        if dname in dtypes and n <= max_n:
+            holder = {}
+            impls[name] = ((lambda fn=fn, holder=holder: holder.__setitem__("y", fn(x, 1.0))),
+                           (lambda holder=holder: holder["y"]), normalized)
+    names = list(impls)
+    names = names[rotate % len(names):] + names[:rotate % len(names)]
+    rows = []
+    for name in names:
+        fn, result, normalized = impls[name]
+        err = None
+        if result is not None and check_outputs:
+            fn()
+            torch.cuda.synchronize()
+            err = check(result(), x, normalized, dname)
+            if not err <= TOL[dname]:
+                print(f"WARNING {name} {dname} 2^{log_n}: rel err {err:.3g} above {TOL[dname]}")
+        t = time_cuda(torch, fn, reps=args.reps, warmup_ms=args.warmup_ms)
+        rows.append({"impl": name, "dtype": dname, "log2n": log_n, "batch": batch, "axis": -1,
+                     "bytes": nbytes, **t, "gbps": 2 * nbytes / (t["median_ms"] * 1e6), "rel_err": err,
+                     "scope": "one call from Python, CUDA events, calls queued back to back"})
+    del x, out
+    torch.cuda.empty_cache()
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "fwt-h200.json"))
+    ap.add_argument("--out", default=None, help="default: results/fwt-h200.json (fwt-h200-batches.json "
+                    "with --batch-sweep)")
     ap.add_argument("--mb", type=int, default=256)
     ap.add_argument("--dtypes", default="float32,float16,bfloat16,float64")
     ap.add_argument("--log2n", default="1-15")
@@ -71,48 +110,50 @@ def main():
     ap.add_argument("--warmup-ms", type=float, default=25.0,
                     help="GPU time of back-to-back warm-up calls per implementation and case (1000: the "
                          "sustained state, where a GPU at its power limit lowers its clocks)")
+    ap.add_argument("--batch-sweep", type=int, default=0, metavar="K",
+                    help="time each case at K batches from the --mb one up, in steps of 1/256 of it, "
+                         "the implementations' order rotated from one batch to the next (does a ratio "
+                         "hold across batches and over the minutes of a run?)")
     args = ap.parse_args()
+    results = os.path.join(os.path.dirname(__file__), "results")
+    out = args.out or os.path.join(results, "fwt-h200-batches.json" if args.batch_sweep else "fwt-h200.json")
     lo, hi = (int(v) for v in args.log2n.split("-"))
     peers = load_peers()
     hw = gpu_hardware(torch)
     rows = []
     torch.manual_seed(0)
     for dname in args.dtypes.split(","):
-        dt = DTYPES[dname]
-        itemsize = torch.tensor([], dtype=dt).element_size()
+        itemsize = torch.tensor([], dtype=DTYPES[dname]).element_size()
         for log_n in range(lo, hi + 1):
-            n = 1 << log_n
-            batch = math.ceil((args.mb << 20) / (n * itemsize))
-            x = torch.randn(batch, n, device="cuda", dtype=torch.float32).to(dt)
-            nbytes = x.numel() * itemsize
-            out = torch.full_like(x, float("nan"))
-            impls = {"ironkernels": (lambda: ironkernels.fwt(x, out=out), lambda: out, False),
-                     "clone": (lambda: x.clone(), None, None)}
-            for name, (fn, dtypes, max_n, normalized) in peers.items():
-                if dname in dtypes and n <= max_n:
-                    holder = {}
-                    impls[name] = ((lambda fn=fn, holder=holder: holder.__setitem__("y", fn(x, 1.0))),
-                                   (lambda holder=holder: holder["y"]), normalized)
-            for name, (fn, result, normalized) in impls.items():
-                err = None
-                if result is not None:
-                    fn()
-                    torch.cuda.synchronize()
-                    err = check(result(), x, normalized, dname)
-                    if not err <= TOL[dname]:
-                        print(f"WARNING {name} {dname} 2^{log_n}: rel err {err:.3g} above {TOL[dname]}")
-                t = time_cuda(torch, fn, reps=args.reps, warmup_ms=args.warmup_ms)
-                row = {"impl": name, "dtype": dname, "log2n": log_n, "batch": batch, "axis": -1,
-                       "bytes": nbytes, **t, "gbps": 2 * nbytes / (t["median_ms"] * 1e6), "rel_err": err,
-                       "scope": "one call from Python, CUDA events, calls queued back to back"}
-                rows.append(row)
-            by = {r["impl"]: r for r in rows if r["dtype"] == dname and r["log2n"] == log_n}
-            clone = by["clone"]["gbps"]
-            line = "  ".join(f"{k}={v['gbps']:.0f}" for k, v in by.items())
-            print(f"{dname:9s} 2^{log_n:<2d} batch={batch:<9d} GB/s: {line}   ik/clone={by['ironkernels']['gbps'] / clone:.3f}", flush=True)
-            del x, out
-            torch.cuda.empty_cache()
-    write_result(args.out, hw, rows, {"peers": sorted(peers), "warmup_ms": args.warmup_ms})
+            base = math.ceil((args.mb << 20) / ((1 << log_n) * itemsize))
+            batches = [base + base * i // 256 for i in range(max(args.batch_sweep, 1))]
+            case = []
+            for i, batch in enumerate(batches):
+                case += measure_case(dname, log_n, batch, peers, args, rotate=i, check_outputs=i == 0)
+            rows += case
+            print(summary_line(dname, log_n, case), flush=True)
+    extra = {"peers": sorted(peers), "warmup_ms": args.warmup_ms}
+    if args.batch_sweep:
+        extra["batch_sweep"] = args.batch_sweep
+    write_result(out, hw, rows, extra)
+
+
+def summary_line(dname, log_n, case) -> str:
+    """GB/s of each implementation and our ratio to clone; over a batch sweep, our ratio to each
+    implementation at the first batch and its median, min and max over the batches."""
+    batches = list(dict.fromkeys(r["batch"] for r in case))
+    by = {(r["impl"], r["batch"]): r["gbps"] for r in case}
+    impls = list(dict.fromkeys(r["impl"] for r in case))
+    head = f"{dname:9s} 2^{log_n:<2d} batch={batches[0]:<9d}"
+    if len(batches) == 1:
+        line = "  ".join(f"{k}={by[(k, batches[0])]:.0f}" for k in impls)
+        return f"{head} GB/s: {line}   ik/clone={by[('ironkernels', batches[0])] / by[('clone', batches[0])]:.3f}"
+    parts = []
+    for k in (k for k in impls if k != "ironkernels"):
+        ratios = [by[("ironkernels", b)] / by[(k, b)] for b in batches]
+        parts.append(f"ik/{k} {ratios[0]:.3f} (median {statistics.median(ratios):.3f}, "
+                     f"{min(ratios):.3f}-{max(ratios):.3f})")
+    return f"{head} {len(batches)} batches: " + "  ".join(parts)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-"""Plots of the FWT benchmark files: GB/s against log2 N per dtype (GPU), ns/element (CPU).
+"""Plots of the FWT benchmark files: GB/s against log2 N per dtype (GPU), ns/element (CPU), and for a
+batch sweep (`bench_fwt.py --batch-sweep`) our ratio to each implementation over the batches.
 
     python bench/plot_fwt.py bench/results/fwt-h200.json bench/results/fwt-cpu.json
+    python bench/plot_fwt.py bench/results/fwt-h200-batches.json
 """
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import sys
 
 import matplotlib
@@ -69,11 +72,77 @@ def markdown_table(doc) -> str:
     return "\n".join(lines)
 
 
+def sweep_ratios(doc):
+    """{(dtype, log2n, impl): [ironkernels time / impl time at each batch]}, first batch first."""
+    t = {(r["dtype"], r["log2n"], r["batch"], r["impl"]): r["median_ms"] for r in doc["rows"]}
+    out = {}
+    for (dt, n, b, impl), ms in t.items():
+        if impl != "ironkernels":
+            out.setdefault((dt, n, impl), []).append(ms / t[(dt, n, b, "ironkernels")])
+    return out
+
+
+SWEEP_YMAX = 1.12
+
+
+def plot_sweep(doc, out):
+    """Per dtype: our speed over each implementation's against log2 N, the median over the batches
+    (marker), their range (bar) and the first batch (the plain bench's, x); medians above the scale
+    as open triangles at its top (the numbers are in sweep_table)."""
+    ratios = sweep_ratios(doc)
+    dtypes = list(dict.fromkeys(k[0] for k in ratios))
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(4.2 * len(dtypes), 3.8), sharey=True, squeeze=False)
+    handles = {}
+    for ax, dt in zip(axes[0], dtypes):
+        impls = list(dict.fromkeys(k[2] for k in ratios if k[0] == dt))
+        for j, impl in enumerate(impls):
+            keys = sorted(k for k in ratios if k[0] == dt and k[2] == impl)
+            xs = [k[1] + 0.12 * (j - (len(impls) - 1) / 2) for k in keys]
+            med = [statistics.median(ratios[k]) for k in keys]
+            lo = [m - min(ratios[k]) for m, k in zip(med, keys)]
+            hi = [max(ratios[k]) - m for m, k in zip(med, keys)]
+            c, m, _ = STYLE.get(impl, ("gray", ".", "-"))
+            handles.setdefault(f"ours / {impl}", ax.errorbar(xs, med, yerr=[lo, hi], color=c, marker=m or "o",
+                                                            ls="none", ms=4, capsize=2))
+            ax.plot(xs, [ratios[k][0] for k in keys], color=c, marker="x", ls="none", ms=5)
+            above = [x for x, v in zip(xs, med) if v > SWEEP_YMAX]  # the scale is kept for the close calls
+            ax.plot(above, [SWEEP_YMAX - 0.005] * len(above), color=c, marker="^", ls="none", ms=6, mfc="none")
+        ax.set_ylim(0.88, SWEEP_YMAX)
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_title(dt)
+        ax.set_xlabel("log2 N")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("our speed / theirs (> 1: ours faster)")
+    axes[0][0].legend(handles.values(), handles.keys(), fontsize=8, loc="lower left")
+    hw = doc["hardware"]
+    mb = [r["bytes"] / 2**20 for r in doc["rows"]]
+    fig.suptitle(f"FWT at {doc['batch_sweep']} batches of {min(mb):.0f}-{max(mb):.0f} MB per case, {hw['gpu']}: "
+                 "median (marker), range (bar), first batch (x); open triangle: above the scale", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def sweep_table(doc) -> str:
+    """Our speed over each implementation's per (dtype, log2 N): at the first batch (the plain bench's),
+    and the median, min and max over all."""
+    ratios = sweep_ratios(doc)
+    lines = ["| dtype, over | log2 N | first batch | median | min | max |", "|---|---|---|---|---|---|"]
+    for (dt, n, impl), r in sorted(ratios.items()):
+        lines.append(f"| {dt}, {impl} | {n} | {r[0]:.3f} | {statistics.median(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+    return "\n".join(lines)
+
+
 def main(paths):
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
         out = os.path.splitext(path)[0] + ".png"
+        if doc.get("batch_sweep"):
+            plot_sweep(doc, out)
+            print("wrote", out)
+            print(sweep_table(doc))
+            continue
         (plot_cpu if "cpu" in doc["hardware"] else plot_gpu)(doc, out)
         print("wrote", out)
         if "cpu" not in doc["hardware"]:
