@@ -65,11 +65,9 @@ TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "bfloat16": 3e-2}
 def measure_case(dname, log_n, batch, peers, args, rotate=0, check_outputs=True):
     """Rows of every implementation on one (dtype, N, batch). The implementations are timed in their
     listed order shifted by `rotate`, so that over a batch sweep each takes each place in the order."""
-    dt = DTYPES[dname]
-    itemsize = torch.tensor([], dtype=dt).element_size()
     n = 1 << log_n
-    x = torch.randn(batch, n, device="cuda", dtype=torch.float32).to(dt)
-    nbytes = x.numel() * itemsize
+    x = torch.randn(batch, n, device="cuda", dtype=torch.float32).to(DTYPES[dname])
+    nbytes = x.numel() * x.element_size()
     out = torch.full_like(x, float("nan"))
     impls = {"ironkernels": (lambda: ironkernels.fwt(x, out=out), lambda: out, False),
              "clone": (lambda: x.clone(), None, None)}

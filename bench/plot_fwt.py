@@ -99,8 +99,8 @@ def plot_sweep(doc, out):
             keys = sorted(k for k in ratios if k[0] == dt and k[2] == impl)
             xs = [k[1] + 0.12 * (j - (len(impls) - 1) / 2) for k in keys]
             med = [statistics.median(ratios[k]) for k in keys]
-            lo = [m - min(ratios[k]) for m, k in zip(med, keys)]
-            hi = [max(ratios[k]) - m for m, k in zip(med, keys)]
+            lo = [md - min(ratios[k]) for md, k in zip(med, keys)]
+            hi = [max(ratios[k]) - md for md, k in zip(med, keys)]
             c, m, _ = STYLE.get(impl, ("gray", ".", "-"))
             handles.setdefault(f"ours / {impl}", ax.errorbar(xs, med, yerr=[lo, hi], color=c, marker=m or "o",
                                                             ls="none", ms=4, capsize=2))
