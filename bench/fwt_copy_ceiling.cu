@@ -6,7 +6,8 @@
 // shared-memory slots) and, for 64 KB rows, their row buffer and bulk store; some take their rows
 // in another order (Schedule), and print when the blocks ended (the first, the median, the last).
 // The short-row lines (4 KB, 16-bit 2^11) compare one-warp blocks with rows over 2-8 warps, loaded
-// into registers or staged by cp.async, with and without a float32-sized exchange between the warps.
+// into registers or staged by cp.async, with and without a float32-sized exchange between the warps,
+// and HadaCore's pattern with its 4-byte stores or 16-byte ones.
 // 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line against
 // cudaMemcpyAsync of the same bytes measured just before. FWT_COPY_ROW_KB=4 runs only the lines of
 // that row size.
@@ -132,6 +133,40 @@ __global__ void __launch_bounds__(THREADS) short_row_copy(const uint4* __restric
   uint4* yr = y + blockIdx.x * long(kRowVec);
 #pragma unroll
   for (int j = 0; j < kVec; ++j) yr[at[j]] = q[j];
+}
+
+// HadaCore's 16-bit 2^11 memory pattern (a row per 4-warp block, 28 registers): each warp stages
+// two 512-byte chunks by cp.async, a barrier, then every thread stores 8 words of 4 bytes, each
+// warp's store touching four 64-byte runs 512 bytes apart (its second pass's index map). WORDS=false
+// stores the same staged row in 16-byte vectors instead: do 4-byte stores change the DRAM rate?
+template <bool WORDS>
+__global__ void __launch_bounds__(128, 8) hadacore_pattern_copy(const uint4* __restrict__ x, uint4* __restrict__ y,
+                                                                 long rows, int*) {
+  __shared__ uint4 row_smem[256];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const uint4* xr = x + blockIdx.x * 256L;
+#pragma unroll
+  for (int k = 0; k < 2; ++k) fg::cp_async_16(row_smem + (2 * warp + k) * 32 + lane, xr + (2 * warp + k) * 32 + lane, true);
+  fg::cp_async_commit();
+  fg::cp_async_wait<0>();
+  __syncthreads();
+  if constexpr (WORDS) {
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(row_smem);
+    uint32_t* yr = reinterpret_cast<uint32_t*>(y + blockIdx.x * 256L);
+#pragma unroll
+    for (int k = 0; k < 2; ++k)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int reg = (lane & 1) == 0 ? j : (j + 2) % 4, rt = reg < 2 ? lane : lane ^ 1;
+        const int idx = rt / 4 * 16 + rt % 4 * 2 + reg / 2 * 8 + reg % 2;
+        const int at = 16 * (2 * warp + k) + (idx % 8) * 128 + (idx >> 3);
+        yr[at] = words[at];
+      }
+  } else {
+    uint4* yr = y + blockIdx.x * 256L;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) yr[(2 * warp + k) * 32 + lane] = row_smem[(2 * warp + k) * 32 + lane];
+  }
 }
 
 // The staged kernels' structure: the next row in flight to shared memory while this one is stored,
@@ -327,6 +362,8 @@ int main() {
     line<k4, 64>("cp.async + exchange, 2-warp blocks", short_row_copy<64, true, true>, 3 * k4, false);
     line<k4, 64>("cp.async, 2-warp blocks", short_row_copy<64, true, false>, k4, false);
     line<k4, 256>("cp.async + exchange, 8-warp blocks", short_row_copy<256, true, true>, 3 * k4, false);
+    line<k4, 128>("HadaCore's pattern, 4-byte stores", hadacore_pattern_copy<true>, 0, false);
+    line<k4, 128>("HadaCore's pattern, 16-byte stores", hadacore_pattern_copy<false>, 0, false);
   }
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));
