@@ -7,10 +7,10 @@
 // in another order (Schedule), and print when the blocks ended (the first, the median, the last).
 // The short-row lines (4 KB, 16-bit 2^11) compare one-warp blocks with rows over 2-8 warps, loaded
 // into registers or staged by cp.async, with and without a float32-sized exchange between the warps,
-// and HadaCore's pattern with its 4-byte stores or 16-byte ones.
-// 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line against
-// cudaMemcpyAsync of the same bytes measured just before. FWT_COPY_ROW_KB=4 runs only the lines of
-// that row size.
+// HadaCore's pattern with its 4-byte stores or 16-byte ones, and a warp-specialised ring of bulk
+// loads (TMA). 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line
+// against cudaMemcpyAsync of the same bytes measured just before; each line's output is checked
+// against its input. FWT_COPY_ROW_KB=4 runs only the lines of that row size.
 //
 // Build (from the repository root; no library needed):
 //   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
@@ -169,6 +169,72 @@ __global__ void __launch_bounds__(128, 8) hadacore_pattern_copy(const uint4* __r
   }
 }
 
+// A warp-specialised ring for short rows (sm_90): in a resident block, one producer lane keeps S
+// rows of 4 KB in flight to shared memory, each by one bulk copy (TMA) completing on the stage's
+// mbarrier; CONSUMERS warps take the rows in turn, read theirs into registers (8 vectors per lane),
+// free the stage and store from registers. Loads no longer wait for a warp to finish its last row.
+// (The mbarrier and bulk-load wrappers below are sm_90 PTX, as this tool is built for sm_90a.)
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred done;\n wait_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait_%=;\n}" ::"r"(smem_addr(bar)), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+               ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+}
+
+template <int CONSUMERS, int S>
+__global__ void __launch_bounds__(32 * (CONSUMERS + 1)) tma_ring_copy(const uint4* __restrict__ x, uint4* __restrict__ y,
+                                                                      long rows, int*) {
+  constexpr int kRowVec = 256;
+  extern __shared__ uint4 ring[];  // S rows of 4 KB
+  __shared__ unsigned long long full[S], empty[S];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 1);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const long my_rows = rows > blockIdx.x ? (rows - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  if (warp == CONSUMERS) {  // the producer
+    if (lane == 0)
+      for (long i = 0; i < my_rows; ++i) {
+        const int s = int(i % S);
+        mbar_wait(&empty[s], unsigned((i / S) & 1) ^ 1u);
+        mbar_expect_tx(&full[s], 4096);
+        bulk_load(ring + s * kRowVec, x + (blockIdx.x + i * gridDim.x) * long(kRowVec), 4096, &full[s]);
+      }
+    return;
+  }
+  for (long i = warp; i < my_rows; i += CONSUMERS) {
+    const int s = int(i % S);
+    mbar_wait(&full[s], unsigned((i / S) & 1));
+    uint4 q[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) q[j] = ring[s * kRowVec + j * 32 + lane];
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[s]);
+    uint4* yr = y + (blockIdx.x + i * gridDim.x) * long(kRowVec);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) yr[j * 32 + lane] = q[j];
+  }
+}
+
 // The staged kernels' structure: the next row in flight to shared memory while this one is stored,
 // from registers or (BULK) through a row buffer and one bulk copy, awaited a row later.
 template <int ROW_BYTES, int THREADS, bool BULK, Schedule SCHEDULE = STATIC>
@@ -242,6 +308,11 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
   }
 }
 
+__global__ void fill_index(unsigned* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = unsigned(i);
+}
+
 template <class F>
 double median_ms(F&& launch) {
   cudaEvent_t start, stop;
@@ -303,8 +374,16 @@ void line(const char* what, Kernel kernel, int smem, bool resident, bool whole_r
       std::snprintf(spread, sizeof spread, "  blocks end at %.3f / %.3f / 1", fin.front() / fin.back(), fin[fin.size() / 2] / fin.back());
     }
   }
-  std::printf("%-52s %3d KB rows x %4ld, %4d threads, %d blocks/SM: %7.1f GB/s  %.3f of copy%s\n", what, ROW_BYTES / 1024,
-              rows, THREADS, per_sm, 2.0 * bytes / ms / 1e6, copy_ms / ms, spread);
+  // Every line is a copy: one more launch into a zeroed output must reproduce the input's pattern.
+  IK_CUDA_CHECK(cudaMemset(d_y, 0, bytes));
+  kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
+  IK_CUDA_CHECK(cudaGetLastError());
+  std::vector<unsigned> out(bytes / 4);
+  IK_CUDA_CHECK(cudaMemcpy(out.data(), d_y, bytes, cudaMemcpyDeviceToHost));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) wrong += out[i] != unsigned(i);
+  std::printf("%-52s %3d KB rows x %4ld, %4d threads, %d blocks/SM: %7.1f GB/s  %.3f of copy%s%s\n", what, ROW_BYTES / 1024,
+              rows, THREADS, per_sm, 2.0 * bytes / ms / 1e6, copy_ms / ms, spread, wrong ? "  WRONG OUTPUT" : "");
 }
 }  // namespace
 
@@ -312,7 +391,8 @@ int main() {
   IK_CUDA_CHECK(cudaMalloc(&d_x, kAllocBytes));
   IK_CUDA_CHECK(cudaMalloc(&d_y, kAllocBytes));
   IK_CUDA_CHECK(cudaMalloc(&d_counters, kCounterBytes));
-  IK_CUDA_CHECK(cudaMemset(d_x, 1, kAllocBytes));
+  fill_index<<<4096, 256>>>(static_cast<unsigned*>(d_x), kAllocBytes / 4);
+  IK_CUDA_CHECK(cudaGetLastError());
   IK_CUDA_CHECK(cudaMemset(d_counters, 0, kCounterBytes));
   constexpr int k128 = 128 << 10, k64 = 64 << 10, k32 = 32 << 10;
   constexpr int kOnePerSm = 200 << 10;  // shared memory that leaves room for one block per SM
@@ -364,6 +444,9 @@ int main() {
     line<k4, 256>("cp.async + exchange, 8-warp blocks", short_row_copy<256, true, true>, 3 * k4, false);
     line<k4, 128>("HadaCore's pattern, 4-byte stores", hadacore_pattern_copy<true>, 0, false);
     line<k4, 128>("HadaCore's pattern, 16-byte stores", hadacore_pattern_copy<false>, 0, false);
+    line<k4, 160>("TMA ring, 4 consumer warps, 8 stages", tma_ring_copy<4, 8>, 72 << 10, true);
+    line<k4, 288>("TMA ring, 8 consumer warps, 32 stages", tma_ring_copy<8, 32>, 2 * k64, true);
+    line<k4, 544>("TMA ring, 16 consumer warps, 32 stages", tma_ring_copy<16, 32>, 2 * k64, true);
   }
   IK_CUDA_CHECK(cudaFree(d_x));
   IK_CUDA_CHECK(cudaFree(d_y));
