@@ -356,14 +356,20 @@ void line(const char* what, Kernel kernel, int smem, bool resident, bool whole_r
     kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
     IK_CUDA_CHECK(cudaGetLastError());
   });
-  // Finish times of the blocks of one more launch (staged kernels record them): when the first and the
+  // One more launch into a zeroed output: every line is a copy, so it must reproduce the input's
+  // pattern; staged kernels also record their blocks' finish times, printed as when the first and the
   // median block ended, as fractions of the time the last one ended (all from the first start).
+  IK_CUDA_CHECK(cudaMemset(d_y, 0, bytes));
+  IK_CUDA_CHECK(cudaMemset(d_counters + 2, 0, 2 * sizeof(unsigned long long) * kMaxBlocks));
+  kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
+  IK_CUDA_CHECK(cudaGetLastError());
+  std::vector<unsigned> out(bytes / 4);
+  IK_CUDA_CHECK(cudaMemcpy(out.data(), d_y, bytes, cudaMemcpyDeviceToHost));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) wrong += out[i] != unsigned(i);
   char spread[64] = "";
   if (resident && grid <= kMaxBlocks) {
     std::vector<unsigned long long> t(2 * grid, 0);
-    IK_CUDA_CHECK(cudaMemset(d_counters + 2, 0, 2 * sizeof(unsigned long long) * kMaxBlocks));
-    kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
-    IK_CUDA_CHECK(cudaGetLastError());
     IK_CUDA_CHECK(cudaMemcpy(t.data(), d_counters + 2, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
     if (t[0] != 0) {
       unsigned long long t0 = ~0ull;
@@ -374,14 +380,6 @@ void line(const char* what, Kernel kernel, int smem, bool resident, bool whole_r
       std::snprintf(spread, sizeof spread, "  blocks end at %.3f / %.3f / 1", fin.front() / fin.back(), fin[fin.size() / 2] / fin.back());
     }
   }
-  // Every line is a copy: one more launch into a zeroed output must reproduce the input's pattern.
-  IK_CUDA_CHECK(cudaMemset(d_y, 0, bytes));
-  kernel<<<unsigned(grid), THREADS, smem>>>(static_cast<const uint4*>(d_x), static_cast<uint4*>(d_y), rows, d_counters);
-  IK_CUDA_CHECK(cudaGetLastError());
-  std::vector<unsigned> out(bytes / 4);
-  IK_CUDA_CHECK(cudaMemcpy(out.data(), d_y, bytes, cudaMemcpyDeviceToHost));
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) wrong += out[i] != unsigned(i);
   std::printf("%-52s %3d KB rows x %4ld, %4d threads, %d blocks/SM: %7.1f GB/s  %.3f of copy%s%s\n", what, ROW_BYTES / 1024,
               rows, THREADS, per_sm, 2.0 * bytes / ms / 1e6, copy_ms / ms, spread, wrong ? "  WRONG OUTPUT" : "");
 }
