@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os as _os
 
-from . import _core
+from . import _core, lcn
 from ._fwt import fwt
 from ._gemm import Contract, gemm
 from ._interop import empty
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "gemm", "Contract", "empty", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+__all__ = ["fwt", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
 
 
 def build_info() -> dict:

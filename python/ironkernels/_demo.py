@@ -2,6 +2,7 @@
 Each op runs, is checked against an independent float64 reference, and is timed."""
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Callable
@@ -134,6 +135,54 @@ def demo_gemm(gpu: int | None) -> list[dict]:
     return rows
 
 
+DEMO_DRAWING = os.path.join(os.path.dirname(__file__), "data", "lcn-70-nodes.json")
+
+
+def demo_lcn(gpu: int | None) -> list[dict]:
+    """Per-edge crossing counts of the bundled drawing (a GD Contest 2025 sample solution, k = 16) and
+    of random layouts of its graph on the same grid, against an independent all-pairs NumPy count
+    (ironkernels.reference): lcn.evaluate on the CPU (with validity), and lcn.count_crossings on
+    device arrays when there is a GPU. ok = every count equal, the bundled drawing valid at k = 16."""
+    from . import lcn
+    from .reference import lcn_crossing_counts
+
+    d = lcn.load(DEMO_DRAWING)
+    rng = np.random.default_rng(2028)
+    cases = [("70-node solution", d.xy)]
+    for copies in (1, 8):  # the graph repeated `copies` times, every vertex at a random grid point
+        cases.append((f"random layout x{copies}", rng.integers(0, [d.width + 1, d.height + 1], (copies * d.n, 2))))
+    rows = []
+    for label, xy in cases:
+        copies = len(xy) // d.n
+        edges = np.concatenate([d.edges + i * d.n for i in range(copies)])
+        drawing = lcn.Drawing(ids=list(range(len(xy))), xy=np.ascontiguousarray(xy, dtype=np.int64),
+                              edges=edges, width=d.width, height=d.height)
+        expect = lcn_crossing_counts(drawing.xy, drawing.edges)
+        if gpu is None:
+            ev = lcn.evaluate(drawing)
+            counts, device = ev.edge_crossings, "cpu"
+            ms = _median_ms(lambda: lcn.evaluate(drawing), 5, None)
+        else:
+            dxy, de = _core.empty([len(xy), 2], "int64", "cuda", gpu), _core.empty([len(edges), 2], "int64", "cuda", gpu)
+            dc = _core.empty([len(edges)], "int64", "cuda", gpu)
+            _core.copy_(dxy, drawing.xy)
+            _core.copy_(de, drawing.edges)
+            run = lambda: lcn.count_crossings(dxy, de, out=dc)  # noqa: E731
+            run()
+            ms = _median_ms(run, 5, gpu)
+            counts = np.empty(len(edges), np.int64)
+            _core.copy_(counts, dc)
+            _core.synchronize(0, gpu)
+            ev = lcn.evaluate(drawing)
+            device = f"cuda:{gpu}"
+        ok = bool(np.array_equal(counts, expect) and np.array_equal(ev.edge_crossings, expect))
+        if copies == 1 and label.startswith("70"):
+            ok = ok and ev.valid and ev.k == 16
+        rows.append(dict(label=label, n=drawing.n, m=drawing.m, device=device, k=ev.k, at_k=ev.edges_at_k,
+                         total=ev.total_crossings, valid=ev.valid, ok=ok, ms=ms))
+    return rows
+
+
 def _ok(r: dict) -> str:
     return f"{'  yes' if r['ok'] else '  NO':<6}"
 
@@ -168,7 +217,15 @@ def run(force_cpu: bool = False) -> int:
            [f"{'gemm':<5}{'(u-.5)exp(' + str(r['phi']) + 'g)':<18}{str(r['n']) + '^3':<10}{r['device']:<8}"
             f"{r['err']:>12.2e}{r['native']:>10.2e}{_ok(r)}{r['ms']:>9.2f}{r['native_ms']:>10.2f}"
             f"{2 * r['n'] ** 3 / r['ms'] / 1e9:>9.1f}" for r in g])
-    rows = rows + g
+    lr = demo_lcn(gpu)
+    print("\nlcn: exact per-edge crossing counts of grid drawings (" + ("lcn.count_crossings on the GPU"
+          if gpu is not None else "lcn.evaluate on the CPU") + "), checked against an independent\n"
+          "     all-pairs NumPy count; the bundled drawing is a GD Contest 2025 sample solution with k = 16\n")
+    _table(f"{'op':<5}{'drawing':<22}{'n':>6}{'m':>7}{'  device':<10}{'k':>5}{'at k':>6}{'total':>9}{'valid':>7}"
+           f"{'  ok':<6}{'ms':>9}",
+           [f"{'lcn':<5}{r['label']:<22}{r['n']:>6}{r['m']:>7}  {r['device']:<8}{r['k']:>5}{r['at_k']:>6}{r['total']:>9}"
+            f"{'yes' if r['valid'] else 'no':>7}{_ok(r)}{r['ms']:>9.3f}" for r in lr])
+    rows = rows + g + lr
     bad = [r for r in rows if not r["ok"]]
     if bad:
         print(f"FAILED: {len(bad)} result(s) outside tolerance")

@@ -5,7 +5,10 @@ import numbers
 from typing import Any, Optional
 
 from . import _core
-from ._interop import core_view, device_of, empty_like, framework_of, is_numpy_bfloat16, resolve_stream
+from ._interop import (call_core, core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
+                       resolve_stream)
+
+_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
 def fwt(
@@ -42,34 +45,32 @@ def fwt(
         TypeError: wrong dtype, or not an array. ValueError: bad shape, N, axis, strides, or an
         ``out`` that mismatches or partially overlaps ``x``. Nothing is written when these are raised.
     """
-    framework_of(x)  # raises TypeError for non-arrays
+    framework_of(x, "fwt: x")
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
-        raise TypeError(f"axis must be an int, got {type(axis).__name__}")
+        raise TypeError(f"fwt: axis must be an int, got {type(axis).__name__}")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, numbers.Real)):
-        raise TypeError(f"scale must be a real number or None, got {type(scale).__name__}")
+        raise TypeError(f"fwt: scale must be a real number or None, got {type(scale).__name__}")
     if not isinstance(normalized, (bool, numbers.Integral)):
-        raise TypeError(f"normalized must be a bool, got {type(normalized).__name__}")
+        raise TypeError(f"fwt: normalized must be a bool, got {type(normalized).__name__}")
     x_dev = device_of(x)
     if out is not None:
-        framework_of(out)
+        framework_of(out, "fwt: out")
         out_dev = device_of(out)
         if out_dev != x_dev:
             raise ValueError(
-                f"out is on {out_dev[0]}:{out_dev[1]} but x is on "
+                f"fwt: out is on {out_dev[0]}:{out_dev[1]} but x is on "
                 f"{x_dev[0]}:{x_dev[1]}; they must be on the same device (no implicit transfers)"
             )
+        if is_numpy_bfloat16(x) and framework_of(out) == "numpy" and not is_numpy_bfloat16(out):
+            raise TypeError(f"fwt: out has dtype {out.dtype} but x has {x.dtype}; they must match")
     result = out
     handle = resolve_stream(stream, x, x_dev)
     if result is None:
+        if framework_of(x) == "dlpack" and dtype_name(x) not in _DTYPES:  # before allocating a result of it
+            raise TypeError(f"fwt: x has dtype {dtype_name(x)}; accepted: {', '.join(_DTYPES)}")
         result = empty_like(x)
-    _core.fwt(
-        core_view(x),
-        core_view(result),
-        axis=int(axis),
-        scale=None if scale is None else float(scale),
-        normalized=bool(normalized),
-        stream=handle,
-        as_bfloat16=is_numpy_bfloat16(x),
-    )
+    args = (core_view(x), core_view(result))
+    call_core("fwt", lambda: _core.fwt(*args, axis=int(axis), scale=None if scale is None else float(scale),
+                                       normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x)),
+              {"x": x, "out": result}, ", ".join(_DTYPES))
     return result
-

@@ -11,7 +11,8 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from . import _core
-from ._interop import device_of, dtype_name, empty, empty_like, framework_of, resolve_stream
+from ._interop import (call_core, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
+                       shape_of)
 
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
@@ -103,9 +104,10 @@ class Contract:
 
 
 def _shape2(x: Any, name: str) -> tuple:
-    if len(x.shape) != 2:
-        raise ValueError(f"gemm: {name} must be two-dimensional, got shape {tuple(x.shape)}")
-    return tuple(int(s) for s in x.shape)
+    shape = shape_of(x, f"gemm: {name}")
+    if len(shape) != 2:
+        raise ValueError(f"gemm: {name} must be two-dimensional, got shape {shape}")
+    return shape
 
 
 _PLANS: "OrderedDict[tuple, Any]" = OrderedDict()  # recent CUDA plans (each owns a cuBLAS handle)
@@ -224,32 +226,38 @@ def gemm(
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")
-    fw = framework_of(a)
+    for name, v in (("trans_a", trans_a), ("trans_b", trans_b), ("report", report)):
+        if not isinstance(v, (bool, numbers.Integral)):
+            raise TypeError(f"gemm: {name} must be a bool, got {type(v).__name__}")
+    fw = framework_of(a, "gemm: a")
     arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
     where = device_of(a)
     for name, x in arrays.items():
-        framework_of(x)
+        framework_of(x, f"gemm: {name}")
         if device_of(x) != where:
             raise ValueError(f"gemm: {name} is on {device_of(x)} but a is on {where}; all arrays must be on one device")
     if backend != "auto" and backend != where[0]:
         raise ValueError(f"gemm: backend = {backend!r} but the arrays are on {where[0]}; no implicit transfers")
+    for name, x in arrays.items():
+        if dtype_name(x) != "float64":
+            raise TypeError(f"gemm: {name} has dtype {dtype_name(x)}; accepted: float64")
     ma, ka = _shape2(a, "a")[::-1] if trans_a else _shape2(a, "a")
     kb, nb = _shape2(b, "b")[::-1] if trans_b else _shape2(b, "b")
     if ka != kb:
         raise ValueError(f"gemm: op(a) is {ma}x{ka} but op(b) is {kb}x{nb}; inner dimensions must match")
-    for name, x in (("c", c), ("out", out)):
-        if x is not None and _shape2(x, name) != (ma, nb):
-            raise ValueError(f"gemm: {name} has shape {tuple(x.shape)}; expected ({ma}, {nb})")
+    for name in ("c", "out"):
+        if name in arrays and _shape2(arrays[name], name) != (ma, nb):
+            raise ValueError(f"gemm: {name} has shape {_shape2(arrays[name], name)}; expected ({ma}, {nb})")
     if ka > MAX_K:
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K}")
-    moduli, scaling = contract.resolve(ka)
-    for name, x in arrays.items():
-        if dtype_name(x) != "float64":
-            raise TypeError(f"gemm: {name} has dtype {x.dtype}; accepted: float64")
+    moduli, scaling = contract.resolve(max(ka, 1))
     use_c = c is not None and beta != 0.0
+    if out is not None:  # every check on out before anything is written (c is copied into it first)
+        inputs = [("a", a), ("b", b)] + ([("c", c)] if use_c else [])
+        call_core("gemm", lambda: _core.check_output("gemm", "out", out, inputs, same_as="c"), arrays, "float64")
     cuda = where[0] == "cuda"
+    handle = resolve_stream(stream, a, where)
     if cuda:
-        handle = resolve_stream(stream, a)
         plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1]))
     if out is None:
         out = empty_like(a, (ma, nb))
@@ -261,12 +269,14 @@ def gemm(
             with _TUNING:  # `tuned` is set last, so only a plan still untuned needs the lock
                 if not plan.tuned:
                     plan.tune(ws, handle)
-        times = plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle, timed=bool(report))
+        times = call_core("gemm", lambda: plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle,
+                                                   timed=bool(report)), arrays, "float64")
         if report:
             rep = dict(plan.report(ws, handle), **times, backend="cuda")
     else:
-        rep = _core.gemm_reference(a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0,
-                                   trans_a=bool(trans_a), trans_b=bool(trans_b), moduli=moduli, scaling=scaling)
+        rep = call_core("gemm", lambda: _core.gemm_reference(
+            a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0, trans_a=bool(trans_a),
+            trans_b=bool(trans_b), moduli=moduli, scaling=scaling), arrays, "float64")
         rep["backend"] = "cpu-reference"
     if report:
         rep.update(scaling=scaling, moduli_set=MODULI[:moduli], contract=repr(contract))

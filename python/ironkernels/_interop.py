@@ -2,6 +2,8 @@
 a result of the same kind, and which CUDA stream to use. No data is ever copied here."""
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import Any, Optional, Sequence
 
 from . import _core
@@ -12,8 +14,9 @@ _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 _FRAMEWORK_OF_TYPE: dict = {}  # asked several times per call: one lookup per array type
 
 
-def framework_of(a: Any) -> str:
-    """'numpy', 'torch', 'cupy', 'jax' or 'dlpack' (any other object with __dlpack__)."""
+def framework_of(a: Any, what: str = "argument") -> str:
+    """'numpy', 'torch', 'cupy', 'jax' or 'dlpack' (any other object with __dlpack__). `what` names the
+    argument in the TypeError for a non-array ("fwt: x")."""
     fw = _FRAMEWORK_OF_TYPE.get(type(a))
     if fw is not None:
         return fw
@@ -24,10 +27,26 @@ def framework_of(a: Any) -> str:
         fw = "dlpack"
     else:
         raise TypeError(
-            f"expected an array (NumPy, PyTorch, CuPy, JAX or any object with __dlpack__), got {type(a).__name__}"
+            f"{what} must be an array (NumPy, PyTorch, CuPy, JAX or any object with __dlpack__), "
+            f"got {type(a).__name__}"
         )
     _FRAMEWORK_OF_TYPE[type(a)] = fw
     return fw
+
+
+def describe(a: Any, what: str = "argument") -> dict:
+    """shape, strides (in elements), dtype name, DLPack device and writability of any DLPack array,
+    read through the extension (for producers without .shape/.dtype, such as ironkernels.empty's)."""
+    info = _core.describe(a)
+    if info is None:
+        raise TypeError(f"{what} ({type(a).__name__}) cannot be read as an array through DLPack")
+    return info
+
+
+def shape_of(a: Any, what: str = "argument") -> tuple:
+    if framework_of(a, what) == "dlpack":
+        return tuple(describe(a, what)["shape"])
+    return tuple(int(s) for s in a.shape)
 
 
 def device_of(a: Any) -> tuple[str, int]:
@@ -77,7 +96,52 @@ def core_view(a: Any) -> Any:
 
 
 def dtype_name(a: Any) -> str:
-    return str(a.dtype).replace("torch.", "")
+    """The NumPy-style dtype name: 'float32', 'bfloat16', 'bool', 'complex64', 'object', ..."""
+    if framework_of(a) == "dlpack":
+        return describe(a)["dtype"]
+    dt = a.dtype
+    if framework_of(a) == "numpy":
+        return "object" if dt.kind == "O" else dt.name
+    return str(dt).replace("torch.", "")
+
+
+def _not_viewable(what: str, a: Any, accepted: str, writable: bool):
+    """The TypeError/ValueError for an array the extension could not view: why, and what is accepted."""
+    if framework_of(a, what) == "numpy":
+        dt = a.dtype
+        if dt.kind == "O" or dt.kind in "USMmV" and not is_numpy_bfloat16(a):
+            return TypeError(f"{what} has dtype {dt.name if dt.kind != 'O' else 'object'}; accepted: {accepted}")
+        if not dt.isnative:
+            return TypeError(f"{what} has non-native byte order (dtype {dt.str!r}); accepted: native byte order, "
+                             f"e.g. {what.split(': ')[-1]}.astype({dt.newbyteorder('=').str!r})")
+        if writable and not a.flags.writeable:
+            return ValueError(f"{what} is read-only; accepted: a writable array")
+    info = _core.describe(a)
+    if info is None:
+        if framework_of(a, what) == "numpy":  # a dtype DLPack cannot carry (float128, ...)
+            return TypeError(f"{what} has dtype {a.dtype.name}; accepted: {accepted}")
+        return TypeError(f"{what} ({type(a).__name__}) cannot be read as an array through DLPack "
+                         f"(dtype {getattr(a, 'dtype', '?')}); accepted: arrays of {accepted}")
+    if writable and not info["writable"]:
+        return ValueError(f"{what} is read-only; accepted: a writable array")
+    return None
+
+
+def call_core(op: str, call, arrays: dict, accepted: str, writable: Sequence[str] = ("out",)):
+    """call(); when nanobind cannot view one of `arrays` ({name: array}), the error says which, why
+    and what is accepted, instead of the raw "incompatible function arguments". Nothing has run at
+    that point: argument conversion precedes the call."""
+    try:
+        return call()
+    except TypeError as e:
+        if "incompatible function arguments" not in str(e):
+            raise
+    for name, a in arrays.items():
+        err = _not_viewable(f"{op}: {name}", a, accepted, name in writable)
+        if err is not None:
+            raise err from None
+    raise TypeError(f"{op}: the arguments could not be passed to the extension ("
+                    + ", ".join(f"{n}: {type(a).__name__}" for n, a in arrays.items()) + f"); accepted: arrays of {accepted}")
 
 
 def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
@@ -87,7 +151,7 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
         import torch
 
         return torch.empty_like(a, memory_format=torch.contiguous_format)  # one call: the cheapest on the host
-    shape = tuple(a.shape) if shape is None else tuple(shape)
+    shape = shape_of(a) if shape is None else tuple(shape)
     if fw == "numpy":
         import numpy as np
 
@@ -102,7 +166,8 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
         with a.device:
             return cupy.empty(shape, dtype=a.dtype)
     kind, dev = device_of(a)
-    raw = _core.empty(list(shape), dtype_name(a), kind, dev)
+    name = "bfloat16" if is_numpy_bfloat16(a) else dtype_name(a)
+    raw = _core.empty(list(shape), name, kind, dev)
     if fw == "jax":
         import jax.dlpack
 
@@ -110,9 +175,31 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
     return raw
 
 
+_EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "uint8")
+
+
 def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", device_id: int = 0) -> Any:
-    """An uninitialised array owned by ironkernels (exports DLPack), for callers with no GPU framework."""
-    return _core.empty([int(s) for s in shape], dtype, device, device_id)
+    """An uninitialised C-contiguous array owned by ironkernels (exports DLPack), for callers with no
+    GPU framework: ``empty((4096, 1024), "bfloat16", "cuda")``."""
+    if isinstance(shape, (int, numbers.Integral)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        dims = [operator.index(s) for s in shape]
+    except TypeError:
+        raise TypeError(f"empty: shape must be a sequence of ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"empty: shape {tuple(dims)} has a negative extent; accepted: extents >= 0")
+    if not isinstance(dtype, str):
+        dtype = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
+    if dtype not in _EMPTY_DTYPES:
+        raise TypeError(f"empty: dtype {dtype!r} is not accepted; accepted: {', '.join(_EMPTY_DTYPES)}")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"empty: device {device!r}; accepted: 'cpu', 'cuda'")
+    if device == "cuda" and not _core.build_info()["cuda"]:
+        raise ValueError("empty: device='cuda' but this copy of ironkernels was built without CUDA; accepted: 'cpu'")
+    if isinstance(device_id, bool) or not isinstance(device_id, numbers.Integral) or device_id < 0:
+        raise ValueError(f"empty: device_id {device_id!r}; accepted: an int >= 0")
+    return _core.empty(dims, dtype, device, int(device_id))
 
 
 def resolve_stream(stream: Any, a: Any, device: Optional[tuple] = None) -> int:

@@ -2,6 +2,7 @@
 // callers whose framework cannot allocate) without PyTorch or CuPy. The arrays export DLPack.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -16,6 +17,8 @@ namespace nb = nanobind;
 using namespace ironkernels;
 
 namespace {
+constexpr const char* kAnyDtype = "float16, bfloat16, float32, float64, int64";
+
 nb::dlpack::dtype dlpack_dtype(const std::string& name) {
   using code = nb::dlpack::dtype_code;
   auto make = [](code c, int bits) {
@@ -29,12 +32,56 @@ nb::dlpack::dtype dlpack_dtype(const std::string& name) {
   if (name == "bfloat16") return make(code::Bfloat, 16);
   if (name == "float32") return make(code::Float, 32);
   if (name == "float64") return make(code::Float, 64);
+  if (name == "int64") return make(code::Int, 64);
   if (name == "uint8") return make(code::UInt, 8);
-  raise<TypeError>("dtype '", name, "' is not accepted; accepted: float16, bfloat16, float32, float64, uint8");
+  raise<TypeError>("empty: dtype '", name, "' is not accepted; accepted: float16, bfloat16, float32, float64, int64, uint8");
 }
 }  // namespace
 
 void bind_array(nb::module_& m) {
+  // What the Python layer needs of an array that has no .shape/.dtype of its own (any DLPack producer).
+  m.def("describe", [](nb::handle obj) -> nb::object {
+    nb::ndarray<nb::ro> a;
+    if (!nb::try_cast(obj, a, false)) return nb::none();
+    nb::ndarray<> writable_view;
+    const bool writable = nb::try_cast(obj, writable_view, false);
+    nb::list shape, strides;
+    for (std::size_t d = 0; d < a.ndim(); ++d) {
+      shape.append(static_cast<std::int64_t>(a.shape(d)));
+      strides.append(static_cast<std::int64_t>(a.stride(d)));
+    }
+    nb::dict info;
+    info["shape"] = nb::tuple(shape);
+    info["strides"] = nb::tuple(strides);
+    info["dtype"] = python::dlpack_dtype_name(a.dtype());
+    info["device_type"] = a.device_type();
+    info["device_id"] = a.device_id();
+    info["writable"] = writable;
+    return std::move(info);
+  }, nb::arg("obj"), "shape, strides (elements), dtype name, DLPack device and writability; None if not an array.");
+
+  // Refuses an output whose elements repeat, or that overlaps an input other than the one it may be
+  // (an in-place operand given as `same_as`, which must then match it element for element).
+  m.def("check_output", [](const std::string& op, const std::string& name, nb::ndarray<> out,
+                           const std::vector<std::pair<std::string, nb::ndarray<nb::ro>>>& inputs,
+                           const std::string& same_as) {
+    const std::string arg = op + ": " + name;
+    const ArrayView o = python::to_view(out, arg.c_str(), true, kAnyDtype);
+    if (!o.elements_distinct())
+      raise<ValueError>(arg, " repeats elements (strides ", strides_text(o), " for shape ", shape_text(o),
+                        "); accepted: an output whose elements are all distinct");
+    for (const auto& [in_name, in] : inputs) {
+      const ArrayView v = python::to_view(in, (op + ": " + in_name).c_str(), true, kAnyDtype);
+      if (!o.overlaps(v)) continue;
+      if (in_name == same_as && o.same_layout(v)) continue;
+      if (in_name == same_as)
+        raise<ValueError>(arg, " overlaps ", in_name, " without being the same array; accepted: ", name, " is ", in_name,
+                          " (the same elements) or a separate array");
+      raise<ValueError>(arg, " overlaps ", in_name, "; accepted: a separate array for ", name);
+    }
+  }, nb::arg("op"), nb::arg("name"), nb::arg("out").noconvert(), nb::arg("inputs"), nb::arg("same_as") = "",
+     "ValueError unless `out` has distinct elements and overlaps no input (but `same_as`, exactly).");
+
   m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& device, int device_id) {
     const nb::dlpack::dtype dt = dlpack_dtype(dtype);
     std::int64_t count = 1;

@@ -42,7 +42,8 @@ void bind_gemm(nb::module_& m) {
   }, nb::arg("moduli"), nb::arg("k"), "Bits kept per row of op(A) and column of op(B) under fast scaling.");
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling) {
-    const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
+    const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64"),
+                    cv = python::to_view(c, "gemm: out", false, "float64");
     GemmOptions opt;
     opt.alpha = alpha;
     opt.beta = beta;
@@ -70,7 +71,8 @@ void bind_gemm(nb::module_& m) {
       .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                      double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {
-        const ArrayView av = python::to_view(a, "a"), bv = python::to_view(b, "b"), cv = python::to_view(c, "c");
+        const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64"),
+                    cv = python::to_view(c, "gemm: out", false, "float64");
         GemmTimings t;  // the workspace: any device array, its bytes used as scratch
         {
           nb::gil_scoped_release release;

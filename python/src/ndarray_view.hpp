@@ -13,9 +13,26 @@ namespace ironkernels::python {
 
 namespace nb = nanobind;
 
+/// The dtype's NumPy-style name ("float32", "complex64", "bool", "int8"), for messages.
+inline std::string dlpack_dtype_name(const nb::dlpack::dtype& dt) {
+  using code = nb::dlpack::dtype_code;
+  const std::string bits = std::to_string(dt.bits);
+  std::string name;
+  switch (static_cast<code>(dt.code)) {
+    case code::Int: name = "int" + bits; break;
+    case code::UInt: name = "uint" + bits; break;
+    case code::Float: name = "float" + bits; break;
+    case code::Bfloat: name = "bfloat" + bits; break;
+    case code::Complex: name = "complex" + bits; break;
+    case code::Bool: name = "bool"; break;
+    default: name = "opaque " + bits + "-bit"; break;
+  }
+  return dt.lanes > 1 ? name + " x" + std::to_string(dt.lanes) + " (vector lanes)" : name;
+}
+
 /// The library's dtypes; `as_bfloat16` reinterprets a uint16 array (NumPy has no bfloat16). Each op
-/// then checks which of them it accepts.
-inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bfloat16 = false) {
+/// then checks which of them it accepts; `accepted` is what the message offers instead.
+inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bfloat16, const char* accepted) {
   using code = nb::dlpack::dtype_code;
   if (dt.lanes == 1) {
     if (as_bfloat16 && dt.code == static_cast<std::uint8_t>(code::UInt) && dt.bits == 16) return DType::bfloat16;
@@ -27,10 +44,7 @@ inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bflo
     if (dt.code == static_cast<std::uint8_t>(code::Bfloat) && dt.bits == 16) return DType::bfloat16;
     if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 64) return DType::int64;
   }
-  static const char* names[] = {"int", "uint", "float", "opaque", "bfloat", "complex", "bool"};
-  const std::string kind = dt.code < 7 ? names[dt.code] : "code" + std::to_string(dt.code);
-  raise<TypeError>(arg, " has dtype ", kind, dt.bits, (dt.lanes > 1 ? " (vector lanes)" : ""),
-                   "; accepted: float16, bfloat16, float32, float64 (int64 for lcn)");
+  raise<TypeError>(arg, " has dtype ", dlpack_dtype_name(dt), "; accepted: ", accepted);
 }
 
 inline Device to_device(int device_type, int device_id, const char* arg) {
@@ -45,11 +59,16 @@ inline Device to_device(int device_type, int device_id, const char* arg) {
   }
 }
 
+/// The dtypes of the fwt (and of any op that takes every floating type).
+inline constexpr const char* kFloatDtypes = "float16, bfloat16, float32, float64";
+
+/// `arg` names the argument as the user passed it ("fwt: x"); `accepted` lists the dtypes the op takes.
 template <class... Ts>
-ArrayView to_view(const nb::ndarray<Ts...>& a, const char* arg, bool as_bfloat16 = false) {
+ArrayView to_view(const nb::ndarray<Ts...>& a, const char* arg, bool as_bfloat16 = false,
+                  const char* accepted = kFloatDtypes) {
   ArrayView v;
   v.data = const_cast<void*>(static_cast<const void*>(a.data()));
-  v.dtype = to_dtype(a.dtype(), arg, as_bfloat16);
+  v.dtype = to_dtype(a.dtype(), arg, as_bfloat16, accepted);
   v.device = to_device(a.device_type(), a.device_id(), arg);
   v.shape.resize(a.ndim());
   v.strides.resize(a.ndim());

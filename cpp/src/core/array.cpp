@@ -1,5 +1,8 @@
 #include "ironkernels/core/array.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include "ironkernels/core/error.hpp"
 
 namespace ironkernels {
@@ -29,6 +32,17 @@ const char* dtype_name(DType dt) {
 std::string device_name(const Device& d) {
   return d.type == DeviceType::cpu ? std::string("cpu") : "cuda:" + std::to_string(d.id);
 }
+
+namespace {
+std::string tuple_text(const std::vector<std::int64_t>& v) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+}  // namespace
+
+std::string shape_text(const ArrayView& v) { return tuple_text(v.shape); }
+std::string strides_text(const ArrayView& v) { return tuple_text(v.strides); }
 
 std::int64_t ArrayView::size() const {
   std::int64_t n = 1;
@@ -64,6 +78,27 @@ bool ArrayView::overlaps(const ArrayView& other) const {
   byte_range(*this, lo, hi);
   byte_range(other, olo, ohi);
   return lo < ohi && olo < hi;
+}
+
+bool ArrayView::elements_distinct() const {
+  if (size() <= 1) return true;
+  std::vector<std::pair<std::int64_t, std::int64_t>> dims;  // (|stride|, extent) of dims longer than 1
+  for (int d = 0; d < ndim(); ++d)
+    if (shape[d] > 1) dims.emplace_back(strides[d] < 0 ? -strides[d] : strides[d], shape[d]);
+  std::sort(dims.begin(), dims.end());
+  std::int64_t span = 0;  // largest offset the dims so far reach (in elements)
+  for (const auto& [stride, extent] : dims) {
+    if (stride <= span) return false;
+    span += stride * (extent - 1);
+  }
+  return true;
+}
+
+bool ArrayView::same_layout(const ArrayView& other) const {
+  if (data != other.data || shape != other.shape || dtype != other.dtype) return false;
+  for (int d = 0; d < ndim(); ++d)
+    if (shape[d] > 1 && strides[d] != other.strides[d]) return false;
+  return true;
 }
 
 ArrayView ArrayView::contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,

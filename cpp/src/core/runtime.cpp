@@ -90,11 +90,32 @@ std::vector<CudaDeviceInfo> cuda_devices() {
   return out;
 }
 
+namespace {
+// Why `device` cannot be used, from the device count: no driver, no GPU, or an id past the last one.
+// Only asked once entering a device has failed, so the hot path pays nothing for it.
+[[noreturn]] void raise_unusable_device(const Device& device, cudaError_t entered) {
+  cudaGetLastError();
+  int count = 0;
+  const cudaError_t counted = cudaGetDeviceCount(&count);
+  cudaGetLastError();
+  if (counted != cudaSuccess || count == 0)
+    raise<ValueError>(device_name(device), " was asked for, but this process sees no usable CUDA device (",
+                      cudaGetErrorName(counted != cudaSuccess ? counted : entered), ": ",
+                      cudaGetErrorString(counted != cudaSuccess ? counted : entered),
+                      "); accepted here: host arrays and device='cpu'. `ironkernels info` lists the GPUs it finds");
+  if (device.id < 0 || device.id >= count)
+    raise<ValueError>(device_name(device), " does not exist; this process sees ", count, " CUDA device",
+                      count == 1 ? "" : "s", " (cuda:0 … cuda:", count - 1, ")");
+  raise<CudaError>("entering ", device_name(device), " failed: ", cudaGetErrorName(entered), " (",
+                   cudaGetErrorString(entered), ")");
+}
+}  // namespace
+
 DeviceGuard::DeviceGuard(Device device) {
   if (device.type != DeviceType::cuda) return;
-  IK_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (const cudaError_t err = cudaGetDevice(&previous_); err != cudaSuccess) raise_unusable_device(device, err);
   if (previous_ != device.id) {
-    IK_CUDA_CHECK(cudaSetDevice(device.id));
+    if (const cudaError_t err = cudaSetDevice(device.id); err != cudaSuccess) raise_unusable_device(device, err);
   } else {
     previous_ = -1;
   }

@@ -18,13 +18,6 @@ namespace ironkernels {
 namespace detail {
 namespace {
 
-bool same_layout(const ArrayView& a, const ArrayView& b) {
-  if (a.data != b.data) return false;
-  for (int d = 0; d < a.ndim(); ++d)
-    if (a.shape[d] > 1 && a.strides[d] != b.strides[d]) return false;
-  return true;
-}
-
 FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& opt) {
   switch (x.dtype) {
     case DType::float16:
@@ -43,12 +36,8 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   if (x.ndim() < 1) raise<ValueError>("fwt: x must have at least one dimension, got a scalar");
   if (x.strides.size() != x.shape.size() || out.strides.size() != out.shape.size())
     raise<ValueError>("fwt: strides and shape lengths differ");
-  if (out.shape != x.shape) {
-    std::string xs, os;
-    for (auto s : x.shape) xs += std::to_string(s) + ",";
-    for (auto s : out.shape) os += std::to_string(s) + ",";
-    raise<ValueError>("fwt: out has shape (", os, ") but x has shape (", xs, "); they must match");
-  }
+  if (out.shape != x.shape)
+    raise<ValueError>("fwt: out has shape ", shape_text(out), " but x has shape ", shape_text(x), "; they must match");
   const int nd = x.ndim();
   const int axis = opt.axis < 0 ? opt.axis + nd : opt.axis;
   if (axis < 0 || axis >= nd)
@@ -79,7 +68,10 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   p.scale = opt.scale ? *opt.scale : (opt.normalized ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0);
   if (p.rows == 0) return p;
 
-  if (!same_layout(x, out) && x.overlaps(out)) {
+  if (!out.elements_distinct())
+    raise<ValueError>("fwt: out repeats elements (a zero stride, or rows laid over each other: strides ",
+                      strides_text(out), " for shape ", shape_text(out), "); accepted: an out whose elements are distinct");
+  if (!x.same_layout(out) && x.overlaps(out)) {
     raise<ValueError>("fwt: out overlaps x without being the same array; pass out=x for in place, or a separate array");
   }
 

@@ -18,10 +18,11 @@ inline void check_float64_matrix(const ArrayView& v, const char* name) {
 
 /// The output c: no element repeated, no overlap with the inputs.
 inline void check_output(const ArrayView& c, const ArrayView& a, const ArrayView& b) {
-  for (int d = 0; d < 2; ++d)
-    if (c.shape[d] > 1 && c.strides[d] == 0)
-      raise<ValueError>("gemm: c has stride 0 in dimension ", d, "; the output must not repeat elements");
-  if (c.overlaps(a) || c.overlaps(b)) raise<ValueError>("gemm: c overlaps a or b; the output must be a separate array");
+  if (!c.elements_distinct())
+    raise<ValueError>("gemm: c repeats elements (strides ", strides_text(c), " for shape ", shape_text(c),
+                      "); accepted: an output whose elements are all distinct");
+  if (c.overlaps(a) || c.overlaps(b))
+    raise<ValueError>("gemm: c overlaps ", c.overlaps(a) ? "a" : "b", "; accepted: a separate array for c");
 }
 
 /// A contract checked against k: its CRT constants and the bits it leaves each side.

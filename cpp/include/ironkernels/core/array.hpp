@@ -40,11 +40,22 @@ struct ArrayView {
 
   /// Whether the bytes this view spans (from its lowest to its highest element) intersect another's.
   bool overlaps(const ArrayView& other) const;
+  /// Whether every index addresses its own element (no zero stride, no rows folded onto each other):
+  /// true when, with the dimensions ordered by |stride|, each stride exceeds the span of the ones
+  /// below it. Conservative: a few interleaved layouts with distinct elements also answer false.
+  bool elements_distinct() const;
+  /// Whether this view addresses the same elements in the same order as `other` (same data pointer,
+  /// equal strides wherever the extent exceeds 1): the one overlap an in-place operation allows.
+  bool same_layout(const ArrayView& other) const;
 
   /// A C-contiguous view of host or device memory.
   static ArrayView contiguous(void* data, DType dtype, std::vector<std::int64_t> shape,
                               Device device = {});
 };
+
+/// "(4, 8)" and "(8, 1)": a view's shape and strides (in elements) as messages print them.
+std::string shape_text(const ArrayView& v);
+std::string strides_text(const ArrayView& v);
 
 template <class T>
 struct dtype_of;
