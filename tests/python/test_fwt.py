@@ -1,5 +1,9 @@
 """FWT on the CPU: against an explicit Hadamard matrix, algebraic identities, every dtype, layouts,
 in place, and every error case (with nothing written)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -195,6 +199,53 @@ def test_partial_overlap_rejected_and_untouched():
     with pytest.raises(ValueError, match="overlaps"):
         ironkernels.fwt(buf[0:32].reshape(4, 8), out=buf[8:40].reshape(4, 8))
     np.testing.assert_array_equal(buf, before)
+
+
+def _isa_inputs(dtype):
+    """Every 16-bit pattern as rows of N = 1 (widen and round alone), and rows of several lengths whose
+    results fall in the subnormal range, near the largest finite value, overflow, or hold NaN / Inf."""
+    rng = np.random.default_rng(99)
+    cases = {"patterns": np.arange(65536, dtype=np.uint16).view(np_dtype(dtype)).reshape(-1, 1)}
+    for log_n in (3, 7, 12, 13):
+        n = 1 << log_n
+        mags = np.array([2.0**-30, 2.0**-20, 2.0**-12, 1.0, 2.0**8, 2.0**12, 2.0**120])[:, None]
+        x = (rng.standard_normal((7, 9, n)) * mags[:, :, None].repeat(9, 1)).reshape(-1, n)
+        x[-1, 0], x[-2, n // 2], x[-3, 1] = np.nan, np.inf, -np.inf
+        with np.errstate(over="ignore"):  # 2^120 overflows float16 to Inf on purpose
+            cases[f"n{n}"] = x.astype(np.float32).astype(np_dtype(dtype))
+    return cases
+
+
+@pytest.mark.parametrize("dtype", ["float16"] + (["bfloat16"] if BF16 is not None else []))
+def test_16bit_bits_do_not_depend_on_cpu_isa(tmp_path, dtype):
+    """The per-ISA 16-bit paths (F16C / AVX-512 conversions) give the baseline variant's bits: the same
+    code run in a subprocess with IRONKERNELS_CPU_ISA=baseline. N = 1 rows match exactly, NaNs included;
+    after a transform a NaN may carry either sign (IEEE leaves it open), so there both must be NaN."""
+    cases = _isa_inputs(dtype)
+    np.savez(tmp_path / "x.npz", **{k: v.view(np.uint16) for k, v in cases.items()})
+    script = (
+        "import sys, numpy as np, ironkernels\n"
+        "from fwt_helpers import np_dtype\n"
+        "d = np.load(sys.argv[1])\n"
+        "out = {k: ironkernels.fwt(d[k].view(np_dtype(sys.argv[3]))).view(np.uint16) for k in d.files}\n"
+        "np.savez(sys.argv[2], isa=ironkernels.build_info()['cpu_isa_active'], **out)\n"
+    )
+    env = dict(os.environ, IRONKERNELS_CPU_ISA="baseline",
+               PYTHONPATH=os.pathsep.join([os.path.dirname(__file__)] + sys.path))
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.npz"), str(tmp_path / "y.npz"), dtype],
+                   env=env, check=True)
+    base = np.load(tmp_path / "y.npz")
+    assert str(base["isa"]) == "baseline"
+    exp_mask, man_mask = (0x7C00, 0x03FF) if dtype == "float16" else (0x7F80, 0x007F)
+    for k, x in cases.items():
+        got, want = ironkernels.fwt(x).view(np.uint16), base[k]
+        if k == "patterns":
+            np.testing.assert_array_equal(got, want)
+            continue
+        nan = lambda b: ((b & exp_mask) == exp_mask) & ((b & man_mask) != 0)  # noqa: E731
+        both_nan = nan(got) & nan(want)
+        assert both_nan.any() and np.isinf(np.asarray(x, np.float32)).any()
+        np.testing.assert_array_equal(np.where(both_nan, 0, got), np.where(both_nan, 0, want), err_msg=k)
 
 
 @pytest.mark.skipif(BF16 is None, reason="needs ml_dtypes")

@@ -30,7 +30,9 @@ CpuIsa active_cpu_isa() {
     CpuIsa best = CpuIsa::baseline;
 #if defined(IRONKERNELS_X86_ISAS)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = CpuIsa::avx2;
+    // The avx2 variant also converts float16 with F16C (-mf16c).
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+      best = CpuIsa::avx2;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
       best = CpuIsa::avx512;

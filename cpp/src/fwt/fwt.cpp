@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/cpu_isa.hpp"
-#include "core/half.hpp"
 #include "core/threads.hpp"
 #include "fwt/fwt_cpu.hpp"
 #include "fwt/fwt_plan.hpp"
@@ -132,23 +131,55 @@ void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
   }
 }
 
-// float16 / bfloat16: widen to float32, transform, round once on the way back.
-template <float (*Load)(std::uint16_t), std::uint16_t (*Store)(float)>
-void cpu_rows_16bit(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
+// float16 / bfloat16: widen to float32, transform, round once on the way back (per ISA: the
+// conversions use F16C / AVX-512 where the CPU has them, bit for bit those of core/half.hpp).
+void fwt_rows_16bit_dispatch(Format16 f, const std::uint16_t* x, std::int64_t xs, std::uint16_t* y,
+                             std::int64_t ys, std::int64_t rows, int log_n, float scale) {
+  switch (active_cpu_isa()) {
+#if defined(IRONKERNELS_X86_ISAS)
+    case CpuIsa::avx512: return cpu_avx512::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
+    case CpuIsa::avx2: return cpu_avx2::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
+#endif
+    default: return cpu_baseline::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
+  }
+}
+
+void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64_t end) {
   const std::int64_t n = std::int64_t(1) << p.log_n;
   const auto* x = static_cast<const std::uint16_t*>(p.x);
   auto* y = static_cast<std::uint16_t*>(p.y);
-  std::vector<float> row(static_cast<std::size_t>(n));
+  const float scale = static_cast<float>(p.scale);
+  if (p.batch_ndim <= 1) {
+    const std::int64_t xs = p.batch_ndim ? p.x_stride[0] : n, ys = p.batch_ndim ? p.y_stride[0] : n;
+    return fwt_rows_16bit_dispatch(f, x + begin * xs, xs, y + begin * ys, ys, end - begin, p.log_n, scale);
+  }
   for (std::int64_t r = begin; r < end; ++r) {
     std::int64_t xo, yo;
     p.row_offsets(r, xo, yo);
-    for (std::int64_t i = 0; i < n; ++i) row[i] = Load(x[xo + i]);
-    fwt_rows_dispatch<float>(row.data(), 1, n, p.log_n, static_cast<float>(p.scale));
-    for (std::int64_t i = 0; i < n; ++i) y[yo + i] = Store(row[i]);
+    fwt_rows_16bit_dispatch(f, x + xo, n, y + yo, n, 1, p.log_n, scale);
   }
 }
 
 }  // namespace
+
+void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
+  switch (active_cpu_isa()) {
+#if defined(IRONKERNELS_X86_ISAS)
+    case CpuIsa::avx512: return cpu_avx512::widen_16bit(f, src, dst, n);
+    case CpuIsa::avx2: return cpu_avx2::widen_16bit(f, src, dst, n);
+#endif
+    default: return cpu_baseline::widen_16bit(f, src, dst, n);
+  }
+}
+void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
+  switch (active_cpu_isa()) {
+#if defined(IRONKERNELS_X86_ISAS)
+    case CpuIsa::avx512: return cpu_avx512::round_16bit(f, src, dst, n);
+    case CpuIsa::avx2: return cpu_avx2::round_16bit(f, src, dst, n);
+#endif
+    default: return cpu_baseline::round_16bit(f, src, dst, n);
+  }
+}
 
 void fwt_cpu(const FwtPlan& p) {
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
@@ -156,8 +187,8 @@ void fwt_cpu(const FwtPlan& p) {
     switch (p.dtype) {
       case DType::float32: return cpu_rows_native<float>(p, b, e);
       case DType::float64: return cpu_rows_native<double>(p, b, e);
-      case DType::float16: return cpu_rows_16bit<fp16_to_float, float_to_fp16>(p, b, e);
-      case DType::bfloat16: return cpu_rows_16bit<bf16_to_float, float_to_bf16>(p, b, e);
+      case DType::float16: return cpu_rows_16bit(p, Format16::float16, b, e);
+      case DType::bfloat16: return cpu_rows_16bit(p, Format16::bfloat16, b, e);
       case DType::int64: return;  // rejected by the plan
     }
   };

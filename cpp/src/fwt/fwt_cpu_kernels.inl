@@ -13,7 +13,12 @@
 #include <cstring>
 #include <vector>
 
+#include "core/half.hpp"
 #include "fwt/fwt_cpu.hpp"
+
+#if defined(__AVX512F__) || defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 #ifndef IRONKERNELS_CPU_ISA
 #error "IRONKERNELS_CPU_ISA must be defined"
@@ -212,7 +217,124 @@ void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, 
   for (std::int64_t r = 0; r < rows; ++r) fwt_row<T>(x + r * row_stride, log_n, scale);
 }
 
+// ---------------------------------------------------------------- 16-bit rows
+// float16: the hardware conversions (F16C in the avx2 variant, AVX-512F in the avx512 one, both
+// rounding to nearest even from the immediate, not MXCSR) agree with core/half.hpp on every value
+// but NaN: widening quiets a signalling NaN (half.hpp keeps the payload as it is), narrowing keeps
+// the top payload bits (half.hpp returns sign | 0x7e00). A vector that holds a NaN is therefore
+// redone lane by lane with the half.hpp routines, so the results are theirs bit for bit; NaN-free
+// data (the usual case) costs one compare and one branch per vector.
+void widen_fp16(const std::uint16_t* s, float* d, std::int64_t n) {
+  std::int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i < n; i += 16) {
+    const std::int64_t m = n - i < 16 ? n - i : 16;
+    const __mmask16 k = static_cast<__mmask16>((1u << m) - 1u);
+    const __m512 f = _mm512_maskz_cvtph_ps(k, _mm256_maskz_loadu_epi16(k, s + i));
+    _mm512_mask_storeu_ps(d + i, k, f);
+    if (_mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q))
+      for (std::int64_t j = i; j < i + m; ++j) d[j] = fp16_to_float(s[j]);
+  }
+#elif defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+    _mm256_storeu_ps(d + i, f);
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)))
+      for (std::int64_t j = i; j < i + 8; ++j) d[j] = fp16_to_float(s[j]);
+  }
+#endif
+  for (; i < n; ++i) d[i] = fp16_to_float(s[i]);
+}
+
+void round_fp16(const float* s, std::uint16_t* d, std::int64_t n) {
+  std::int64_t i = 0;
+#if defined(__AVX512F__)
+  for (; i < n; i += 16) {
+    const std::int64_t m = n - i < 16 ? n - i : 16;
+    const __mmask16 k = static_cast<__mmask16>((1u << m) - 1u);
+    const __m512 f = _mm512_maskz_loadu_ps(k, s + i);
+    _mm256_mask_storeu_epi16(d + i, k, _mm512_maskz_cvtps_ph(k, f, _MM_FROUND_TO_NEAREST_INT));
+    if (_mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q))
+      for (std::int64_t j = i; j < i + m; ++j) d[j] = float_to_fp16(s[j]);
+  }
+#elif defined(__F16C__)
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm256_loadu_ps(s + i);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)))
+      for (std::int64_t j = i; j < i + 8; ++j) d[j] = float_to_fp16(s[j]);
+  }
+#endif
+  for (; i < n; ++i) d[i] = float_to_fp16(s[i]);
+}
+
+// bfloat16: half.hpp's integer formulas on whole vectors (GCC vector extensions, any width).
+constexpr int kLanes32 = kVecBytes / 4;
+typedef std::uint32_t U32 __attribute__((vector_size(kVecBytes)));
+typedef std::int32_t I32 __attribute__((vector_size(kVecBytes)));
+typedef std::uint16_t U16 __attribute__((vector_size(kVecBytes / 2)));
+
+void widen_bf16(const std::uint16_t* s, float* d, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + kLanes32 <= n; i += kLanes32) {
+    U16 h;
+    std::memcpy(&h, s + i, sizeof h);
+    const U32 u = __builtin_convertvector(h, U32) << 16;
+    std::memcpy(d + i, &u, sizeof u);
+  }
+  for (; i < n; ++i) d[i] = bf16_to_float(s[i]);
+}
+
+void round_bf16(const float* s, std::uint16_t* d, std::int64_t n) {
+  std::int64_t i = 0;
+  for (; i + kLanes32 <= n; i += kLanes32) {
+    U32 u;
+    std::memcpy(&u, s + i, sizeof u);
+    const I32 nan = reinterpret_cast<I32>(u & 0x7fffffffu) > 0x7f800000;  // NaN stays NaN
+    const U32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    const U32 r = nan ? ((u >> 16) | 0x40u) : rounded;
+    const U16 h = __builtin_convertvector(r, U16);
+    std::memcpy(d + i, &h, sizeof h);
+  }
+  for (; i < n; ++i) d[i] = float_to_bf16(s[i]);
+}
+
+// Rows go through a float32 buffer of at most 16 KB (several short rows at a time, one row when
+// N >= 4096), so a row is widened, transformed and rounded while it is in L1.
+void fwt_rows_16bit_impl(Format16 fmt, const std::uint16_t* x, std::int64_t x_stride, std::uint16_t* y,
+                         std::int64_t y_stride, std::int64_t rows, int log_n, float scale) {
+  const std::int64_t n = std::int64_t(1) << log_n;
+  const std::int64_t per = log_n >= 12 ? 1 : std::int64_t(1) << (12 - log_n);
+  const std::int64_t chunk = per < rows ? per : rows;
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < static_cast<std::size_t>(chunk * n)) buffer.resize(static_cast<std::size_t>(chunk * n));
+  float* b = buffer.data();
+  auto widen = fmt == Format16::float16 ? widen_fp16 : widen_bf16;
+  auto round = fmt == Format16::float16 ? round_fp16 : round_bf16;
+  for (std::int64_t r0 = 0; r0 < rows; r0 += chunk) {
+    const std::int64_t k = rows - r0 < chunk ? rows - r0 : chunk;
+    if (x_stride == n) widen(x + r0 * n, b, k * n);
+    else
+      for (std::int64_t j = 0; j < k; ++j) widen(x + (r0 + j) * x_stride, b + j * n, n);
+    fwt_rows_impl<float>(b, k, n, log_n, scale);
+    if (y_stride == n) round(b, y + r0 * n, k * n);
+    else
+      for (std::int64_t j = 0; j < k; ++j) round(b + j * n, y + (r0 + j) * y_stride, n);
+  }
+}
+
 }  // namespace
+
+void fwt_rows_16bit(Format16 f, const std::uint16_t* x, std::int64_t x_stride, std::uint16_t* y,
+                    std::int64_t y_stride, std::int64_t rows, int log_n, float scale) {
+  fwt_rows_16bit_impl(f, x, x_stride, y, y_stride, rows, log_n, scale);
+}
+void widen_16bit(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
+  f == Format16::float16 ? widen_fp16(src, dst, n) : widen_bf16(src, dst, n);
+}
+void round_16bit(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
+  f == Format16::float16 ? round_fp16(src, dst, n) : round_bf16(src, dst, n);
+}
 
 void fwt_rows(float* x, std::int64_t rows, std::int64_t row_stride, int log_n, float scale) {
   fwt_rows_impl<float>(x, rows, row_stride, log_n, scale);
