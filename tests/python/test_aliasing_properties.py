@@ -1,0 +1,157 @@
+"""Hypothesis: random shapes, strides and `out` layouts for fwt and gemm, including outs that repeat
+elements or overlap the inputs. Each call either returns the reference result (and leaves its inputs
+as they were) or is refused with a ValueError that wrote nothing. Outs whose elements truly repeat,
+or that truly share elements with an input (other than exactly, in place), must be refused; the
+library may also refuse a few interleaved layouts it cannot prove distinct, but never silently."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import ironkernels as ik
+from ironkernels.reference import fwt_reference
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+PAD = 2  # spare elements on each side of every view's buffer, so views shifted by up to PAD stay inside
+
+
+def addresses(a: np.ndarray) -> np.ndarray:
+    """The address of every element of a view, in index order (independent of the library)."""
+    idx = np.indices(a.shape).reshape(a.ndim, -1)
+    return a.__array_interface__["data"][0] + (np.asarray(a.strides)[:, None] * idx).sum(axis=0)
+
+
+def shares_bytes(p: np.ndarray, q: np.ndarray) -> bool:
+    bp = {int(x) + i for x in addresses(p) for i in range(p.itemsize)}
+    return any(int(x) + i in bp for x in addresses(q) for i in range(q.itemsize))
+
+
+def repeats(a: np.ndarray) -> bool:
+    return len(np.unique(addresses(a))) != a.size
+
+
+def same_elements(p: np.ndarray, q: np.ndarray) -> bool:
+    return p.shape == q.shape and np.array_equal(addresses(p), addresses(q))
+
+
+def root(a: np.ndarray) -> np.ndarray:
+    """The buffer a view was made from (through as_strided's intermediate object too)."""
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    assert isinstance(a, np.ndarray)
+    return a
+
+
+@st.composite
+def strided_view(draw, shape, dtype, *, allow_repeats: bool):
+    """A view of `shape` into a fresh buffer: any order of dims, gaps, reversed dims, and (when
+    allowed) zero or too-small strides that fold elements onto each other."""
+    itemsize = np.dtype(dtype).itemsize
+    nd = len(shape)
+    strides = [0] * nd
+    order = draw(st.permutations(range(nd)))
+    span = 1
+    for d in reversed(order):  # innermost first
+        kind = draw(st.sampled_from(["packed", "gap"] + (["zero", "fold"] if allow_repeats else [])))
+        step = {"packed": span, "gap": span + draw(st.integers(1, 3)), "zero": 0,
+                "fold": max(1, span // 2)}[kind]
+        if d == nd - 1 and kind in ("packed", "gap") and draw(st.booleans()):
+            step = 1  # most calls keep the last axis contiguous, as fwt needs
+        strides[d] = step * (-1 if draw(st.integers(0, 5)) == 0 else 1)
+        span = max(span, abs(strides[d]) * (shape[d] - 1) + 1) if shape[d] else span
+    low = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0 and n)
+    high = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0 and n)
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    buf = rng.standard_normal(high - low + 1 + 2 * PAD).astype(dtype)
+    return np.lib.stride_tricks.as_strided(buf[PAD - low:], shape, [s * itemsize for s in strides])
+
+
+def shifted(view: np.ndarray, shift: int) -> np.ndarray:
+    """The same layout `shift` elements (|shift| <= PAD) further into the view's buffer."""
+    buf = root(view)
+    start = (view.__array_interface__["data"][0] - buf.__array_interface__["data"][0]) // view.itemsize
+    return np.lib.stride_tricks.as_strided(buf[start + shift:], view.shape, view.strides)
+
+
+@SETTINGS
+@given(st.data())
+def test_fwt_random_layouts_and_aliasing(data):
+    dtype = data.draw(st.sampled_from([np.float32, np.float64]))
+    batch = data.draw(st.lists(st.integers(0, 3), min_size=0, max_size=3))
+    log_n = data.draw(st.integers(0, 5))
+    shape = tuple(batch) + (1 << log_n,)
+    x = data.draw(strided_view(shape, dtype, allow_repeats=False))
+    choice = data.draw(st.sampled_from(["new", "in_place", "view", "shares_x"]))
+    out = {"new": None, "in_place": x}.get(choice)
+    if choice == "view":
+        out = data.draw(strided_view(shape, dtype, allow_repeats=True))
+    elif choice == "shares_x":
+        out = shifted(x, data.draw(st.integers(-PAD, PAD)))
+    x_before = x.copy()
+    out_before = None if out is None else out.copy()
+    expect = fwt_reference(x_before.astype(np.float64))
+    refuse = out is not None and (repeats(out) or (shares_bytes(out, x) and not same_elements(out, x)))
+    try:
+        y = ik.fwt(x, out=out)
+    except ValueError as e:
+        event("refused (must)" if refuse else "refused")
+        assert "repeats elements" in str(e) or "overlaps" in str(e) or "contiguous" in str(e), str(e)
+        np.testing.assert_array_equal(x, x_before)
+        if out is not None:
+            np.testing.assert_array_equal(out, out_before)
+        return
+    event(f"computed, out={choice}")
+    assert not refuse, f"accepted an out that aliases wrongly: shape {shape}, strides {None if out is None else out.strides}"
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(y, expect, rtol=tol, atol=tol * max(1.0, np.abs(expect).max(initial=0)))
+    if out is None or not same_elements(out, x):
+        np.testing.assert_array_equal(x, x_before)
+
+
+@SETTINGS
+@given(st.data())
+def test_gemm_random_layouts_and_aliasing(data):
+    m, n, k = (data.draw(st.integers(0, 5)) for _ in range(3))
+    trans_a, trans_b = data.draw(st.booleans()), data.draw(st.booleans())
+    a = data.draw(strided_view((k, m) if trans_a else (m, k), np.float64, allow_repeats=True))
+    b = data.draw(strided_view((n, k) if trans_b else (k, n), np.float64, allow_repeats=True))
+    beta = data.draw(st.sampled_from([0.0, 1.0, -0.5]))
+    c = data.draw(st.one_of(st.none(), strided_view((m, n), np.float64, allow_repeats=True)))
+    choice = data.draw(st.sampled_from(["new", "view", "c", "a"]))
+    out = {"new": None, "c": c, "a": a if a.shape == (m, n) else None}.get(choice)
+    if choice == "view":
+        out = data.draw(strided_view((m, n), np.float64, allow_repeats=True))
+    choice = "new" if out is None else choice
+    use_c = c is not None and beta != 0.0
+    before = [v.copy() for v in (a, b, c, out) if v is not None]
+    oa, ob = (a.T if trans_a else a), (b.T if trans_b else b)
+    expect = oa @ ob + (beta * c if use_c else 0.0)
+    refuse = out is not None and (repeats(out) or shares_bytes(out, a) or shares_bytes(out, b) or (
+        use_c and shares_bytes(out, c) and not same_elements(out, c)))
+    try:
+        y = ik.gemm(a, b, c=c, beta=beta, trans_a=trans_a, trans_b=trans_b, out=out)
+    except ValueError as e:
+        event("refused (must)" if refuse else "refused")
+        assert "repeats elements" in str(e) or "overlaps" in str(e), str(e)
+        for v, v0 in zip([v for v in (a, b, c, out) if v is not None], before):
+            np.testing.assert_array_equal(v, v0)
+        return
+    event(f"computed, out={choice}")
+    assert not refuse, f"accepted an out that aliases wrongly: out strides {out.strides}"
+    scale = np.abs(oa).sum(axis=1, keepdims=True) * np.abs(ob).max(initial=0) + (abs(beta) * np.abs(c) if use_c else 0) + 1
+    assert np.all(np.abs(y - expect) <= 1e-12 * scale), (y, expect)
+    for v, v0 in zip((a, b), before[:2]):
+        if v is not out:
+            np.testing.assert_array_equal(v, v0)
+
+
+@pytest.mark.parametrize("m,n,k", [(0, 3, 2), (3, 0, 2), (3, 2, 0), (0, 0, 0)])
+def test_gemm_empty_dimensions_follow_numpy(m, n, k):
+    a, b = np.ones((m, k)), np.ones((k, n))
+    np.testing.assert_array_equal(ik.gemm(a, b), a @ b)
+    c = np.full((m, n), 2.0)
+    np.testing.assert_array_equal(ik.gemm(a, b, c=c, beta=3.0), a @ b + 3.0 * c)
+    nan_c = np.full((m, n), np.nan)
+    np.testing.assert_array_equal(ik.gemm(a, b, c=nan_c, beta=0.0), np.zeros((m, n)))  # beta = 0 ignores c
