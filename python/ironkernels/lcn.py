@@ -588,14 +588,16 @@ class _Picture:
             thin, thick = max(0.5, 0.7 * size / 900), max(1.0, 1.8 * size / 900)
             segs = [[tuple(self.xy[s]), tuple(self.xy[t])] for s, t in self.edges[self.order]]
             ax.add_collection(LineCollection(segs, colors=[self.color(e) for e in self.order],
-                                             linewidths=[(thick if self.at_k[e] else thin) * pt for e in self.order]))
+                                             linewidths=[(thick if self.at_k[e] else thin) * pt for e in self.order],
+                                             clip_on=False))
             if len(self.xy):
-                ax.scatter(self.xy[:, 0], self.xy[:, 1], s=(2 * self.radius * pt) ** 2, c="black", zorder=3, linewidths=0)
+                ax.scatter(self.xy[:, 0], self.xy[:, 1], s=(2 * self.radius * pt) ** 2, c="black", zorder=3, linewidths=0,
+                           clip_on=False)
             if self.marked:
                 ring = max(4.0, 3 * self.radius)
                 ax.scatter(self.xy[self.marked, 0], self.xy[self.marked, 1], s=(2 * ring * pt) ** 2, facecolors="none",
-                           edgecolors=_VIOLATION, linewidths=thick * pt, zorder=4)
-            ax.add_patch(Rectangle((0, 0), self.w, self.h, fill=False, ec="#888888", lw=pt))
+                           edgecolors=_VIOLATION, linewidths=thick * pt, zorder=4, clip_on=False)
+            ax.add_patch(Rectangle((0, 0), self.w, self.h, fill=False, ec="#888888", lw=pt, clip_on=False, zorder=0))
             ax.set_xlim(0, self.w)
             ax.set_ylim(0, self.h)
             ax.axis("off")
@@ -604,7 +606,7 @@ class _Picture:
                          fontsize=self.font * pt)
             handles = [Patch(color=c, label=label) for c, label in self.legend]
             if self.marked:
-                handles.append(Line2D([], [], marker="o", ls="", markerfacecolor="none", markeredgecolor=_VIOLATION,
+                handles.append(Line2D([], [], marker="o", ls="", fillstyle="none", markeredgecolor=_VIOLATION,
                                       markersize=self.font * pt, label="violation"))
             if handles:
                 fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False,
