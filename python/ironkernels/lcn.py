@@ -212,7 +212,7 @@ def load(source: Union[str, os.PathLike, dict], *, self_loops: str = "reject") -
     nor a dict, and the OSError of open() (FileNotFoundError, IsADirectoryError, …, naming the path).
     self_loops: "reject" (the contest's format has none) or "drop" (left out, listed)."""
     if not isinstance(self_loops, str) or self_loops not in ("reject", "drop"):
-        raise ValueError(f"lcn.load: self_loops = {_show(self_loops)}; accepted: 'reject', 'drop'")
+        raise ValueError(f"lcn.load: self_loops = {self_loops!r}; accepted: 'reject', 'drop'")
     where = "drawing"
     if isinstance(source, dict):
         doc = source
