@@ -505,7 +505,10 @@ class _Picture:
 
     def __init__(self, drawing, xy, edges, width, height, ev, size):
         self.d, self.xy, self.edges, self.ev, self.size = drawing, xy, edges, ev, size
-        self.w, self.h = max(width, 1), max(height, 1)
+        # The picture spans the grid box and every vertex (one outside the grid is shown where it is).
+        self.gw, self.gh = width, height
+        self.w = max(width, int(xy[:, 0].max()) if len(xy) else 0, 1)
+        self.h = max(height, int(xy[:, 1].max()) if len(xy) else 0, 1)
         self.marked = _violation_vertices(drawing, ev)
         self.titles = _titles(drawing, ev, self.marked)
         self.font = max(8.0, min(15.0, size / 60))
@@ -526,6 +529,10 @@ class _Picture:
     def px(self, x):
         return self.x0 + x * self.scale
 
+    def title_font(self, line: str) -> float:
+        """The title's font size in pixels, smaller for a line that would not fit the width."""
+        return min(self.font, 0.95 * self.size / (0.56 * max(len(line), 1)))
+
     def py(self, y):
         return self.y0 + (self.h - y) * self.scale
 
@@ -538,9 +545,9 @@ class _Picture:
                f'<rect width="{size}" height="{size}" fill="white"/>']
         for i, line in enumerate(self.titles):
             out.append(f'<text x="{size / 2:.1f}" y="{f * (1.6 * i + 1.4):.1f}" text-anchor="middle" '
-                       f'font-family="sans-serif" font-size="{f:.1f}">{html.escape(line)}</text>')
-        out.append(f'<rect x="{self.px(0):.2f}" y="{self.py(self.h):.2f}" width="{self.w * self.scale:.2f}" '
-                   f'height="{self.h * self.scale:.2f}" fill="none" stroke="#888" stroke-width="1"/>')
+                       f'font-family="sans-serif" font-size="{self.title_font(line):.1f}">{html.escape(line)}</text>')
+        out.append(f'<rect x="{self.px(0):.2f}" y="{self.py(self.gh):.2f}" width="{self.gw * self.scale:.2f}" '
+                   f'height="{self.gh * self.scale:.2f}" fill="none" stroke="#888" stroke-width="1"/>')
         thin, thick = max(0.5, 0.7 * size / 900), max(1.0, 1.8 * size / 900)
         for e in self.order:
             (x0, y0), (x1, y1) = self.xy[self.edges[e, 0]], self.xy[self.edges[e, 1]]
@@ -597,13 +604,13 @@ class _Picture:
                 ring = max(4.0, 3 * self.radius)
                 ax.scatter(self.xy[self.marked, 0], self.xy[self.marked, 1], s=(2 * ring * pt) ** 2, facecolors="none",
                            edgecolors=_VIOLATION, linewidths=thick * pt, zorder=4, clip_on=False)
-            ax.add_patch(Rectangle((0, 0), self.w, self.h, fill=False, ec="#888888", lw=pt, clip_on=False, zorder=0))
+            ax.add_patch(Rectangle((0, 0), self.gw, self.gh, fill=False, ec="#888888", lw=pt, clip_on=False, zorder=0))
             ax.set_xlim(0, self.w)
             ax.set_ylim(0, self.h)
             ax.axis("off")
             for i, line in enumerate(self.titles):
                 fig.text(0.5, 1 - self.font * (1.6 * i + 1.4) / size, line, ha="center", va="baseline",
-                         fontsize=self.font * pt)
+                         fontsize=self.title_font(line) * pt)
             handles = [Patch(color=c, label=label) for c, label in self.legend]
             if self.marked:
                 handles.append(Line2D([], [], marker="o", ls="", fillstyle="none", markeredgecolor=_VIOLATION,
@@ -763,5 +770,14 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None,
             out = np.empty(len(edges), dtype=np.int64)
         else:
             out = empty_like(edges[:, 0])
-    _core.lcn_count_crossings(xy, edges, out, stream=resolve_stream(stream, edges), progress=progress)
+    if host_xy and host_edges and len(edges) == 0:
+        return out  # nothing to count (and NumPy's empty arrays may not look C-contiguous through DLPack)
+    try:
+        _core.lcn_count_crossings(xy, edges, out, stream=resolve_stream(stream, edges), progress=progress)
+    except TypeError as e:
+        if "incompatible function arguments" not in str(e):
+            raise
+        # Not a readable DLPack array, or a read-only `out` (a JAX array, say): named, not nanobind's text.
+        raise TypeError(f"{fn}: xy and edges must be int64 DLPack arrays and out a writable one; got "
+                        f"xy: {type(xy).__name__}, edges: {type(edges).__name__}, out: {type(out).__name__}") from None
     return out

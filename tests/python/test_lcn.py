@@ -483,6 +483,26 @@ def test_evaluate_after_an_interrupt_is_exact():
     np.testing.assert_array_equal(lcn.evaluate(d).edge_crossings, counts)
 
 
+def test_evaluator_takes_progress_and_count_crossings_takes_empty_drawings():
+    d = random_drawing(2000, 5000, 10**6, seed=4)
+    calls = []
+    ev = lcn.Evaluator(d, progress=lambda done, total: calls.append((done, total)))
+    assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1]
+    np.testing.assert_array_equal(ev.edge_crossings, lcn.evaluate(d).edge_crossings)
+    empty = np.zeros((0, 2), np.int64)
+    assert lcn.count_crossings(empty, empty).shape == (0,)
+    assert lcn.count_crossings(d.xy, empty).shape == (0,)
+
+
+def test_draw_shows_vertices_outside_the_grid(tmp_path):
+    d = drawing([(0, 0), (300, 150)], [(0, 1)])  # vertex 1 outside the 100 × 100 grid
+    lcn.draw(d, tmp_path / "d.svg", size=300)
+    text = (tmp_path / "d.svg").read_text()
+    for value in re.findall(r'(?:cx|cy|x1|x2|y1|y2)="(-?[\d.]+)"', text):
+        assert 0 <= float(value) <= 300
+    assert text.count('class="violation"') == 1 and "outside_grid" in text
+
+
 def test_an_empty_thread_count_variable_means_unset():
     code = "from ironkernels import _core; print(_core.cpu_threads())"
     env = dict(os.environ, IRONKERNELS_NUM_THREADS="")
