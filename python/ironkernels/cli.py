@@ -24,7 +24,11 @@ def _info(as_json: bool) -> int:
     else:
         print("  CUDA backend: off (CPU-only build)")
     print(f"  cuBLAS:       {'found at build time' if info['cublas'] else 'not found'}")
-    print(f"  CPU kernels:  {info['cpu_isas']} (using {info['cpu_isa_active']}, {_core.cpu_threads()} threads)")
+    try:
+        threads = f"{_core.cpu_threads()} threads"
+    except ValueError as e:  # a bad IRONKERNELS_NUM_THREADS: said, not a traceback
+        threads = str(e)
+    print(f"  CPU kernels:  {info['cpu_isas']} (using {info['cpu_isa_active']}, {threads})")
     print(f"  CMake config: {cmake_dir()}" + ("" if os.path.isdir(cmake_dir()) else " (not installed)"))
     if devices:
         for d in devices:

@@ -142,19 +142,42 @@ def test_lcn_ctrl_c_exits_130_with_one_line(monkeypatch, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+_CTRL_C_DRIVER = """
+import sys
+from ironkernels import cli, lcn
+evaluate = lcn.evaluate
+def announced(d, progress=None):
+    said = []
+    def hook(done, total):
+        if not said:
+            said.append(1)
+            print("evaluating", flush=True)
+        if progress is not None:
+            progress(done, total)
+    return evaluate(d, progress=hook)
+lcn.evaluate = announced
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
 def test_lcn_check_answers_a_real_ctrl_c(tmp_path):
-    rng = __import__("numpy").random.default_rng(5)
-    n, m = 20000, 60000
+    np = __import__("numpy")
+    rng = np.random.default_rng(5)
+    m = int(60000 * max(1.0, (os.cpu_count() or 2) / 2) ** 0.5)  # about 10 s of work whatever the cores
+    n = m // 3
     e = rng.integers(0, n, (m, 2))
     e = e[e[:, 0] != e[:, 1]]
     d = lcn.Drawing(ids=list(range(n)), xy=rng.integers(0, 10**6, (n, 2)), edges=e, width=10**6, height=10**6)
     lcn.save(d, tmp_path / "big.json")
-    proc = subprocess.Popen([sys.executable, "-m", "ironkernels", "lcn", "check", str(tmp_path / "big.json")],
+    proc = subprocess.Popen([sys.executable, "-c", _CTRL_C_DRIVER, "lcn", "check", str(tmp_path / "big.json")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2.5)  # past the start-up and the load, inside the evaluation (about 10 s)
-    proc.send_signal(signal.SIGINT)
-    t0 = time.monotonic()
-    out, err = proc.communicate(timeout=30)
+    try:
+        assert proc.stdout.readline().strip() == "evaluating"  # inside the evaluation now
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
     assert time.monotonic() - t0 < 1.5
     assert proc.returncode == 130, err
     assert err.strip() == "ironkernels: interrupted" and "Traceback" not in err
