@@ -71,12 +71,26 @@ class Evaluation:
         return not self.violations
 
 
+def _num(value: int) -> str:
+    """An integer for a message (one too long for str(): its size)."""
+    try:
+        return str(value)
+    except ValueError:
+        return f"<an integer of {value.bit_length()} bits>"
+
+
 def _show(value: Any, limit: int = 60) -> str:
     """A value as a message shows it: JSON where it is JSON, else its repr; long ones cut."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = _num(value)
+    else:
+        try:
+            text = json.dumps(value)
+        except (TypeError, ValueError):
+            try:
+                text = repr(value)
+            except Exception:
+                text = f"<a {type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -90,7 +104,7 @@ def _int(value: Any, where: str, lo: int = 0, hi: int = MAX_COORDINATE) -> int:
         raise ValueError(f"{where} must be an integer, got {_show(value)}")
     value = int(value)
     if not lo <= value <= hi:
-        raise ValueError(f"{where} = {value} is outside [{lo}, {hi}]")
+        raise ValueError(f"{where} = {_show(value)} is outside [{lo}, {hi}]")
     return value
 
 
@@ -100,7 +114,7 @@ def _int_arg(value: Any, name: str, fn: str, lo: int, hi: int) -> int:
         raise TypeError(f"{fn}: {name} = {_show(value)} ({type(value).__name__}); accepted: an integer in [{lo}, {hi}]")
     value = int(value)
     if not lo <= value <= hi:
-        raise ValueError(f"{fn}: {name} = {value} is outside [{lo}, {hi}]; accepted: an integer in [{lo}, {hi}]")
+        raise ValueError(f"{fn}: {name} = {_show(value)} is outside [{lo}, {hi}]; accepted: an integer in [{lo}, {hi}]")
     return value
 
 
@@ -659,9 +673,10 @@ class Evaluator:
         if n == 0:
             if not _is_int(v):
                 raise TypeError(f"{fn}: v = {_show(v)} ({type(v).__name__}); accepted: a vertex index (the drawing has none)")
-            raise ValueError(f"{fn}: v = {v}; the drawing has no vertices")
+            raise ValueError(f"{fn}: v = {_show(v)}; the drawing has no vertices")
         if _is_int(v) and not 0 <= int(v) < n:
-            raise ValueError(f"{fn}: v = {int(v)}: vertex {int(v)} does not exist; accepted: a vertex index in [0, {n - 1}]")
+            v = _show(int(v))
+            raise ValueError(f"{fn}: v = {v}: vertex {v} does not exist; accepted: a vertex index in [0, {n - 1}]")
         return _int_arg(v, "v", fn, 0, n - 1)
 
     @property

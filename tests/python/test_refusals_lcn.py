@@ -294,6 +294,7 @@ EVALUATOR = [
     Refusal("move_x_beyond_int64", mv(0, 2**70, 1), ValueError, ["x = 1180591620717411303424", "[0, 1073741824]"],
             arrays=[EV_XY]),
     Refusal("move_v_beyond_int64", mv(2**64, 0, 0), ValueError, ["v = 18446744073709551616"], arrays=[EV_XY]),
+    Refusal("move_x_too_long_to_print", mv(0, 10**5000, 1), ValueError, ["x = <an integer of 16610 bits>"], arrays=[EV_XY]),
     Refusal("candidates_v_outside", cand(9, [[0, 0]]), ValueError, ["candidates", "v = 9"], arrays=[EV_XY]),
     Refusal("candidates_v_float", cand(0.0, [[0, 0]]), TypeError, ["v = 0.0"], arrays=[EV_XY]),
     Refusal("candidates_float_xy", cand(0, [[0.5, 0]]), TypeError, ["xy", "float64", "int64"], arrays=[EV_XY]),
