@@ -5,8 +5,9 @@ properly; a drawing is valid iff vertices lie at distinct grid points inside [0,
 and no vertex lies on an edge it is not an endpoint of; k is the largest number of crossings on one
 edge. Exact integer arithmetic throughout (ironkernels' C++ core).
 
-Input policy: node ids may be any integers (mapped to 0 … n-1 in file order and written back as
-given); unknown keys are ignored; duplicate node ids and edges to unknown ids are errors; so are
+Input policy: files are UTF-8 JSON (a byte-order mark is allowed); node ids are integers or strings
+(never floats or booleans; mapped to 0 … n-1 in file order and written back as given), and an edge's
+source and target must be ids of the same type and value; unknown keys are ignored; duplicate node ids and edges to unknown ids are errors; so are
 self-loops, unless ``load(..., self_loops="drop")`` (some published benchmark graphs have them; a
 straight-line self-loop is a point, which crosses nothing): then they are left out and listed in
 ``Drawing.dropped_self_loops`` (edge positions in the file). Coordinates must be integers in
@@ -16,7 +17,9 @@ edges, as the file gives them: each copy is counted, and copies never cross each
 their endpoints). ``Drawing.duplicate_edges`` lists them as (edge, first edge with that pair).
 
 Evaluators: ``evaluate`` (CPU, with validity), ``count_crossings`` (host or CUDA arrays), and
-``Evaluator`` (exact incremental moves and batched candidate positions, on the CPU or a GPU).
+``Evaluator`` (exact incremental moves and batched candidate positions, on the CPU or a GPU). Every
+function checks its arguments before it writes anything and names the bad one (TypeError/ValueError);
+long CPU work answers Ctrl-C and reports progress (``progress=``). Pictures: ``draw`` (.svg, .png).
 """
 from __future__ import annotations
 
