@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 from . import _core
 
@@ -23,7 +24,11 @@ def _info(as_json: bool) -> int:
     else:
         print("  CUDA backend: off (CPU-only build)")
     print(f"  cuBLAS:       {'found at build time' if info['cublas'] else 'not found'}")
-    print(f"  CPU kernels:  {info['cpu_isas']} (using {info['cpu_isa_active']}, {_core.cpu_threads()} threads)")
+    try:
+        threads = f"{_core.cpu_threads()} threads"
+    except ValueError as e:  # a bad IRONKERNELS_NUM_THREADS: said, not a traceback
+        threads = str(e)
+    print(f"  CPU kernels:  {info['cpu_isas']} (using {info['cpu_isa_active']}, {threads})")
     print(f"  CMake config: {cmake_dir()}" + ("" if os.path.isdir(cmake_dir()) else " (not installed)"))
     if devices:
         for d in devices:
@@ -35,29 +40,126 @@ def _info(as_json: bool) -> int:
     return 0
 
 
-def _lcn_check(files: list) -> int:
-    """One line per file; the violations of invalid drawings below it. Exit 1 if any is invalid."""
+# Exit codes of `lcn check` and `lcn draw`.
+EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_CHECK_EPILOG = """exit status:
+  0    every file is a valid drawing
+  1    some drawing is invalid (vertices on one point, on a non-incident edge, outside the grid)
+  2    some file could not be read or parsed (missing, not UTF-8, not JSON, a bad field); the others
+       are still checked
+  130  interrupted (Ctrl-C)
+A progress bar is shown on stderr for evaluations over 2 s when stderr is a terminal."""
+
+# A progress bar appears once the work has run this long (seconds), and only on a terminal.
+BAR_AFTER_S = 2.0
+
+
+class _ProgressBar:
+    """progress(done, total) for lcn.evaluate: a bar on stderr, drawn once the work has run over
+    BAR_AFTER_S seconds and only when stderr is a terminal (quiet when piped)."""
+
+    def __init__(self, label: str):
+        self.label = label if len(label) <= 40 else "…" + label[-39:]
+        self.start = time.monotonic()
+        self.shown = False
+        self.enabled = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or (not self.shown and time.monotonic() - self.start < BAR_AFTER_S):
+            return
+        self.shown = True
+        frac = done / total if total else 1.0
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r{self.label} [{bar:<30}] {100 * frac:5.1f}%")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * (len(self.label) + 40) + "\r")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _error(where: str, e: BaseException) -> None:
+    text = str(e) or type(e).__name__
+    print(f"{where}: ERROR {text}", file=sys.stderr)
+
+
+def _lcn_check(files: list, self_loops: str) -> int:
+    """One line per file; the violations of invalid drawings below it. A file that cannot be read or
+    parsed is reported and the next one checked."""
     from . import lcn
 
-    status = 0
+    status = EXIT_OK
     for path in files:
         try:
-            d = lcn.load(path)
-        except (OSError, ValueError) as e:
-            print(f"{path}: ERROR {e}")
-            status = max(status, 2)
+            d = lcn.load(path, self_loops=self_loops)
+        except Exception as e:  # OSError, ValueError (UnicodeDecodeError included), …: reported, go on
+            _error(path, e)
+            status = max(status, EXIT_UNREADABLE)
             continue
-        ev = lcn.evaluate(d)
+        bar = _ProgressBar(path)
+        try:
+            ev = lcn.evaluate(d, progress=bar)
+        except Exception as e:
+            bar.clear()
+            _error(path, e)
+            status = max(status, EXIT_UNREADABLE)
+            continue
+        finally:
+            bar.clear()
         verdict = "valid" if ev.valid else f"INVALID ({len(ev.violations)} violations)"
         print(f"{path}: n={d.n} m={d.m} W={d.width} H={d.height} {verdict} k={ev.k} edges_at_k={ev.edges_at_k} "
-              f"total={ev.total_crossings}" + (f" duplicate_edges={len(d.duplicate_edges)}" if d.duplicate_edges else ""))
+              f"total={ev.total_crossings}" + (f" duplicate_edges={len(d.duplicate_edges)}" if d.duplicate_edges else "")
+              + (f" dropped_self_loops={len(d.dropped_self_loops)}" if d.dropped_self_loops else ""))
         for v in ev.violations[:20]:
             print("   ", *v)
         if len(ev.violations) > 20:
             print(f"    … {len(ev.violations) - 20} more")
         if not ev.valid:
-            status = max(status, 1)
+            status = max(status, EXIT_INVALID)
     return status
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths a and b name one file (symlinks, relative paths and hard links included)."""
+    try:
+        if os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b):
+            return True
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _lcn_draw(src: str, dst: str, self_loops: str, size: int) -> int:
+    """Draws src into dst (format from dst's extension); never overwrites src."""
+    from . import lcn
+
+    prog = "ironkernels lcn draw"
+    if _same_file(src, dst):
+        print(f"{prog}: the output {dst!r} is the input drawing {src!r}; accepted: another path "
+              f"(ending in {', '.join(lcn.DRAW_FORMATS)})", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        fmt = lcn._format_of(dst, prog)
+        if fmt == "png":
+            lcn._matplotlib()
+        lcn._check_output(dst, prog)
+        d = lcn.load(src, self_loops=self_loops)
+    except Exception as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    bar = _ProgressBar(src)
+    try:
+        lcn.draw(d, dst, size=size, progress=bar)
+    except Exception as e:
+        bar.clear()
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    finally:
+        bar.clear()
+    print(f"wrote {dst}")
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,22 +171,33 @@ def main(argv: list[str] | None = None) -> int:
     pd.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is present")
     pl = sub.add_parser("lcn", help="k-plane drawings: check contest JSON files")
     lsub = pl.add_subparsers(dest="lcn_cmd", required=True)
-    pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file")
+    loops_help = "self-loops in a file: an error (reject, the default) or left out and counted (drop)"
+    pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file",
+                         description="Validity, k, edges at k and total crossings of each contest JSON file.",
+                         epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     pc.add_argument("files", nargs="+")
-    pdw = lsub.add_parser("draw", help="picture of a drawing (SVG, or PNG with matplotlib)")
+    pc.add_argument("--self-loops", choices=("reject", "drop"), default="reject", help=loops_help)
+    pdw = lsub.add_parser("draw", help="picture of a drawing (.svg, or .png with matplotlib)",
+                          description="Picture of a drawing: edges coloured by crossings, the edges at k in red, "
+                                      "a legend, the vertices of violations circled. The format follows the "
+                                      "output's extension: .svg, or .png (pip install 'ironkernels[plot]').",
+                          epilog="exit status: 0 written, 2 the input could not be read or the output not "
+                                 "written (nothing is written then), 130 interrupted (Ctrl-C)")
     pdw.add_argument("input")
-    pdw.add_argument("output")
+    pdw.add_argument("output", help="the picture's path, ending in .svg or .png (never the input)")
+    pdw.add_argument("--self-loops", choices=("reject", "drop"), default="reject", help=loops_help)
+    pdw.add_argument("--size", type=int, default=900, help="the picture is SIZE x SIZE pixels (64 … 16384; default 900)")
     args = p.parse_args(argv)
     if args.cmd == "info":
         return _info(args.json)
-    if args.cmd == "lcn" and args.lcn_cmd == "draw":
-        from . import lcn
-
-        lcn.draw(lcn.load(args.input), args.output)
-        print(f"wrote {args.output}")
-        return 0
     if args.cmd == "lcn":
-        return _lcn_check(args.files)
+        try:
+            if args.lcn_cmd == "draw":
+                return _lcn_draw(args.input, args.output, args.self_loops, args.size)
+            return _lcn_check(args.files, args.self_loops)
+        except KeyboardInterrupt:
+            print("\nironkernels: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
     from ._demo import run
 
     return run(force_cpu=args.cpu)

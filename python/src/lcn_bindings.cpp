@@ -24,6 +24,59 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(const std::vector<T>& v) {
 }
 
 namespace {
+// Thrown out of a poll that stashed a Python exception (the work stops and the workers are joined).
+struct PythonRaised {};
+
+// The lcn::Progress of a long call made with the GIL released: takes the GIL, runs the signal handlers
+// (Ctrl-C raises KeyboardInterrupt there) and the optional Python progress(done, total). A Python
+// exception from either is stashed and PythonRaised thrown; the binding, with the GIL back, calls
+// reraise(), so the exception reaches the caller as raised.
+class PythonPoll {
+ public:
+  explicit PythonPoll(nb::object callback) : callback_(std::move(callback)) {}
+  PythonPoll(const PythonPoll&) = delete;
+  PythonPoll& operator=(const PythonPoll&) = delete;
+  ~PythonPoll() {  // the GIL is held here (bindings destroy it outside their gil_scoped_release)
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(trace_);
+  }
+
+  lcn::Progress progress() {
+    return [this](std::int64_t done, std::int64_t total) { poll(done, total); };
+  }
+
+  // With the GIL held, after the call threw PythonRaised: the stashed exception, raised again.
+  [[noreturn]] void reraise() {
+    if (type_ == nullptr) raise<Error>("lcn: the work was stopped by a Python exception that was lost");
+    PyErr_Restore(type_, value_, trace_);
+    type_ = value_ = trace_ = nullptr;
+    throw nb::python_error();
+  }
+
+ private:
+  void poll(std::int64_t done, std::int64_t total) {
+    nb::gil_scoped_acquire gil;
+    if (type_ != nullptr) throw PythonRaised{};  // one stashed already
+    if (PyErr_CheckSignals() != 0) stash();
+    if (type_ == nullptr && callback_.is_valid() && !callback_.is_none()) {
+      try {
+        callback_(done, total);
+      } catch (nb::python_error& e) {
+        e.restore();
+        stash();
+      }
+    }
+    if (type_ != nullptr) throw PythonRaised{};
+  }
+  void stash() { PyErr_Fetch(&type_, &value_, &trace_); }
+
+  nb::object callback_;
+  PyObject* type_ = nullptr;
+  PyObject* value_ = nullptr;
+  PyObject* trace_ = nullptr;
+};
+
 nb::dict figures_dict(const std::vector<lcn::CandidateFigures>& out) {
   const std::size_t count = out.size();
   std::vector<std::int64_t> k(count), at_k(count), total(count);
@@ -44,18 +97,32 @@ nb::dict figures_dict(const std::vector<lcn::CandidateFigures>& out) {
 }  // namespace
 
 void bind_lcn(nb::module_& m) {
-  m.def("lcn_count_crossings", [](nb::ndarray<nb::ro> xy, nb::ndarray<nb::ro> edges, nb::ndarray<> counts, std::uintptr_t stream) {
-    const ArrayView x = python::to_view(xy, "xy"), e = python::to_view(edges, "edges"), c = python::to_view(counts, "counts");
-    nb::gil_scoped_release release;
-    lcn::count_crossings(x, e, c, python::to_stream(stream));
+  m.def("lcn_count_crossings", [](nb::ndarray<nb::ro> xy, nb::ndarray<nb::ro> edges, nb::ndarray<> counts, std::uintptr_t stream,
+                                  nb::object progress) {
+    const ArrayView x = python::to_view(xy, "xy"), e = python::to_view(edges, "edges"), c = python::to_view(counts, "out");
+    PythonPoll poll(std::move(progress));
+    try {
+      nb::gil_scoped_release release;
+      lcn::count_crossings(x, e, c, python::to_stream(stream), poll.progress());
+    } catch (const PythonRaised&) {
+      poll.reraise();
+    }
   }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("counts").noconvert(), nb::arg("stream") = 0,
+     nb::arg("progress") = nb::none(),
      "Per-edge crossing counts into `counts`, on the device of the arrays (see ironkernels.lcn.count_crossings).");
   nb::class_<lcn::Evaluator>(m, "LcnEvaluator", "Per-edge crossing counts kept exact under vertex moves.")
-      .def("__init__", [](lcn::Evaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
-        nb::gil_scoped_release release;
-        new (self) lcn::Evaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                                  static_cast<std::int64_t>(edges.shape(0)), width, height);
-      }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"))
+      .def("__init__", [](lcn::Evaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height,
+                          nb::object progress) {
+        PythonPoll poll(std::move(progress));
+        try {
+          nb::gil_scoped_release release;
+          new (self) lcn::Evaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
+                                    static_cast<std::int64_t>(edges.shape(0)), width, height, poll.progress());
+        } catch (const PythonRaised&) {
+          poll.reraise();
+        }
+      }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
+         nb::arg("progress") = nb::none())
       .def("edge_crossings", [](const lcn::Evaluator& e) { return to_numpy(e.edge_crossings()); })
       .def("move", &lcn::Evaluator::move, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>())
       .def("candidates", [](const lcn::Evaluator& e, std::int64_t v, IndexPairs xy) {
@@ -96,12 +163,15 @@ void bind_lcn(nb::module_& m) {
         return figures_dict(out);
       }, nb::arg("v"), nb::arg("xy").noconvert(), nb::arg("stream") = 0);
 
-  m.def("lcn_evaluate", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height) {
+  m.def("lcn_evaluate", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height, nb::object progress) {
     lcn::Evaluation ev;
-    {
+    PythonPoll poll(std::move(progress));
+    try {
       nb::gil_scoped_release release;
       ev = lcn::evaluate(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                         static_cast<std::int64_t>(edges.shape(0)), width, height);
+                         static_cast<std::int64_t>(edges.shape(0)), width, height, poll.progress());
+    } catch (const PythonRaised&) {
+      poll.reraise();
     }
     const std::size_t nv = ev.violations.size();
     nb::list violations;
@@ -116,5 +186,6 @@ void bind_lcn(nb::module_& m) {
     d["violations"] = violations;
     return d;
   }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
+     nb::arg("progress") = nb::none(),
      "Exact crossing counts and validity of a grid drawing (see ironkernels.lcn.evaluate).");
 }

@@ -1,6 +1,7 @@
 // C++ tests of the grid-drawing evaluator: crossings, shared endpoints, degenerate configurations,
 // violations, and the input checks.
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "check.hpp"
@@ -46,6 +47,39 @@ int main() {
       threw = true;
     }
     CHECK(threw, "edge to an unknown vertex");
+  }
+  {  // Progress: 0 first, total last, non-decreasing; a throwing callback stops the work and propagates.
+    const std::int64_t n = 3000, m = 9000;
+    std::vector<std::int64_t> xy(2 * n), e(2 * m);
+    std::uint64_t r = 12345;
+    auto next = [&r](std::int64_t mod) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<std::int64_t>((r >> 33) % static_cast<std::uint64_t>(mod));
+    };
+    for (auto& c : xy) c = next(1 << 20);
+    for (std::int64_t i = 0; i < m; ++i) {
+      e[2 * i] = next(n);
+      do e[2 * i + 1] = next(n); while (e[2 * i + 1] == e[2 * i]);
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> calls;
+    const auto with = lcn::evaluate(xy.data(), n, e.data(), m, 1 << 20, 1 << 20,
+                                    [&](std::int64_t done, std::int64_t total) { calls.emplace_back(done, total); });
+    const auto without = lcn::evaluate(xy.data(), n, e.data(), m, 1 << 20, 1 << 20);
+    bool monotone = !calls.empty() && calls.front().first == 0 && calls.back().first == calls.back().second;
+    for (std::size_t i = 1; i < calls.size(); ++i) monotone = monotone && calls[i - 1].first <= calls[i].first;
+    CHECK(monotone, "progress: %zu calls, not 0 ... total in order", calls.size());
+    CHECK(with.edge_crossings == without.edge_crossings && with.k == without.k, "progress changed the counts");
+    struct Stop {};
+    int seen = 0;
+    bool stopped = false;
+    try {
+      lcn::evaluate(xy.data(), n, e.data(), m, 1 << 20, 1 << 20, [&](std::int64_t, std::int64_t) {
+        if (++seen == 1) throw Stop{};
+      });
+    } catch (const Stop&) {
+      stopped = true;
+    }
+    CHECK(stopped && seen == 1, "a throwing progress callback did not stop evaluate");
   }
   return report_and_exit_code();
 }

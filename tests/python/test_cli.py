@@ -58,3 +58,126 @@ def test_demo_on_the_gpu_passes():
     out = run("demo")
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "cuda:" in out.stdout and "gemm" in out.stdout
+
+
+# ---------------------------------------------------------------------------------------- lcn command
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import os  # noqa: E402
+import pathlib  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+from ironkernels import cli, lcn  # noqa: E402
+
+LCN_DATA = pathlib.Path(__file__).parent.parent / "data" / "lcn"
+GOOD = str(LCN_DATA / "gd2025-examples" / "sol-15-nodes-5-planar.json")
+INVALID = str(LCN_DATA / "gd2025-examples" / "100-nodes.json")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def lcn_main(*args, stderr=None):
+    out, err = io.StringIO(), stderr if stderr is not None else io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(["lcn", *map(str, args)])
+    return rc, out.getvalue(), err.getvalue()
+
+
+def test_lcn_check_reports_each_bad_file_and_goes_on(tmp_path):
+    (tmp_path / "latin1.json").write_bytes(b'{"nodes": [], "edges": [], "width": "\xfc", "height": 1}')
+    (tmp_path / "bad.json").write_text('{"nodes": []')
+    rc, out, err = lcn_main("check", tmp_path / "latin1.json", tmp_path / "missing.json", tmp_path, GOOD,
+                            tmp_path / "bad.json", INVALID)
+    assert rc == 2
+    assert f"{GOOD}: n=15" in out and f"{INVALID}: n=100" in out and "INVALID" in out
+    for name in ("latin1.json", "missing.json", "bad.json", str(tmp_path) + ": ERROR"):
+        assert name in err
+    assert "Traceback" not in err
+    assert lcn_main("check", GOOD, INVALID)[0] == 1 and lcn_main("check", GOOD)[0] == 0
+
+
+def test_lcn_check_help_documents_the_exit_codes():
+    out = run("lcn", "check", "--help")
+    assert out.returncode == 0
+    for text in ("exit status", "0 ", "1 ", "2 ", "130", "--self-loops"):
+        assert text in out.stdout
+
+
+def test_lcn_self_loops_drop(tmp_path):
+    doc = {"nodes": [{"id": 1, "x": 0, "y": 0}, {"id": 2, "x": 5, "y": 5}], "width": 9, "height": 9,
+           "edges": [{"source": 1, "target": 2}, {"source": 2, "target": 2}]}
+    (tmp_path / "loops.json").write_text(json.dumps(doc))
+    assert lcn_main("check", tmp_path / "loops.json")[0] == 2
+    rc, out, _ = lcn_main("check", "--self-loops", "drop", tmp_path / "loops.json")
+    assert rc == 0 and "dropped_self_loops=1" in out
+    rc, out, err = lcn_main("draw", "--self-loops", "drop", "--size", "200", tmp_path / "loops.json", tmp_path / "p.svg")
+    assert rc == 0, err
+    assert 'width="200" height="200"' in (tmp_path / "p.svg").read_text()
+
+
+def test_lcn_progress_bar_on_a_terminal_only(monkeypatch):
+    monkeypatch.setattr(cli, "BAR_AFTER_S", 0.0)
+    rc, _, err = lcn_main("check", GOOD)  # piped: quiet
+    assert rc == 0 and err == ""
+    term = _Terminal()
+    rc, _, _ = lcn_main("check", GOOD, stderr=term)
+    assert rc == 0 and "100.0%" in term.getvalue() and "[" in term.getvalue()
+    monkeypatch.setattr(cli, "BAR_AFTER_S", 1000.0)  # short work: no bar even on a terminal
+    term = _Terminal()
+    assert lcn_main("check", GOOD, stderr=term)[0] == 0 and term.getvalue() == ""
+
+
+def test_lcn_ctrl_c_exits_130_with_one_line(monkeypatch, tmp_path):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lcn, "evaluate", interrupted)
+    for args in (("check", GOOD), ("draw", GOOD, tmp_path / "p.svg")):
+        rc, _, err = lcn_main(*args)
+        assert rc == 130 and err.strip() == "ironkernels: interrupted"
+    assert os.listdir(tmp_path) == []
+
+
+_CTRL_C_DRIVER = """
+import sys
+from ironkernels import cli, lcn
+evaluate = lcn.evaluate
+def announced(d, progress=None):
+    said = []
+    def hook(done, total):
+        if not said:
+            said.append(1)
+            print("evaluating", flush=True)
+        if progress is not None:
+            progress(done, total)
+    return evaluate(d, progress=hook)
+lcn.evaluate = announced
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_lcn_check_answers_a_real_ctrl_c(tmp_path):
+    np = __import__("numpy")
+    rng = np.random.default_rng(5)
+    m = int(60000 * max(1.0, (os.cpu_count() or 2) / 2) ** 0.5)  # about 10 s of work whatever the cores
+    n = m // 3
+    e = rng.integers(0, n, (m, 2))
+    e = e[e[:, 0] != e[:, 1]]
+    d = lcn.Drawing(ids=list(range(n)), xy=rng.integers(0, 10**6, (n, 2)), edges=e, width=10**6, height=10**6)
+    lcn.save(d, tmp_path / "big.json")
+    proc = subprocess.Popen([sys.executable, "-c", _CTRL_C_DRIVER, "lcn", "check", str(tmp_path / "big.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "evaluating"  # inside the evaluation now
+        proc.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert time.monotonic() - t0 < 1.5
+    assert proc.returncode == 130, err
+    assert err.strip() == "ironkernels: interrupted" and "Traceback" not in err

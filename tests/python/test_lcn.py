@@ -2,10 +2,14 @@
 NumPy implementation on every instance in tests/data/lcn (copied from the steering corpus), the
 official sample solutions' k, and hand-made degenerate configurations."""
 import json
+import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -316,3 +320,196 @@ def test_self_loops_are_rejected_or_dropped_on_request():
     assert d.m == 2 and d.dropped_self_loops == [1] and d.edges.tolist() == [[0, 1], [1, 2]]
     with pytest.raises(ValueError, match="self_loops"):
         lcn.load(doc, self_loops="keep")
+
+
+# ------------------------------------------------------------------- pictures, files, progress, Ctrl-C
+def _png_size(data: bytes):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize("name", ["d.svg", "D.SVG"])
+def test_draw_picks_svg_by_extension_and_honours_size(tmp_path, name):
+    d = lcn.load(DATA / "tum2024" / "ex4.json")
+    lcn.draw(d, tmp_path / name, size=321)
+    text = (tmp_path / name).read_text()
+    assert text.startswith("<svg") and 'width="321" height="321"' in text
+    assert os.listdir(tmp_path) == [name]  # no temporary file left
+
+
+def test_draw_png_is_size_by_size_pixels(tmp_path):
+    pytest.importorskip("matplotlib")
+    d = lcn.load(DATA / "tum2024" / "ex4.json")
+    for size in (300, 777):
+        lcn.draw(d, tmp_path / "d.png", size=size)
+        assert _png_size((tmp_path / "d.png").read_bytes()) == (size, size)
+    assert os.listdir(tmp_path) == ["d.png"]
+
+
+def test_draw_legend_and_violations(tmp_path):
+    d = lcn.load(DATA / "gd2025-examples" / "100-nodes.json")  # invalid: vertices on edges
+    ev = lcn.evaluate(d)
+    assert not ev.valid
+    lcn.draw(d, tmp_path / "d.svg", evaluation=ev)
+    text = (tmp_path / "d.svg").read_text()
+    assert "crossings per edge" in text and f"{ev.k} = k ({ev.edges_at_k} edges)" in text
+    marked = {v[1] for v in ev.violations}
+    assert text.count('class="violation"') == len(marked)
+    assert "INVALID" in text and "circled:" in text and "violation</text>" in text
+    good = lcn.load(DATA / "gd2025-examples" / "sol-15-nodes-5-planar.json")
+    lcn.draw(good, tmp_path / "g.svg")
+    g = (tmp_path / "g.svg").read_text()
+    assert 'class="violation"' not in g and "INVALID" not in g and "crossings per edge" in g
+    pytest.importorskip("matplotlib")
+    lcn.draw(d, tmp_path / "d.png", evaluation=ev, size=400)
+    assert _png_size((tmp_path / "d.png").read_bytes()) == (400, 400)
+
+
+def test_draw_png_without_matplotlib_touches_nothing(tmp_path, monkeypatch):
+    for k in [k for k in sys.modules if k == "matplotlib" or k.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, k)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    d = lcn.load(DATA / "tum2024" / "ex1.json")
+    with pytest.raises(ModuleNotFoundError, match=re.escape("pip install 'ironkernels[plot]' (or write .svg)")):
+        lcn.draw(d, tmp_path / "d.png")
+    assert os.listdir(tmp_path) == []
+
+
+def test_load_accepts_a_byte_order_mark(tmp_path):
+    text = (DATA / "tum2024" / "ex1.json").read_text()
+    (tmp_path / "bom.json").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    d = lcn.load(tmp_path / "bom.json")
+    assert d.n == lcn.load(DATA / "tum2024" / "ex1.json").n
+
+
+def test_save_replaces_atomically_and_keeps_the_mode(tmp_path):
+    d = lcn.load(DATA / "tum2024" / "ex1.json")
+    out = tmp_path / "out.json"
+    out.write_text("old")
+    out.chmod(0o640)
+    lcn.save(d, out)
+    assert lcn.load(out).n == d.n and (out.stat().st_mode & 0o777) == 0o640
+    assert os.listdir(tmp_path) == ["out.json"]
+    link = tmp_path / "link.json"
+    link.symlink_to(out)
+    lcn.save(d, link)  # written through the link: the link stays a link
+    assert link.is_symlink() and lcn.load(out).n == d.n
+
+
+def test_save_failure_names_the_path_and_removes_the_temporary_file(tmp_path, monkeypatch):
+    d = lcn.load(DATA / "tum2024" / "ex1.json")
+
+    def fail(src, dst):
+        raise PermissionError(13, "Permission denied", src)
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(PermissionError) as info:
+        lcn.save(d, tmp_path / "out.json")
+    assert "out.json" in str(info.value) and ".tmp" not in str(info.value)
+    assert os.listdir(tmp_path) == []
+
+
+def random_drawing(n, m, side, seed=0):
+    rng = np.random.default_rng(seed)
+    e = rng.integers(0, n, (m, 2))
+    e = e[e[:, 0] != e[:, 1]].astype(np.int64)
+    return lcn.Drawing(ids=list(range(n)), xy=rng.integers(0, side + 1, (n, 2)).astype(np.int64), edges=e,
+                       width=side, height=side)
+
+
+def test_progress_is_monotone_and_reaches_total():
+    for d in (random_drawing(3000, 6000, 10**6), lcn.load(DATA / "tum2024" / "ex1.json")):
+        calls = []
+        ev = lcn.evaluate(d, progress=lambda done, total: calls.append((done, total)))
+        assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1] > 0
+        assert len({t for _, t in calls}) == 1
+        assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
+        np.testing.assert_array_equal(ev.edge_crossings, lcn.evaluate(d).edge_crossings)  # the same figures
+    calls = []
+    d = random_drawing(3000, 6000, 10**6)
+    counts = lcn.count_crossings(d.xy, d.edges, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1][0] == calls[-1][1] and (counts == lcn.evaluate(d).edge_crossings).all()
+
+
+def big_edges() -> int:
+    """Edges of a random drawing that takes about 10 s to evaluate whatever the cores (work ~ m² / cores)."""
+    return int(60000 * max(1.0, (os.cpu_count() or 2) / 2) ** 0.5)
+
+
+BIG = random_drawing(big_edges() // 3, big_edges(), 10**6, seed=3)
+
+
+def test_keyboard_interrupt_from_progress_stops_within_a_second():
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        lcn.evaluate(BIG, progress=progress)
+    assert time.monotonic() - t0 < 1.5 and len(calls) == 2
+
+
+def test_progress_exception_reaches_the_caller_and_leaves_out_unchanged():
+    out = np.full(len(BIG.edges), -5, np.int64)
+
+    def progress(done, total):
+        if done:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        lcn.count_crossings(BIG.xy, BIG.edges, out=out, progress=progress)
+    assert (out == -5).all()
+
+
+def test_sigint_interrupts_a_long_evaluate():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            lcn.evaluate(BIG)
+            time.sleep(5)  # not reached: evaluate takes far longer than 0.3 s
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 1.5
+
+
+def test_evaluate_after_an_interrupt_is_exact():
+    with pytest.raises(KeyboardInterrupt):
+        lcn.evaluate(BIG, progress=lambda done, total: (_ for _ in ()).throw(KeyboardInterrupt) if done else None)
+    d = random_drawing(700, 2600, 2000, seed=2)
+    counts, _ = brute_force(d)
+    np.testing.assert_array_equal(lcn.evaluate(d).edge_crossings, counts)
+
+
+def test_evaluator_takes_progress_and_count_crossings_takes_empty_drawings():
+    d = random_drawing(2000, 5000, 10**6, seed=4)
+    calls = []
+    ev = lcn.Evaluator(d, progress=lambda done, total: calls.append((done, total)))
+    assert calls[0][0] == 0 and calls[-1][0] == calls[-1][1]
+    np.testing.assert_array_equal(ev.edge_crossings, lcn.evaluate(d).edge_crossings)
+    empty = np.zeros((0, 2), np.int64)
+    assert lcn.count_crossings(empty, empty).shape == (0,)
+    assert lcn.count_crossings(d.xy, empty).shape == (0,)
+
+
+def test_draw_shows_vertices_outside_the_grid(tmp_path):
+    d = drawing([(0, 0), (300, 150)], [(0, 1)])  # vertex 1 outside the 100 × 100 grid
+    lcn.draw(d, tmp_path / "d.svg", size=300)
+    text = (tmp_path / "d.svg").read_text()
+    for value in re.findall(r'(?:cx|cy|x1|x2|y1|y2)="(-?[\d.]+)"', text):
+        assert 0 <= float(value) <= 300
+    assert text.count('class="violation"') == 1 and "outside_grid" in text
+
+
+def test_an_empty_thread_count_variable_means_unset():
+    code = "from ironkernels import _core; print(_core.cpu_threads())"
+    env = dict(os.environ, IRONKERNELS_NUM_THREADS="")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and int(out.stdout) == (os.cpu_count() or 1)

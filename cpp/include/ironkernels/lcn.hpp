@@ -13,6 +13,7 @@
 // Backends: the CPU evaluator (all pairs below 2048 edges, a uniform grid above), incremental moves
 // and batched candidates on the CPU (Evaluator) and on a CUDA device (GpuEvaluator).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -41,17 +42,27 @@ struct Evaluation {
   bool valid() const { return violations.empty(); }
 };
 
+/// Progress and cancellation of long CPU work: progress(done, total) is called on the calling thread
+/// with the work items finished so far (an unspecified unit, `total` fixed for the call, `done`
+/// non-decreasing): once with done = 0 before the work, between chunks of it at most every 50 ms, and
+/// once with done = total when it is finished. An exception it throws stops the work within one chunk
+/// per thread (milliseconds), joins the worker threads and propagates out of the call, which then
+/// writes nothing (an interrupted count_crossings leaves `counts` as it was). Empty: no calls.
+using Progress = std::function<void(std::int64_t done, std::int64_t total)>;
+
 /// Evaluates a drawing: `xy` holds n (x, y) pairs, `edges` m (source, target) vertex indices.
 /// Throws ValueError (before computing anything) for a coordinate, width or height outside
-/// [0, 2^30], an edge endpoint outside [0, n), or a self-loop.
+/// [0, 2^30], an edge endpoint outside [0, n), or a self-loop. `progress`: see Progress.
 Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                    std::int64_t width, std::int64_t height);
+                    std::int64_t width, std::int64_t height, const Progress& progress = {});
 
 /// Per-edge crossing counts only (no validity), on the device of the arrays: xy (n, 2) and edges (m, 2)
 /// int64, counts (m,) int64, all C-contiguous, on the host (CPU evaluator) or one CUDA device (all-pairs
 /// kernel, ordered on `stream`). The inputs are validated like evaluate()'s (on a device by a check
-/// kernel, waited for before counts is written) and raise ValueError.
-void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream = nullptr);
+/// kernel, waited for before counts is written) and raise ValueError. `progress` (see Progress) is
+/// called for host arrays only (the device count is one short kernel).
+void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream = nullptr,
+                     const Progress& progress = {});
 
 /// Figures of the drawing after a vertex moved to a candidate position.
 struct CandidateFigures {
@@ -63,8 +74,9 @@ struct CandidateFigures {
 /// the moving vertex's edges change geometry, so a move costs O(degree · m) instead of O(m²).
 class Evaluator {
  public:
+  /// Validates and evaluates the drawing (evaluate(), with `progress`).
   Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
-            std::int64_t height);
+            std::int64_t height, const Progress& progress = {});
   const std::vector<std::int64_t>& edge_crossings() const { return counts_; }
   std::int64_t position(std::int64_t v, int axis) const { return axis ? p_[v].y : p_[v].x; }
   /// Moves v to (x, y) (any point in [0, 2^30]²; legality is the caller's choice) and updates the counts.

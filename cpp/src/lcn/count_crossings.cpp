@@ -1,5 +1,6 @@
 // lcn::count_crossings: per-edge crossing counts on the device of the arrays.
 #include <cstring>
+#include <string>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/core/runtime.hpp"
@@ -9,12 +10,16 @@
 
 namespace ironkernels::lcn {
 
-void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream) {
+void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream,
+                     const Progress& progress) {
   auto check = [](const ArrayView& v, const char* name, int ndim, std::int64_t last) {
     if (v.dtype != DType::int64) raise<TypeError>("lcn: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: int64");
+    std::string shape = "(";
+    for (std::size_t d = 0; d < v.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(v.shape[d]);
+    shape += v.shape.size() == 1 ? ",)" : ")";
     if (v.ndim() != ndim || (ndim == 2 && v.shape[1] != last))
-      raise<ValueError>("lcn: ", name, " must have shape ", ndim == 2 ? "(count, 2)" : "(m,)");
-    if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " must be C-contiguous");
+      raise<ValueError>("lcn: ", name, " has shape ", shape, "; accepted: ", ndim == 2 ? "(count, 2)" : "(m,)");
+    if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
   };
   check(xy, "xy", 2, 2);
   check(edges, "edges", 2, 2);
@@ -26,7 +31,7 @@ void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayVie
   if (xy.device.type == DeviceType::cpu) {
     const Evaluation ev = detail::evaluate_impl(static_cast<const std::int64_t*>(xy.data), n,
                                                 static_cast<const std::int64_t*>(edges.data), m, kMaxCoordinate,
-                                                kMaxCoordinate, /*with_validity=*/false);
+                                                kMaxCoordinate, /*with_validity=*/false, progress);
     if (m) std::memcpy(counts.data, ev.edge_crossings.data(), static_cast<std::size_t>(m) * sizeof(std::int64_t));
     return;
   }

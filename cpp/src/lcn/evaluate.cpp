@@ -3,11 +3,12 @@
 // cell. The bounding-box test in front of every predicate rejects most pairs cheaply.
 #include <algorithm>
 #include <cstdint>
-#include <mutex>
+#include <functional>
 #include <vector>
 
 #include "core/threads.hpp"
 #include "ironkernels/core/error.hpp"
+#include "ironkernels/core/runtime.hpp"
 #include "ironkernels/lcn.hpp"
 #include "lcn/lcn_internal.hpp"
 #include "lcn/predicates.hpp"
@@ -107,7 +108,7 @@ void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* 
 }
 
 Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                         std::int64_t width, std::int64_t height, bool with_validity) {
+                         std::int64_t width, std::int64_t height, bool with_validity, const Progress& progress) {
   validate_input(xy, n, edges, m, width, height);
   std::vector<Point> p(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) p[v] = {xy[2 * v], xy[2 * v + 1]};
@@ -126,11 +127,6 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
     if (s[e] == s[f] || s[e] == t[f] || t[e] == s[f] || t[e] == t[f]) return false;
     return cross_properly(p[s[e]], p[t[e]], p[s[f]], p[t[f]]);
   };
-  // Each thread counts into its own array and adds it in: integer sums, the same whatever the threads.
-  auto add_counts = [&](const std::vector<std::int64_t>& local) {
-    for (std::int64_t i = 0; i < m; ++i)
-      if (local[i]) __atomic_fetch_add(&ev.edge_crossings[i], local[i], __ATOMIC_RELAXED);
-  };
   std::int64_t max_x = 0, max_y = 0;
   for (const Point& q : p) max_x = std::max(max_x, q.x), max_y = std::max(max_y, q.y);
   // The grid tests a pair in every cell the two boxes share: with long edges (a random layout) that
@@ -145,22 +141,38 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
     use_grid = grid_pairs < static_cast<double>(m) * static_cast<double>(m - 1) / 2;
     if (use_grid) grid.fill(box, count);
   }
+  // Progress in work items: the rows (all pairs) or cells (grid) of the crossing count, then the
+  // vertices (grid) or edges (all pairs) of the validity sweep.
+  const std::int64_t cells = grid.side * grid.side;
+  const std::int64_t crossing_items = use_grid ? cells : m;
+  const std::int64_t total_items = crossing_items + (with_validity ? (use_grid ? n : m) : 0);
+  auto poll_from = [&](std::int64_t offset) -> std::function<void(std::int64_t)> {
+    if (!progress) return {};
+    return [&progress, offset, total_items](std::int64_t done) { progress(offset + done, total_items); };
+  };
+  if (progress) progress(0, total_items);
+  // Each worker counts into its own array (one per worker, not per chunk), added up at the end:
+  // integer sums, the same whatever the threads and the order of the chunks.
+  const int workers = cpu_threads();
+  std::vector<std::vector<std::int64_t>> local(static_cast<std::size_t>(workers));
+  auto local_of = [&](int w) -> std::vector<std::int64_t>& {
+    if (local[w].empty()) local[w].assign(static_cast<std::size_t>(m), 0);
+    return local[w];
+  };
   if (!use_grid) {
-    // Row e has m - 1 - e partners: chunk i of the range takes rows i/2 and m-1-i/2 alternately, so
-    // every thread gets about the same number of pairs.
-    ironkernels::detail::parallel_for(m, 64, [&](std::int64_t i0, std::int64_t i1) {
-      std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
+    // Row e has m - 1 - e partners: item i is row i/2 or row m-1-i/2 alternately, so every chunk of
+    // items holds about the same number of pairs.
+    ironkernels::detail::parallel_chunks(m, 32, workers, [&](int w, std::int64_t i0, std::int64_t i1) {
+      std::vector<std::int64_t>& counts = local_of(w);
       for (std::int64_t i = i0; i < i1; ++i) {
         const std::int64_t e = i % 2 ? m - 1 - i / 2 : i / 2;
         for (std::int64_t f = e + 1; f < m; ++f)
-          if (boxes_meet(e, f) && crossing(e, f)) ++local[e], ++local[f];
+          if (boxes_meet(e, f) && crossing(e, f)) ++counts[e], ++counts[f];
       }
-      add_counts(local);
-    });
+    }, poll_from(0));
   } else {
-    const std::int64_t cells = grid.side * grid.side;
-    ironkernels::detail::parallel_for(cells, 16, [&](std::int64_t c0, std::int64_t c1) {
-      std::vector<std::int64_t> local(static_cast<std::size_t>(m), 0);
+    ironkernels::detail::parallel_chunks(cells, 16, workers, [&](int w, std::int64_t c0, std::int64_t c1) {
+      std::vector<std::int64_t>& counts = local_of(w);
       for (std::int64_t c = c0; c < c1; ++c)
         for (std::int64_t i = grid.start[c]; i < grid.start[c + 1]; ++i)
           for (std::int64_t j = i + 1; j < grid.start[c + 1]; ++j) {
@@ -168,17 +180,23 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
             if (!boxes_meet(e, f)) continue;
             const std::int64_t owner = grid.cell_y(std::max(box[e].y0, box[f].y0)) * grid.side +
                                        grid.cell_x(std::max(box[e].x0, box[f].x0));
-            if (owner == c && crossing(e, f)) ++local[e], ++local[f];
+            if (owner == c && crossing(e, f)) ++counts[e], ++counts[f];
           }
-      add_counts(local);
-    });
+    }, poll_from(0));
   }
+  for (const std::vector<std::int64_t>& counts : local)
+    if (!counts.empty())
+      for (std::int64_t e = 0; e < m; ++e) ev.edge_crossings[e] += counts[e];
+  local.clear();
   for (std::int64_t e = 0; e < m; ++e) {
     ev.total_crossings += ev.edge_crossings[e];
     detail::merge_k(ev.k, ev.edges_at_k, ev.edge_crossings[e], std::int64_t(1));
   }
   ev.total_crossings /= 2;
-  if (!with_validity) return ev;
+  if (!with_validity) {
+    if (progress) progress(total_items, total_items);
+    return ev;
+  }
 
   // Validity: outside the grid, shared points (vertices sorted by point), vertices on non-incident edges.
   for (std::int64_t v = 0; v < n; ++v)
@@ -199,7 +217,7 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
   // Vertices on non-incident edges. With the edge grid, each vertex tests the edges listed in its cell;
   // without it (long edges), the vertices are listed by cell and each edge tests those in the cells
   // its bounding box covers.
-  std::mutex found_mutex;
+  std::vector<std::vector<Violation>> found_by(static_cast<std::size_t>(workers));  // one list per worker
   auto test = [&](std::int64_t v, std::int64_t e, std::vector<Violation>& found) {
     if (v == s[e] || v == t[e]) return;
     // A vertex at an endpoint's point is a same-point violation already.
@@ -207,46 +225,43 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
     if ((p[v].x == a.x && p[v].y == a.y) || (p[v].x == b.x && p[v].y == b.y)) return;
     if (on_segment(p[v], a, b)) found.push_back({Violation::Kind::vertex_on_edge, v, e});
   };
-  auto publish = [&](const std::vector<Violation>& found) {
-    std::lock_guard<std::mutex> lock(found_mutex);  // the order is fixed by the sort below
-    ev.violations.insert(ev.violations.end(), found.begin(), found.end());
-  };
   if (use_grid) {
-    ironkernels::detail::parallel_for(n, 64, [&](std::int64_t v0, std::int64_t v1) {
-      std::vector<Violation> found;
+    ironkernels::detail::parallel_chunks(n, 256, workers, [&](int w, std::int64_t v0, std::int64_t v1) {
+      std::vector<Violation>& found = found_by[w];
       for (std::int64_t v = v0; v < v1; ++v) {
         const std::int64_t c = grid.cell_y(p[v].y) * grid.side + grid.cell_x(p[v].x);
         for (std::int64_t i = grid.start[c]; i < grid.start[c + 1]; ++i) test(v, grid.items[i], found);
       }
-      publish(found);
-    });
+    }, poll_from(crossing_items));
   } else {
     std::vector<Box> at(static_cast<std::size_t>(n));
     for (std::int64_t v = 0; v < n; ++v) at[v] = {p[v].x, p[v].y, p[v].x, p[v].y};
     Grid vertices(n, max_x, max_y);
     vertices.fill(at, vertices.occupancy(at));
-    ironkernels::detail::parallel_for(m, 64, [&](std::int64_t e0, std::int64_t e1) {
-      std::vector<Violation> found;
+    ironkernels::detail::parallel_chunks(m, 32, workers, [&](int w, std::int64_t e0, std::int64_t e1) {
+      std::vector<Violation>& found = found_by[w];
       for (std::int64_t e = e0; e < e1; ++e)
         for (std::int64_t cy = vertices.cell_y(box[e].y0); cy <= vertices.cell_y(box[e].y1); ++cy)
           for (std::int64_t cx = vertices.cell_x(box[e].x0); cx <= vertices.cell_x(box[e].x1); ++cx) {
             const std::int64_t c = cy * vertices.side + cx;
             for (std::int64_t i = vertices.start[c]; i < vertices.start[c + 1]; ++i) test(vertices.items[i], e, found);
           }
-      publish(found);
-    });
+    }, poll_from(crossing_items));
   }
+  for (const std::vector<Violation>& found : found_by)  // the order is fixed by the sort below
+    ev.violations.insert(ev.violations.end(), found.begin(), found.end());
   std::stable_sort(ev.violations.begin(), ev.violations.end(), [](const Violation& x, const Violation& y) {
     if (x.kind != y.kind) return x.kind < y.kind;
     return x.a != y.a ? x.a < y.a : x.b < y.b;
   });
+  if (progress) progress(total_items, total_items);
   return ev;
 }
 }  // namespace detail
 
 Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                    std::int64_t width, std::int64_t height) {
-  return detail::evaluate_impl(xy, n, edges, m, width, height, true);
+                    std::int64_t width, std::int64_t height, const Progress& progress) {
+  return detail::evaluate_impl(xy, n, edges, m, width, height, true, progress);
 }
 
 }  // namespace ironkernels::lcn

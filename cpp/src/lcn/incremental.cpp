@@ -28,9 +28,9 @@ Pt pt(const Q& q) {
 }  // namespace
 
 Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                     std::int64_t width, std::int64_t height)
+                     std::int64_t width, std::int64_t height, const Progress& progress)
     : width_(width), height_(height) {
-  const Evaluation ev = evaluate(xy, n, edges, m, width, height);  // validates the input too
+  const Evaluation ev = evaluate(xy, n, edges, m, width, height, progress);  // validates the input too
   counts_ = ev.edge_crossings;
   p_.resize(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) p_[v] = {xy[2 * v], xy[2 * v + 1]};

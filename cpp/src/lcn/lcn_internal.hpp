@@ -21,7 +21,7 @@ void check_candidates(const std::int64_t* xy, std::int64_t count);
 void validate_input(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
                     std::int64_t width, std::int64_t height);
 Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                         std::int64_t width, std::int64_t height, bool with_validity);
+                         std::int64_t width, std::int64_t height, bool with_validity, const Progress& progress = {});
 #if IRONKERNELS_WITH_CUDA
 /// validate_input's checks on device arrays (waits for `stream`; ValueError naming the first bad vertex,
 /// else the first bad edge).
