@@ -99,7 +99,9 @@ nb::dict figures_dict(const std::vector<lcn::CandidateFigures>& out) {
 void bind_lcn(nb::module_& m) {
   m.def("lcn_count_crossings", [](nb::ndarray<nb::ro> xy, nb::ndarray<nb::ro> edges, nb::ndarray<> counts, std::uintptr_t stream,
                                   nb::object progress) {
-    const ArrayView x = python::to_view(xy, "xy"), e = python::to_view(edges, "edges"), c = python::to_view(counts, "out");
+    const ArrayView x = python::to_view(xy, "count_crossings: xy", false, "int64"),
+                    e = python::to_view(edges, "count_crossings: edges", false, "int64"),
+                    c = python::to_view(counts, "count_crossings: out", false, "int64");
     PythonPoll poll(std::move(progress));
     try {
       nb::gil_scoped_release release;
