@@ -75,9 +75,8 @@ def shifted(view: np.ndarray, shift: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(buf[start + shift:], view.shape, view.strides)
 
 
-@SETTINGS
-@given(st.data())
-def test_fwt_random_layouts_and_aliasing(data):
+def draw_fwt_case(data):
+    """(x, out or None, how out was made)."""
     dtype = data.draw(st.sampled_from([np.float32, np.float64]))
     batch = data.draw(st.lists(st.integers(0, 3), min_size=0, max_size=3))
     log_n = data.draw(st.integers(0, 5))
@@ -89,6 +88,29 @@ def test_fwt_random_layouts_and_aliasing(data):
         out = data.draw(strided_view(shape, dtype, allow_repeats=True))
     elif choice == "shares_x":
         out = shifted(x, data.draw(st.integers(-PAD, PAD)))
+    return x, out, choice
+
+
+def draw_gemm_case(data):
+    """(a, b, c or None, out or None, keyword arguments, how out was made)."""
+    m, n, k = (data.draw(st.integers(0, 5)) for _ in range(3))
+    trans_a, trans_b = data.draw(st.booleans()), data.draw(st.booleans())
+    a = data.draw(strided_view((k, m) if trans_a else (m, k), np.float64, allow_repeats=True))
+    b = data.draw(strided_view((n, k) if trans_b else (k, n), np.float64, allow_repeats=True))
+    beta = data.draw(st.sampled_from([0.0, 1.0, -0.5]))
+    c = data.draw(st.one_of(st.none(), strided_view((m, n), np.float64, allow_repeats=True)))
+    choice = data.draw(st.sampled_from(["new", "view", "c", "a"]))
+    out = {"new": None, "c": c, "a": a if a.shape == (m, n) else None}.get(choice)
+    if choice == "view":
+        out = data.draw(strided_view((m, n), np.float64, allow_repeats=True))
+    return a, b, c, out, dict(beta=beta, trans_a=trans_a, trans_b=trans_b), "new" if out is None else choice
+
+
+@SETTINGS
+@given(st.data())
+def test_fwt_random_layouts_and_aliasing(data):
+    x, out, choice = draw_fwt_case(data)
+    shape, dtype = x.shape, x.dtype
     x_before = x.copy()
     out_before = None if out is None else out.copy()
     expect = fwt_reference(x_before.astype(np.float64))
@@ -113,17 +135,8 @@ def test_fwt_random_layouts_and_aliasing(data):
 @SETTINGS
 @given(st.data())
 def test_gemm_random_layouts_and_aliasing(data):
-    m, n, k = (data.draw(st.integers(0, 5)) for _ in range(3))
-    trans_a, trans_b = data.draw(st.booleans()), data.draw(st.booleans())
-    a = data.draw(strided_view((k, m) if trans_a else (m, k), np.float64, allow_repeats=True))
-    b = data.draw(strided_view((n, k) if trans_b else (k, n), np.float64, allow_repeats=True))
-    beta = data.draw(st.sampled_from([0.0, 1.0, -0.5]))
-    c = data.draw(st.one_of(st.none(), strided_view((m, n), np.float64, allow_repeats=True)))
-    choice = data.draw(st.sampled_from(["new", "view", "c", "a"]))
-    out = {"new": None, "c": c, "a": a if a.shape == (m, n) else None}.get(choice)
-    if choice == "view":
-        out = data.draw(strided_view((m, n), np.float64, allow_repeats=True))
-    choice = "new" if out is None else choice
+    a, b, c, out, kw, choice = draw_gemm_case(data)
+    beta, trans_a, trans_b = kw["beta"], kw["trans_a"], kw["trans_b"]
     use_c = c is not None and beta != 0.0
     before = [v.copy() for v in (a, b, c, out) if v is not None]
     oa, ob = (a.T if trans_a else a), (b.T if trans_b else b)
@@ -155,3 +168,73 @@ def test_gemm_empty_dimensions_follow_numpy(m, n, k):
     np.testing.assert_array_equal(ik.gemm(a, b, c=c, beta=3.0), a @ b + 3.0 * c)
     nan_c = np.full((m, n), np.nan)
     np.testing.assert_array_equal(ik.gemm(a, b, c=nan_c, beta=0.0), np.zeros((m, n)))  # beta = 0 ignores c
+
+
+# ------------------------------------------------------------------------ the same calls on a GPU
+def mirror(cp, views):
+    """Device copies of host views: each root buffer copied once, each view rebuilt on its copy with
+    the same offset and strides (so views that share a host buffer share its device copy)."""
+    roots, out = {}, []
+    for v in views:
+        if v is None:
+            out.append(None)
+            continue
+        r = root(v)
+        if id(r) not in roots:
+            roots[id(r)] = (r, cp.asarray(r))
+        host, dev = roots[id(r)]
+        offset = (v.__array_interface__["data"][0] - host.__array_interface__["data"][0]) // v.itemsize
+        out.append(cp.lib.stride_tricks.as_strided(dev[offset:], v.shape, v.strides))
+    return out, [d for _, d in roots.values()]
+
+
+def outcome(call):
+    try:
+        return "ok", call()
+    except (TypeError, ValueError) as e:
+        return type(e).__name__, str(e)
+
+
+GPU_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.gpu
+@GPU_SETTINGS
+@given(st.data())
+def test_fwt_layouts_on_the_device_as_on_the_host(data):
+    """Device arrays and device outs of every layout above: refused exactly where the host call is
+    (with the same message, nothing written), otherwise the CPU's result within rounding."""
+    cp = pytest.importorskip("cupy")
+    x, out, _ = draw_fwt_case(data)
+    (dx, dout), buffers = mirror(cp, [x, out])
+    before = [b.copy() for b in buffers]
+    host = outcome(lambda: np.array(ik.fwt(x, out=out), copy=True))
+    dev = outcome(lambda: cp.asnumpy(ik.fwt(dx, out=dout)))
+    assert host[0] == dev[0], (host, dev)
+    if host[0] != "ok":
+        assert dev[1] == host[1].replace("cpu", "cuda:0") or dev[1] == host[1]
+        for b, b0 in zip(buffers, before):
+            cp.testing.assert_array_equal(b, b0)
+        return
+    tol = 1e-5 if x.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(dev[1], host[1], rtol=tol, atol=tol * max(1.0, np.abs(host[1]).max(initial=0)))
+
+
+@pytest.mark.gpu
+@GPU_SETTINGS
+@given(st.data())
+def test_gemm_layouts_on_the_device_as_on_the_host(data):
+    """As for fwt; the CUDA backend's results equal the CPU reference's bit for bit."""
+    cp = pytest.importorskip("cupy")
+    a, b, c, out, kw, _ = draw_gemm_case(data)
+    (da, db, dc, dout), buffers = mirror(cp, [a, b, c, out])
+    before = [x.copy() for x in buffers]
+    host = outcome(lambda: np.array(ik.gemm(a, b, c=c, out=out, **kw), copy=True))
+    dev = outcome(lambda: cp.asnumpy(ik.gemm(da, db, c=dc, out=dout, **kw)))
+    assert host[0] == dev[0], (host, dev)
+    if host[0] != "ok":
+        assert dev[1] == host[1]
+        for x, x0 in zip(buffers, before):
+            cp.testing.assert_array_equal(x, x0)
+        return
+    np.testing.assert_array_equal(dev[1], host[1])

@@ -33,6 +33,8 @@ def test_demo_on_the_cpu_checks_every_dtype():
     assert out.returncode == 0, out.stdout + out.stderr
     for dtype in ("float32", "float16", "bfloat16", "float64"):
         assert f"fwt  {dtype}" in out.stdout
+    assert out.stdout.count("gemm (u-.5)") == 2
+    assert "lcn  70-node solution" in out.stdout and "random layout" in out.stdout  # every op has its rows
     assert " NO" not in out.stdout
 
 
@@ -58,6 +60,7 @@ def test_demo_on_the_gpu_passes():
     out = run("demo")
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     assert "cuda:" in out.stdout and "gemm" in out.stdout
+    assert "lcn  70-node solution" in out.stdout and "cuda:0" in out.stdout.split("lcn  70-node")[1]
 
 
 # ---------------------------------------------------------------------------------------- lcn command

@@ -1,0 +1,64 @@
+"""The installed package: one copy of the library, the lcn submodule, arrays from any DLPack producer
+(ironkernels.empty's own have no .shape or .dtype), and empty gemm dimensions on the device."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import ironkernels as ik
+from ironkernels.reference import fwt_reference
+
+
+def test_the_library_is_installed_once():
+    lib = os.path.join(os.path.dirname(ik.__file__), "lib")
+    if not os.path.isdir(lib):
+        pytest.skip("not a pip-installed copy (no lib folder beside the package)")
+    files = sorted(os.path.basename(f) for f in glob.glob(os.path.join(lib, "libironkernels*")))
+    assert files == ["libironkernels.so"], files
+
+
+def test_lcn_is_a_submodule():
+    assert ik.lcn.evaluate is not None and "lcn" in ik.__all__
+
+
+class NoShape:
+    """A DLPack producer with nothing but the protocol."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._a.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_arrays_without_shape_work_everywhere(rng):
+    x = rng.standard_normal((6, 16))
+    e = ik.empty((6, 16), "float64")
+    np.from_dlpack(e)[...] = x
+    y = ik.fwt(e)  # an ironkernels array in, one out
+    np.testing.assert_allclose(np.from_dlpack(y), fwt_reference(x), rtol=1e-12, atol=1e-12)
+    ik.fwt(NoShape(x.copy()), out=e)
+    np.testing.assert_allclose(np.from_dlpack(e), fwt_reference(x), rtol=1e-12, atol=1e-12)
+    a, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 3))
+    c = ik.gemm(NoShape(a), NoShape(b))
+    np.testing.assert_allclose(np.from_dlpack(c), a @ b, rtol=1e-13)
+    out = ik.empty((5, 3), "float64")
+    ik.gemm(a, NoShape(b), out=out)
+    np.testing.assert_allclose(np.from_dlpack(out), a @ b, rtol=1e-13)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m,n,k", [(0, 3, 2), (3, 0, 2), (3, 2, 0), (0, 0, 0)])
+def test_gemm_empty_dimensions_on_the_device(m, n, k):
+    cp = pytest.importorskip("cupy")
+    a, b = cp.ones((m, k)), cp.ones((k, n))
+    assert ik.gemm(a, b).shape == (m, n)
+    c = cp.full((m, n), 2.0)
+    cp.testing.assert_array_equal(ik.gemm(a, b, c=c, beta=3.0), cp.full((m, n), 6.0))
+    out = cp.full((m, n), 7.0)
+    ik.gemm(a, b, c=cp.full((m, n), cp.nan), beta=0.0, out=out)
+    cp.testing.assert_array_equal(out, cp.zeros((m, n)))
