@@ -5,8 +5,8 @@ import numbers
 from typing import Any, Optional
 
 from . import _core
-from ._interop import (call_core, core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
-                       resolve_stream)
+from ._interop import (core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
+                       raise_unviewable, resolve_stream)
 
 _DTYPES = ("float16", "bfloat16", "float32", "float64")
 
@@ -69,8 +69,9 @@ def fwt(
         if framework_of(x) == "dlpack" and dtype_name(x) not in _DTYPES:  # before allocating a result of it
             raise TypeError(f"fwt: x has dtype {dtype_name(x)}; accepted: {', '.join(_DTYPES)}")
         result = empty_like(x)
-    args = (core_view(x), core_view(result))
-    call_core("fwt", lambda: _core.fwt(*args, axis=int(axis), scale=None if scale is None else float(scale),
-                                       normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x)),
-              {"x": x, "out": result}, ", ".join(_DTYPES))
+    try:
+        _core.fwt(core_view(x), core_view(result), axis=int(axis), scale=None if scale is None else float(scale),
+                  normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x))
+    except TypeError as e:  # an array nanobind could not view: say which and why (nothing ran)
+        raise_unviewable("fwt", e, {"x": x, "out": result}, ", ".join(_DTYPES))
     return result

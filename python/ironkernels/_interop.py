@@ -127,21 +127,27 @@ def _not_viewable(what: str, a: Any, accepted: str, writable: bool):
     return None
 
 
-def call_core(op: str, call, arrays: dict, accepted: str, writable: Sequence[str] = ("out",)):
-    """call(); when nanobind cannot view one of `arrays` ({name: array}), the error says which, why
-    and what is accepted, instead of the raw "incompatible function arguments". Nothing has run at
-    that point: argument conversion precedes the call."""
-    try:
-        return call()
-    except TypeError as e:
-        if "incompatible function arguments" not in str(e):
-            raise
+def raise_unviewable(op: str, error: TypeError, arrays: dict, accepted: str, writable: Sequence[str] = ("out",)):
+    """Re-raises nanobind's "incompatible function arguments" for one of `arrays` ({name: array}) as
+    an error saying which, why and what is accepted; any other TypeError as it was. Nothing has run
+    at that point: argument conversion precedes the call."""
+    if "incompatible function arguments" not in str(error):
+        raise error
     for name, a in arrays.items():
         err = _not_viewable(f"{op}: {name}", a, accepted, name in writable)
         if err is not None:
             raise err from None
     raise TypeError(f"{op}: the arguments could not be passed to the extension ("
-                    + ", ".join(f"{n}: {type(a).__name__}" for n, a in arrays.items()) + f"); accepted: arrays of {accepted}")
+                    + ", ".join(f"{n}: {type(a).__name__}" for n, a in arrays.items())
+                    + f"); accepted: arrays of {accepted}") from None
+
+
+def call_core(op: str, call, arrays: dict, accepted: str, writable: Sequence[str] = ("out",)):
+    """call(), with raise_unviewable's errors."""
+    try:
+        return call()
+    except TypeError as e:
+        raise_unviewable(op, e, arrays, accepted, writable)
 
 
 def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:

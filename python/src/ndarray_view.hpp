@@ -72,10 +72,22 @@ ArrayView to_view(const nb::ndarray<Ts...>& a, const char* arg, bool as_bfloat16
   v.device = to_device(a.device_type(), a.device_id(), arg);
   v.shape.resize(a.ndim());
   v.strides.resize(a.ndim());
+  // Strides are trusted only as far as they describe memory that can exist: a span past 2^62 bytes
+  // is a wrong export (CuPy before the fix of cupy#10172 sends negative strides as huge positive ones),
+  // and taken at its word it would send kernels far outside the array.
+  unsigned __int128 span = 0;
   for (std::size_t d = 0; d < a.ndim(); ++d) {
     v.shape[d] = static_cast<std::int64_t>(a.shape(d));
     v.strides[d] = static_cast<std::int64_t>(a.stride(d));
+    if (v.shape[d] > 1) {
+      const std::uint64_t s = v.strides[d] < 0 ? 0 - static_cast<std::uint64_t>(v.strides[d]) : static_cast<std::uint64_t>(v.strides[d]);
+      span += static_cast<unsigned __int128>(s) * static_cast<std::uint64_t>(v.shape[d] - 1) * dtype_size(v.dtype);
+    }
   }
+  if (span >> 62)
+    raise<ValueError>(arg, " has strides ", strides_text(v), " for shape ", shape_text(v),
+                      ", which span more than 2^62 bytes: its producer exported them wrongly (CuPy before the fix of "
+                      "cupy#10172 exports negative strides so); accepted: strides of real memory, e.g. a contiguous copy");
   return v;
 }
 
