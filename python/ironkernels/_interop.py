@@ -187,7 +187,7 @@ _EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "uint8")
 def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", device_id: int = 0) -> Any:
     """An uninitialised C-contiguous array owned by ironkernels (exports DLPack), for callers with no
     GPU framework: ``empty((4096, 1024), "bfloat16", "cuda")``."""
-    if isinstance(shape, (int, numbers.Integral)) and not isinstance(shape, bool):
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
     try:
         dims = [operator.index(s) for s in shape]
