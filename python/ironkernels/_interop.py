@@ -97,10 +97,11 @@ def core_view(a: Any) -> Any:
 
 def dtype_name(a: Any) -> str:
     """The NumPy-style dtype name: 'float32', 'bfloat16', 'bool', 'complex64', 'object', ..."""
-    if framework_of(a) == "dlpack":
+    fw = framework_of(a)
+    if fw == "dlpack":
         return describe(a)["dtype"]
     dt = a.dtype
-    if framework_of(a) == "numpy":
+    if fw == "numpy":
         return "object" if dt.kind == "O" else dt.name
     return str(dt).replace("torch.", "")
 

@@ -80,6 +80,15 @@ class _ProgressBar:
             self.shown = False
 
 
+def _with_bar(label: str, call):
+    """call(bar) with a _ProgressBar, cleared before the caller prints anything else."""
+    bar = _ProgressBar(label)
+    try:
+        return call(bar)
+    finally:
+        bar.clear()
+
+
 def _error(where: str, e: BaseException) -> None:
     text = str(e) or type(e).__name__
     print(f"{where}: ERROR {text}", file=sys.stderr)
@@ -94,20 +103,11 @@ def _lcn_check(files: list, self_loops: str) -> int:
     for path in files:
         try:
             d = lcn.load(path, self_loops=self_loops)
+            ev = _with_bar(path, lambda bar: lcn.evaluate(d, progress=bar))
         except Exception as e:  # OSError, ValueError (UnicodeDecodeError included), …: reported, go on
             _error(path, e)
             status = max(status, EXIT_UNREADABLE)
             continue
-        bar = _ProgressBar(path)
-        try:
-            ev = lcn.evaluate(d, progress=bar)
-        except Exception as e:
-            bar.clear()
-            _error(path, e)
-            status = max(status, EXIT_UNREADABLE)
-            continue
-        finally:
-            bar.clear()
         verdict = "valid" if ev.valid else f"INVALID ({len(ev.violations)} violations)"
         print(f"{path}: n={d.n} m={d.m} W={d.width} H={d.height} {verdict} k={ev.k} edges_at_k={ev.edges_at_k} "
               f"total={ev.total_crossings}" + (f" duplicate_edges={len(d.duplicate_edges)}" if d.duplicate_edges else "")
@@ -149,15 +149,11 @@ def _lcn_draw(src: str, dst: str, self_loops: str, size: int) -> int:
     except Exception as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return EXIT_UNREADABLE
-    bar = _ProgressBar(src)
     try:
-        lcn.draw(d, dst, size=size, progress=bar)
+        _with_bar(src, lambda bar: lcn.draw(d, dst, size=size, progress=bar))
     except Exception as e:
-        bar.clear()
         print(f"{prog}: {e}", file=sys.stderr)
         return EXIT_UNREADABLE
-    finally:
-        bar.clear()
     print(f"wrote {dst}")
     return EXIT_OK
 

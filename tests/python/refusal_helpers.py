@@ -1,5 +1,6 @@
 """Shared checks for refused calls: the exception type, a message that names the argument and says
-what was accepted, and every array and file handed in left byte for byte as it was."""
+what was accepted, and every array and file handed in left byte for byte as it was. Also NoShape,
+an array with nothing but the DLPack protocol."""
 from __future__ import annotations
 
 import os
@@ -11,6 +12,19 @@ import numpy as np
 import pytest
 
 RAW_BINDING_ERRORS = ("incompatible function arguments", "Invoked with types", "nanobind", "_core.")
+
+
+class NoShape:
+    """A DLPack producer with no .shape or .dtype (like ironkernels.empty's arrays)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._a.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
 
 
 def host_bytes(a: Any) -> bytes:

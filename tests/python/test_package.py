@@ -8,6 +8,7 @@ import pytest
 
 import ironkernels as ik
 from ironkernels.reference import fwt_reference
+from refusal_helpers import NoShape
 
 
 def test_the_library_is_installed_once():
@@ -20,19 +21,6 @@ def test_the_library_is_installed_once():
 
 def test_lcn_is_a_submodule():
     assert ik.lcn.evaluate is not None and "lcn" in ik.__all__
-
-
-class NoShape:
-    """A DLPack producer with nothing but the protocol."""
-
-    def __init__(self, a):
-        self._a = a
-
-    def __dlpack__(self, *args, **kwargs):
-        return self._a.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self):
-        return self._a.__dlpack_device__()
 
 
 def test_arrays_without_shape_work_everywhere(rng):

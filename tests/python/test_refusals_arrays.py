@@ -6,7 +6,7 @@ import pytest
 
 import ironkernels as ik
 from ironkernels import Contract
-from refusal_helpers import Refusal, assert_refused, table
+from refusal_helpers import NoShape, Refusal, assert_refused, table
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
@@ -31,19 +31,6 @@ def overlapping_rows(rows, n, dtype=np.float64):
     """A (rows, n) view whose rows overlap by half a row."""
     base = np.zeros(rows * n, dtype)
     return np.lib.stride_tricks.as_strided(base, (rows, n), (base.itemsize * n // 2, base.itemsize))
-
-
-class NoShape:
-    """A DLPack producer with no .shape or .dtype (like ironkernels.empty's arrays)."""
-
-    def __init__(self, a):
-        self._a = a
-
-    def __dlpack__(self, *args, **kwargs):
-        return self._a.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self):
-        return self._a.__dlpack_device__()
 
 
 def fwt_cases():

@@ -100,15 +100,21 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   return p;
 }
 
+// `fn(args...)` of the CPU kernel variant active_cpu_isa() picks (one per x86 ISA level).
+#if defined(IRONKERNELS_X86_ISAS)
+#define IK_CPU_ISA_CALL(fn, ...)                                             \
+  switch (active_cpu_isa()) {                                                \
+    case CpuIsa::avx512: return cpu_avx512::fn(__VA_ARGS__);                 \
+    case CpuIsa::avx2: return cpu_avx2::fn(__VA_ARGS__);                     \
+    default: return cpu_baseline::fn(__VA_ARGS__);                           \
+  }
+#else
+#define IK_CPU_ISA_CALL(fn, ...) return cpu_baseline::fn(__VA_ARGS__);
+#endif
+
 template <class T>
 void fwt_rows_dispatch(T* y, std::int64_t rows, std::int64_t stride, int log_n, T scale) {
-  switch (active_cpu_isa()) {
-#if defined(IRONKERNELS_X86_ISAS)
-    case CpuIsa::avx512: return cpu_avx512::fwt_rows(y, rows, stride, log_n, scale);
-    case CpuIsa::avx2: return cpu_avx2::fwt_rows(y, rows, stride, log_n, scale);
-#endif
-    default: return cpu_baseline::fwt_rows(y, rows, stride, log_n, scale);
-  }
+  IK_CPU_ISA_CALL(fwt_rows, y, rows, stride, log_n, scale)
 }
 
 // float32 / float64: copy the rows to out (unless in place), transform there. A one-dimensional
@@ -135,13 +141,7 @@ void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
 // conversions use F16C / AVX-512 where the CPU has them, bit for bit those of core/half.hpp).
 void fwt_rows_16bit_dispatch(Format16 f, const std::uint16_t* x, std::int64_t xs, std::uint16_t* y,
                              std::int64_t ys, std::int64_t rows, int log_n, float scale) {
-  switch (active_cpu_isa()) {
-#if defined(IRONKERNELS_X86_ISAS)
-    case CpuIsa::avx512: return cpu_avx512::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
-    case CpuIsa::avx2: return cpu_avx2::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
-#endif
-    default: return cpu_baseline::fwt_rows_16bit(f, x, xs, y, ys, rows, log_n, scale);
-  }
+  IK_CPU_ISA_CALL(fwt_rows_16bit, f, x, xs, y, ys, rows, log_n, scale)
 }
 
 void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64_t end) {
@@ -163,23 +163,12 @@ void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64
 }  // namespace
 
 void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
-  switch (active_cpu_isa()) {
-#if defined(IRONKERNELS_X86_ISAS)
-    case CpuIsa::avx512: return cpu_avx512::widen_16bit(f, src, dst, n);
-    case CpuIsa::avx2: return cpu_avx2::widen_16bit(f, src, dst, n);
-#endif
-    default: return cpu_baseline::widen_16bit(f, src, dst, n);
-  }
+  IK_CPU_ISA_CALL(widen_16bit, f, src, dst, n)
 }
 void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
-  switch (active_cpu_isa()) {
-#if defined(IRONKERNELS_X86_ISAS)
-    case CpuIsa::avx512: return cpu_avx512::round_16bit(f, src, dst, n);
-    case CpuIsa::avx2: return cpu_avx2::round_16bit(f, src, dst, n);
-#endif
-    default: return cpu_baseline::round_16bit(f, src, dst, n);
-  }
+  IK_CPU_ISA_CALL(round_16bit, f, src, dst, n)
 }
+#undef IK_CPU_ISA_CALL
 
 void fwt_cpu(const FwtPlan& p) {
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);

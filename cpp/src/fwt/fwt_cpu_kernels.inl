@@ -299,10 +299,12 @@ void round_bf16(const float* s, std::uint16_t* d, std::int64_t n) {
   for (; i < n; ++i) d[i] = float_to_bf16(s[i]);
 }
 
+}  // namespace
+
 // Rows go through a float32 buffer of at most 16 KB (several short rows at a time, one row when
 // N >= 4096), so a row is widened, transformed and rounded while it is in L1.
-void fwt_rows_16bit_impl(Format16 fmt, const std::uint16_t* x, std::int64_t x_stride, std::uint16_t* y,
-                         std::int64_t y_stride, std::int64_t rows, int log_n, float scale) {
+void fwt_rows_16bit(Format16 fmt, const std::uint16_t* x, std::int64_t x_stride, std::uint16_t* y,
+                    std::int64_t y_stride, std::int64_t rows, int log_n, float scale) {
   const std::int64_t n = std::int64_t(1) << log_n;
   const std::int64_t per = log_n >= 12 ? 1 : std::int64_t(1) << (12 - log_n);
   const std::int64_t chunk = per < rows ? per : rows;
@@ -323,12 +325,6 @@ void fwt_rows_16bit_impl(Format16 fmt, const std::uint16_t* x, std::int64_t x_st
   }
 }
 
-}  // namespace
-
-void fwt_rows_16bit(Format16 f, const std::uint16_t* x, std::int64_t x_stride, std::uint16_t* y,
-                    std::int64_t y_stride, std::int64_t rows, int log_n, float scale) {
-  fwt_rows_16bit_impl(f, x, x_stride, y, y_stride, rows, log_n, scale);
-}
 void widen_16bit(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
   f == Format16::float16 ? widen_fp16(src, dst, n) : widen_bf16(src, dst, n);
 }

@@ -1,6 +1,5 @@
 // lcn::count_crossings: per-edge crossing counts on the device of the arrays.
 #include <cstring>
-#include <string>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/core/runtime.hpp"
@@ -14,11 +13,8 @@ void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayVie
                      const Progress& progress) {
   auto check = [](const ArrayView& v, const char* name, int ndim, std::int64_t last) {
     if (v.dtype != DType::int64) raise<TypeError>("lcn: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: int64");
-    std::string shape = "(";
-    for (std::size_t d = 0; d < v.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(v.shape[d]);
-    shape += v.shape.size() == 1 ? ",)" : ")";
     if (v.ndim() != ndim || (ndim == 2 && v.shape[1] != last))
-      raise<ValueError>("lcn: ", name, " has shape ", shape, "; accepted: ", ndim == 2 ? "(count, 2)" : "(m,)");
+      raise<ValueError>("lcn: ", name, " has shape ", shape_text(v), "; accepted: ", ndim == 2 ? "(count, 2)" : "(m,)");
     if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
   };
   check(xy, "xy", 2, 2);
