@@ -1,7 +1,10 @@
 """FWT on the CPU, one core: ironkernels against FFHT (FALCONN-LIB/FFHT), ns per element.
 
-For float32 and float64, N = 2^4 … 2^20, a batch of rows of `--mb` MB in total (default 64), in place,
-median of `--reps` passes after a warm-up. Both run pinned to the same core. FFHT is loaded from the
+For float32 and float64 (`--dtypes` adds float16 and bfloat16, which FFHT lacks), N = 2^4 … 2^20, a
+batch of rows of `--mb` MB in total (default 64), in place, median of `--reps` passes after a warm-up.
+Both run pinned to the same core. `--also-isa baseline` times every case again in a child process
+with IRONKERNELS_CPU_ISA=baseline (the portable kernels: scalar float16 conversions, no AVX), rows
+`ironkernels-baseline`, so a variant's gain is measured in the same run. FFHT is loaded from the
 shared library given in IRONKERNELS_PEER_FFHT (build it beside the project; nothing of it is in this
 repository) through bench/ffht_driver.c, which calls it row by row as its API requires.
 
@@ -10,6 +13,7 @@ repository) through bench/ffht_driver.c, which calls it row by row as its API re
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -18,6 +22,11 @@ import tempfile
 import time
 
 import numpy as np
+
+try:
+    import ml_dtypes  # bfloat16 NumPy arrays, for --dtypes bfloat16
+except ImportError:
+    ml_dtypes = None
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
@@ -38,6 +47,8 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--core", type=int, default=max(0, (os.cpu_count() or 1) - 1))
     ap.add_argument("--log2n", default="4-20")
+    ap.add_argument("--dtypes", default="float32,float64", help="comma-separated: float32, float64, float16, bfloat16")
+    ap.add_argument("--also-isa", default="", help="also time every case with this IRONKERNELS_CPU_ISA (child process)")
     args = ap.parse_args()
     os.sched_setaffinity(0, {args.core})
     ironkernels._core.set_cpu_threads(1)
@@ -49,12 +60,13 @@ def main():
         print("ffht: not available (set IRONKERNELS_PEER_FFHT=/path/to/libffht.so)")
     rows = []
     rng = np.random.default_rng(0)
-    for dtype in ("float32", "float64"):
-        es = np.dtype(dtype).itemsize
+    for dtype in args.dtypes.split(","):
+        np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+        es = np.dtype(np_dtype).itemsize
         for log_n in range(lo, hi + 1):
             n = 1 << log_n
             batch = max(1, (args.mb << 20) // (n * es))
-            x = rng.standard_normal((batch, n)).astype(dtype)
+            x = rng.standard_normal((batch, n)).astype(np_dtype)
             ironkernels.fwt(x, out=x, normalized=True)  # warm-up (normalized keeps magnitudes)
             times = []
             for _ in range(args.reps):
@@ -67,7 +79,7 @@ def main():
                    "scope": "one in-place call over the batch, wall clock, pinned core"}
             rows.append(row)
             line = f"{dtype} 2^{log_n:<2d} ironkernels {ours:.3f} ns/elem"
-            if driver:
+            if driver and dtype in ("float32", "float64"):
                 out = subprocess.run(["taskset", "-c", str(args.core), driver, peer, dtype, str(log_n), str(args.mb),
                                       str(args.reps)], capture_output=True, text=True, check=True)
                 ffht = float(out.stdout.strip())
@@ -75,6 +87,19 @@ def main():
                              "threads": 1, "scope": "fht_* called once per row from C, wall clock, pinned core"})
                 line += f"   ffht {ffht:.3f} ns/elem   ours/ffht time = {ours / ffht:.2f}"
             print(line, flush=True)
+    if args.also_isa:
+        child_out = os.path.join(tmp, "child.json")
+        argv = [a for a in sys.argv[1:]]
+        i = argv.index("--also-isa")
+        del argv[i:i + 2]
+        env = dict(os.environ, IRONKERNELS_CPU_ISA=args.also_isa)
+        env.pop("IRONKERNELS_PEER_FFHT", None)
+        subprocess.run([sys.executable, __file__, *argv, "--out", child_out], env=env, check=True)
+        with open(child_out) as f:
+            child = json.load(f)["rows"]
+        for row in child:
+            row["impl"] = f"ironkernels-{args.also_isa}"
+        rows.extend(child)
     write_result(args.out, cpu_hardware(), rows, {"peers": ["ffht"] if peer else []})
 
 
