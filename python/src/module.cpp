@@ -10,6 +10,7 @@ void bind_core(nb::module_& m);
 void bind_fwt(nb::module_& m);
 void bind_gemm(nb::module_& m);
 void bind_lcn(nb::module_& m);
+void bind_lcn_solve(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "ironkernels native core (use the `ironkernels` package, not this module directly)";
@@ -29,4 +30,5 @@ NB_MODULE(_core, m) {
   bind_fwt(m);
   bind_gemm(m);
   bind_lcn(m);
+  bind_lcn_solve(m);
 }

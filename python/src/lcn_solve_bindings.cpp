@@ -1,0 +1,129 @@
+// lcn solver: the annealer on the CPU or a CUDA device. ironkernels/lcn.py picks the start drawing,
+// checks the arguments and builds the Result; this layer runs the search with the GIL released and
+// polls Python between rounds (Ctrl-C, the user's callback).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/lcn_solve.hpp"
+
+namespace nb = nanobind;
+using namespace ironkernels;
+
+namespace {
+using IndexPairs = nb::ndarray<const std::int64_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
+
+nb::dict snapshot_dict(const lcn::SolveSnapshot& s) {
+  nb::dict d;
+  d["seconds"] = s.seconds;
+  d["k"] = s.k;
+  d["edges_at_k"] = s.edges_at_k;
+  d["total_crossings"] = s.total_crossings;
+  d["moves"] = s.moves;
+  return d;
+}
+
+// The SolveCallback of a search run with the GIL released: Ctrl-C stops it (the best drawing is still
+// returned, marked interrupted); the user's callback(snapshot) returning False stops it; an exception
+// from the callback is stashed, stops the search and is raised again once it has returned.
+class SolvePoll {
+ public:
+  explicit SolvePoll(nb::object callback) : callback_(std::move(callback)) {}
+  ~SolvePoll() {
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(trace_);
+  }
+  lcn::SolveCallback callback() {
+    return [this](const lcn::SolveSnapshot& s) { return poll(s); };
+  }
+  bool interrupted() const { return interrupted_; }
+  void reraise_if_any() {
+    if (type_ == nullptr) return;
+    PyErr_Restore(type_, value_, trace_);
+    type_ = value_ = trace_ = nullptr;
+    throw nb::python_error();
+  }
+
+ private:
+  bool poll(const lcn::SolveSnapshot& s) {
+    nb::gil_scoped_acquire gil;
+    if (type_ != nullptr || interrupted_) return false;
+    if (PyErr_CheckSignals() != 0) {
+      if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+        PyErr_Clear();
+        interrupted_ = true;
+      } else {
+        PyErr_Fetch(&type_, &value_, &trace_);
+      }
+      return false;
+    }
+    if (!callback_.is_valid() || callback_.is_none()) return true;
+    try {
+      nb::object r = callback_(snapshot_dict(s));
+      return r.is_none() || nb::cast<bool>(r);
+    } catch (nb::python_error& e) {
+      e.restore();
+      if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+        PyErr_Clear();
+        interrupted_ = true;
+      } else {
+        PyErr_Fetch(&type_, &value_, &trace_);
+      }
+      return false;
+    }
+  }
+  nb::object callback_;
+  bool interrupted_ = false;
+  PyObject* type_ = nullptr;
+  PyObject* value_ = nullptr;
+  PyObject* trace_ = nullptr;
+};
+}  // namespace
+
+void bind_lcn_solve(nb::module_& m) {
+  m.def("lcn_solve", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height,
+                        const std::string& device, int device_id, double time_limit, std::int64_t max_moves,
+                        std::uint64_t seed, std::int64_t chains, nb::object callback) {
+    lcn::SolveOptions options;
+    options.time_limit = time_limit;
+    options.max_moves = max_moves;
+    options.seed = seed;
+    options.chains = chains;
+    SolvePoll poll(std::move(callback));
+    lcn::SolveResult r;
+    {
+      nb::gil_scoped_release release;
+      const std::int64_t n = static_cast<std::int64_t>(xy.shape(0)), ne = static_cast<std::int64_t>(edges.shape(0));
+      if (device == "cuda")
+        r = lcn::solve_cuda(xy.data(), n, edges.data(), ne, width, height, options, Device{DeviceType::cuda, device_id},
+                            nullptr, poll.callback());
+      else
+        r = lcn::solve_cpu(xy.data(), n, edges.data(), ne, width, height, options, poll.callback());
+    }
+    poll.reraise_if_any();
+    nb::list history;
+    for (const auto& s : r.history) history.append(snapshot_dict(s));
+    auto* data = new std::int64_t[std::max<std::size_t>(r.xy.size(), 1)];
+    std::copy(r.xy.begin(), r.xy.end(), data);
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    nb::dict d;
+    d["xy"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<2>>(data, {r.xy.size() / 2, 2}, owner);
+    d["history"] = history;
+    d["moves"] = r.moves;
+    d["seconds"] = r.seconds;
+    d["busy_fraction"] = r.busy_fraction;
+    d["chains"] = r.chains;
+    d["interrupted"] = poll.interrupted();
+    d["stopped_by_callback"] = r.stopped_by_callback && !poll.interrupted();
+    return d;
+  }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"), nb::arg("device"),
+     nb::arg("device_id"), nb::arg("time_limit"), nb::arg("max_moves"), nb::arg("seed"), nb::arg("chains"),
+     nb::arg("callback") = nb::none(),
+     "Simulated annealing of a valid grid drawing (see ironkernels.lcn.solve).");
+}
