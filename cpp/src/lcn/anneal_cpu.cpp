@@ -37,7 +37,6 @@ class Chain {
     best_ = cur_;
     target_ = best_.k - 1;
     penalty_ = 0;
-    energy_ = energy();
   }
 
   /// Scores moving v to (x, y): false if illegal, else the energy rise in `rise`; the new counts of v's
@@ -92,35 +91,28 @@ class Chain {
     return true;
   }
 
-  void apply(const Proposal& q, std::int64_t rise) {
+  void apply(const Proposal& q) {
     const std::int32_t b = g_.first[q.v], deg = g_.first[q.v + 1] - b;
     if (pos_[2 * q.v] == q.x && pos_[2 * q.v + 1] == q.y) return;
     for (std::int32_t f : touched_) counts_[f] += delta_[f];
     for (std::int32_t j = 0; j < deg; ++j) counts_[g_.edge[b + j]] = new_inc_[j];
     pos_[2 * q.v] = q.x;
     pos_[2 * q.v + 1] = q.y;
-    energy_ += rise;
     refresh();
     if (better(cur_.k, cur_.at_k, cur_.total, best_.k, best_.at_k, best_.total)) {
       best_ = cur_;
       best_pos_ = pos_;
       best_counts_ = counts_;
-      if (best_.k - 1 < target_) {
-        target_ = best_.k - 1;
-        energy_ = energy();
-      }
+      target_ = std::min(target_, best_.k - 1);
     }
   }
 
   void run(const Round& round, std::int64_t moves, const double* log_table) {
-    if (round.penalty != penalty_) {
-      penalty_ = round.penalty;
-      energy_ = energy();
-    }
+    penalty_ = round.penalty;
     for (std::int64_t i = 0; i < moves; ++i) {
       const Proposal q = propose(rng_, round, g_, pos_.data(), hot_.data(), static_cast<std::int32_t>(hot_.size()));
       std::int64_t rise = 0;
-      if (score(q, rise) && accept(rng_, rise, round.temperature, log_table)) apply(q, rise);
+      if (score(q, rise) && accept(rng_, rise, round.temperature, log_table)) apply(q);
     }
   }
 
@@ -132,7 +124,6 @@ class Chain {
     best_ = o.best_;
     target_ = best_.k - 1;
     refresh();
-    energy_ = energy();
   }
 
   Figures best() const { return best_; }
@@ -144,12 +135,6 @@ class Chain {
     Pt p;
     Box old_box, new_box;
   };
-
-  std::int64_t energy() const {
-    std::int64_t e = 0;
-    for (std::int32_t c : counts_) e += edge_energy(c, target_, penalty_);
-    return e;
-  }
 
   // The current figures and the edges at the current k, in edge order.
   void refresh() {
@@ -172,7 +157,7 @@ class Chain {
   std::vector<std::int32_t> pos_, counts_, best_pos_, best_counts_, delta_, touched_, new_inc_, hot_;
   std::vector<Nbr> nbr_;
   Figures cur_, best_;
-  std::int64_t target_ = 0, penalty_ = 0, energy_ = 0;
+  std::int64_t target_ = 0, penalty_ = 0;
 };
 
 class CpuBackend final : public Backend {
