@@ -15,6 +15,9 @@ positions of the highest-degree vertex of the largest corpus graph, CPU (4096 po
 and all) and GPU (`Evaluator(device="cuda")`, 65536 positions; wall clock of the synchronous call).
 
     python bench/bench_lcn.py --corpus ../shared/lcn-corpus --out bench/results/lcn-eval-h200.json
+
+The solver: ``--solve corpus,examples,versus,scale`` (see lcn_solve_bench.py), for example
+    python bench/bench_lcn.py --solve corpus --corpus ../shared/lcn-corpus --out bench/results/lcn-h200.json
 """
 from __future__ import annotations
 
@@ -81,7 +84,19 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "lcn-corpus"))
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "lcn-eval-cpu.json"))
     ap.add_argument("--largest", type=int, default=4, help="how many of the largest gda graphs")
+    ap.add_argument("--solve", help="the solver's benchmark instead: sections corpus, examples, versus, scale "
+                    "(comma separated; see lcn_solve_bench.py), merged into --out")
+    ap.add_argument("--device", default="auto", help="--solve: auto, cpu or cuda")
+    ap.add_argument("--seconds", type=float, default=4.0, help="--solve corpus: seconds per graph")
     args = ap.parse_args()
+    if args.solve:
+        import lcn_solve_bench
+
+        hw = cpu_hardware()
+        gpus = ironkernels.cuda_devices()
+        if gpus:
+            hw.update({"gpu": gpus[0]["name"], "sm_count": gpus[0]["sm_count"], "driver": gpus[0]["driver_version"]})
+        return lcn_solve_bench.run(args, hw, write_result)
     rng = np.random.default_rng(7)
     graphs = []
     for name in sorted(os.listdir(os.path.join(args.corpus, "gd2025-examples"))):

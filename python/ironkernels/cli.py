@@ -1,4 +1,4 @@
-"""The `ironkernels` command: info, demo, lcn check, lcn draw."""
+"""The `ironkernels` command: info, demo, lcn check, lcn solve, lcn draw."""
 from __future__ import annotations
 
 import argparse
@@ -158,6 +158,88 @@ def _lcn_draw(src: str, dst: str, self_loops: str, size: int) -> int:
     return EXIT_OK
 
 
+_SOLVE_EPILOG = """exit status:
+  0    the best drawing found was written (valid: checked by the exact evaluator)
+  2    the input could not be read, an option is out of range, or the output could not be written
+       (nothing is written then)
+  130  interrupted (Ctrl-C): the best drawing found so far was written
+On a terminal a progress line on stderr shows k, edges at k, total crossings, moves/s and the time left."""
+
+
+class _SolveLine:
+    """The solve callback of the command: a live line on stderr when it is a terminal (quiet when piped)."""
+
+    def __init__(self, label: str):
+        self.label = label if len(label) <= 30 else "…" + label[-29:]
+        self.enabled = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+        self.width = 0
+
+    def __call__(self, p) -> bool:
+        if self.enabled:
+            rate = p.moves / p.seconds if p.seconds > 0 else 0.0
+            left = "" if p.time_left is None else f"  {p.time_left:5.1f} s left"
+            line = (f"\r{self.label}: k={p.k} edges_at_k={p.edges_at_k} total={p.total_crossings}  "
+                    f"{rate:.3g} moves/s{left}")
+            self.width = max(self.width, len(line))
+            sys.stderr.write(line.ljust(self.width))
+            sys.stderr.flush()
+        return True
+
+    def clear(self) -> None:
+        if self.enabled and self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+
+
+def _lcn_solve(args) -> int:
+    """Solves args.input into args.output (contest JSON), optionally drawing it; never overwrites the input."""
+    from . import lcn
+
+    prog = "ironkernels lcn solve"
+    outputs = [args.output] + ([args.svg] if args.svg else [])
+    for out in outputs:
+        if _same_file(args.input, out):
+            print(f"{prog}: the output {out!r} is the input drawing {args.input!r}; accepted: another path",
+                  file=sys.stderr)
+            return EXIT_UNREADABLE
+    try:
+        if args.svg:
+            fmt = lcn._format_of(args.svg, prog)
+            if fmt == "png":
+                lcn._matplotlib()
+            lcn._check_output(args.svg, prog)
+        lcn._check_output(args.output, prog)
+        d = lcn.load(args.input, self_loops=args.self_loops)
+    except Exception as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    line = _SolveLine(args.input)
+    try:
+        r = lcn.solve(d, time_limit=args.time, max_moves=args.max_moves, seed=args.seed, device=args.device,
+                      init=args.init, callback=line)
+    except (TypeError, ValueError) as e:
+        line.clear()
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    line.clear()
+    try:
+        lcn.save(r.drawing, args.output)
+        if args.svg:
+            lcn.draw(r.drawing, args.svg, r.evaluation)
+    except Exception as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    ev = r.evaluation
+    print(f"{args.output}: n={d.n} m={d.m} k={ev.k} edges_at_k={ev.edges_at_k} total={ev.total_crossings} "
+          f"(start {r.init}: k={r.start_evaluation.k}; lower bound k >= {r.lower_bound}, {r.lower_bound_reason}) "
+          f"{r.device} {r.seconds:.1f} s, {r.moves_per_second:.3g} moves/s"
+          + (f", GPU busy {100 * r.busy_fraction:.0f}%" if r.device != "cpu" else "")
+          + ("" if r.stopped != "interrupted" else " [interrupted]"))
+    if args.svg:
+        print(f"wrote {args.svg}")
+    return EXIT_INTERRUPTED if r.stopped == "interrupted" else EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="ironkernels", description="GPU kernels under stated contracts")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -165,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("--json", action="store_true")
     pd = sub.add_parser("demo", help="run every op on built-in data (GPU if present), check and time it")
     pd.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is present")
-    pl = sub.add_parser("lcn", help="k-plane drawings: check contest JSON files")
+    pl = sub.add_parser("lcn", help="k-plane drawings: check, solve and draw contest JSON files")
     lsub = pl.add_subparsers(dest="lcn_cmd", required=True)
     loops_help = "self-loops in a file: an error (reject, the default) or left out and counted (drop)"
     pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file",
@@ -173,6 +255,23 @@ def main(argv: list[str] | None = None) -> int:
                          epilog=_CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     pc.add_argument("files", nargs="+")
     pc.add_argument("--self-loops", choices=("reject", "drop"), default="reject", help=loops_help)
+    ps = lsub.add_parser("solve", help="a valid drawing with the smallest k found (simulated annealing, GPU if present)",
+                         description="From a contest instance to a valid drawing on its grid with the smallest k "
+                                     "found: a start layout, then simulated annealing on (k, edges at k, total "
+                                     "crossings) on the GPU (or all CPU cores). Ctrl-C or the time limit stops it "
+                                     "within a second and writes the best drawing found.",
+                         epilog=_SOLVE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ps.add_argument("input")
+    ps.add_argument("-o", "--output", required=True, help="the solution's path (contest JSON; never the input)")
+    ps.add_argument("--time", type=float, default=10.0, help="seconds for the whole run (default 10)")
+    ps.add_argument("--max-moves", type=int, default=None,
+                    help="a budget of proposals instead of (or besides) the time: the same result on every run")
+    ps.add_argument("--seed", type=int, default=0)
+    ps.add_argument("--device", default="auto", help="auto (GPU if present), cpu, cuda or cuda:N")
+    ps.add_argument("--init", default="auto", help="start layout: auto (the best of those available), keep (the "
+                    "input, repaired if invalid), or a name of lcn.start_methods()")
+    ps.add_argument("--svg", metavar="PICTURE", help="also draw the solution (.svg, or .png with matplotlib)")
+    ps.add_argument("--self-loops", choices=("reject", "drop"), default="reject", help=loops_help)
     pdw = lsub.add_parser("draw", help="picture of a drawing (.svg, or .png with matplotlib)",
                           description="Picture of a drawing: edges coloured by crossings, the edges at k in red, "
                                       "a legend, the vertices of violations circled. The format follows the "
@@ -188,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         return _info(args.json)
     if args.cmd == "lcn":
         try:
+            if args.lcn_cmd == "solve":
+                return _lcn_solve(args)
             if args.lcn_cmd == "draw":
                 return _lcn_draw(args.input, args.output, args.self_loops, args.size)
             return _lcn_check(args.files, args.self_loops)

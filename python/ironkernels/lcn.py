@@ -799,3 +799,7 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None,
         raise TypeError(f"{fn}: xy and edges must be int64 DLPack arrays and out a writable one; got "
                         f"xy: {type(xy).__name__}, edges: {type(edges).__name__}, out: {type(out).__name__}") from None
     return out
+
+
+from ._lcn_solve import Progress, Result, solve  # noqa: E402  (uses this module's checks)
+from ._lcn_start import lower_bound, start_methods  # noqa: E402

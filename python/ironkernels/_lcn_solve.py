@@ -1,0 +1,221 @@
+"""lcn.solve: from a contest instance to a valid drawing on its grid with the smallest k found.
+
+A start drawing (``init``), then simulated annealing on (k, edges at k, total crossings) on the GPU
+(every chain resident in device memory, whole rounds of moves per launch) or on all CPU cores, with the
+same chains on both. The result is checked by the exact evaluator before it is returned, and comes
+with a lower bound on k for the graph (``lower_bound``), so users see how far k may still fall.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, Optional
+
+import numpy as np
+
+from . import _core
+
+_SEED_LIMIT = 1 << 64
+
+
+class Progress(NamedTuple):
+    """What a solve callback receives: the best so far and the work done."""
+
+    seconds: float
+    k: int
+    edges_at_k: int
+    total_crossings: int
+    moves: int
+    time_left: Optional[float]  # None without a time limit
+
+
+@dataclass
+class Result:
+    drawing: Any                # lcn.Drawing: the input's ids, edges and grid, the best positions found
+    evaluation: Any             # lcn.Evaluation of it (valid)
+    history: list               # (seconds, k, edges_at_k, total_crossings), the start first, then each improvement
+    lower_bound: int            # no drawing of this graph has a smaller k
+    lower_bound_reason: str     # which bound gave it
+    init: str                   # the start layout used
+    device: str                 # "cpu" or "cuda:N"
+    seconds: float              # the whole call, start layout included
+    moves: int                  # proposals evaluated, all chains
+    chains: int
+    busy_fraction: float        # share of the search's wall time the GPU ran search kernels (0 on the CPU)
+    stopped: str                # "time", "moves", "k=0", "callback" or "interrupted"
+    start_evaluation: Any = field(default=None, repr=False)  # lcn.Evaluation of the start drawing
+
+    @property
+    def k(self) -> int:
+        return self.evaluation.k
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds if self.seconds > 0 else 0.0
+
+
+def _fail(kind, fn: str, message: str):
+    raise kind(f"{fn}: {message}")
+
+
+def _device(device: Any, fn: str) -> Optional[int]:
+    """None for the CPU, else a CUDA device id; 'auto' is the first GPU when the build has CUDA and one is visible."""
+    from .lcn import _show
+
+    if isinstance(device, str) and device == "auto":
+        return 0 if _core.build_info().get("cuda") and _core.cuda_devices() else None
+    if device is None or (isinstance(device, str) and device == "cpu"):
+        return None
+    if isinstance(device, bool) or not isinstance(device, (int, str)) and type(device).__name__ != "device":
+        _fail(TypeError, fn, f"device = {_show(device)} ({type(device).__name__}); accepted: 'auto', 'cpu', 'cuda', "
+              "'cuda:N' or an int")
+    text = str(device)
+    if isinstance(device, int):
+        index = device
+    elif text == "cuda":
+        index = 0
+    elif text.startswith("cuda:") and text[5:].isdigit():
+        index = int(text[5:])
+    else:
+        _fail(ValueError, fn, f"device = {device!r}; accepted: 'auto', 'cpu', 'cuda', 'cuda:N' or an int")
+    if index < 0:
+        _fail(ValueError, fn, f"device = {device!r}; CUDA device ids are >= 0")
+    if not _core.build_info().get("cuda"):
+        _fail(ValueError, fn, f"device = {device!r}, but this build of ironkernels has no CUDA backend; accepted: "
+              "'cpu' or 'auto'")
+    count = len(_core.cuda_devices())
+    if index >= count:
+        _fail(ValueError, fn, f"device = {device!r}, but {count} CUDA device(s) are visible; accepted: 'cpu', 'auto'"
+              + (f" or a device id below {count}" if count else ""))
+    return index
+
+
+def _number(value: Any, name: str, fn: str, *, lo: float, allow_none: bool) -> Optional[float]:
+    from .lcn import _show
+
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        _fail(TypeError, fn, f"{name} = {_show(value)} ({type(value).__name__}); accepted: a number of seconds >= {lo}"
+              + (" or None" if allow_none else ""))
+    value = float(value)
+    if not math.isfinite(value) or value < lo:
+        _fail(ValueError, fn, f"{name} = {_show(value)}; accepted: a finite number of seconds >= {lo}")
+    return value
+
+
+def _count(value: Any, name: str, fn: str, lo: int, hi: int) -> Optional[int]:
+    from .lcn import _int_arg
+
+    return None if value is None else _int_arg(value, name, fn, lo, hi)
+
+
+def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = None, seed: int = 0,
+          device: Any = "auto", init: str = "auto", callback: Optional[Callable] = None,
+          chains: Optional[int] = None) -> Result:
+    """The drawing of `drawing`'s graph on its grid with the smallest k found (lexicographically
+    (k, edges at k, total crossings)), starting from `init`:
+
+    - ``"auto"``: the best (by the same order) of the available start layouts (``lcn.start_methods()``),
+      a planar straight-line drawing first for a planar graph whose grid allows one (then k = 0);
+    - ``"keep"``: the input coordinates (an invalid input drawing is repaired first);
+    - any other name of ``lcn.start_methods()``.
+
+    time_limit: seconds for the whole call (start layout included), or None with max_moves.
+    max_moves: a budget of proposals (all chains); the search then follows the same path for the same
+    seed, device kind and chains on any machine (without it, a wall-clock limit may stop at another move;
+    with both, whichever comes first). seed: an integer in [0, 2^64). device: "auto" (the first GPU if
+    this build has CUDA and one is visible, else the CPU), "cpu", "cuda", "cuda:N" or an int. chains:
+    chains run at once (default: all cores on the CPU, a few per SM on a GPU); the CPU and the GPU
+    search give the same drawing for the same seed, chains and max_moves.
+    callback(progress: lcn.Progress) is called about every 0.2 s; returning False stops the search
+    (the best drawing so far is returned). Ctrl-C stops it within a second too; the result then has
+    ``stopped == "interrupted"``. Every argument is checked before any work (TypeError/ValueError
+    naming it)."""
+    from . import lcn
+    from ._lcn_start import lower_bound, start_drawing, start_methods
+
+    fn = "lcn.solve"
+    t_start = time.perf_counter()
+    xy_in, edges, width, height = lcn._check_drawing(drawing, fn)
+    time_limit = _number(time_limit, "time_limit", fn, lo=0.0, allow_none=True)
+    max_moves = _count(max_moves, "max_moves", fn, 1, (1 << 62))
+    if time_limit is None and max_moves is None:
+        _fail(ValueError, fn, "time_limit = None and max_moves = None; accepted: a time limit in seconds, a move "
+              "budget, or both")
+    seed = _count(seed, "seed", fn, 0, _SEED_LIMIT - 1)
+    chains = _count(chains, "chains", fn, 1, 1 << 20)
+    dev = _device(device, fn)
+    methods = start_methods()
+    if not isinstance(init, str):
+        _fail(TypeError, fn, f"init is a {type(init).__name__}; accepted: 'auto' or one of {methods}")
+    if init != "auto" and init not in methods:
+        _fail(ValueError, fn, f"init = {init!r}; accepted: 'auto' or one of {methods}")
+    if callback is not None and not callable(callback):
+        _fail(TypeError, fn, f"callback is a {type(callback).__name__}; accepted: None or a callable "
+              "callback(progress)")
+    if (width + 1) * (height + 1) < len(xy_in):
+        _fail(ValueError, fn, f"the grid [0, {width}] x [0, {height}] has {(width + 1) * (height + 1)} points for "
+              f"{len(xy_in)} vertices; no valid drawing exists")
+
+    planar = _core.lcn_is_planar(edges, len(xy_in)) if hasattr(_core, "lcn_is_planar") else None
+    bound, reason = lower_bound(len(xy_in), edges, planar=planar)
+
+    # The start: every candidate legalised and evaluated, the best kept.
+    tried = [init] if init != "auto" else _auto_methods(methods, planar)
+    best = None
+    for method in tried:
+        xy = start_drawing(drawing, method, seed)
+        if xy is None:
+            continue
+        ev = _core.lcn_evaluate(xy, edges, width, height, None)
+        key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
+        if best is None or key < best[0]:
+            best = (key, method, xy)
+        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > 0.25 * time_limit):
+            break
+    if best is None:
+        _fail(ValueError, fn, f"init = {init!r} gives no drawing of this graph on its grid; accepted: one of {methods}")
+    _, method, xy = best
+    start_ev = lcn.evaluate(lcn.Drawing(list(drawing.ids), xy, edges, width, height))
+
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t_start))
+    wrapped = None
+    if callback is not None:
+        def wrapped(s: dict) -> bool:
+            tl = None if left is None else max(0.0, left - s["seconds"])
+            return callback(Progress(s["seconds"], s["k"], s["edges_at_k"], s["total_crossings"], s["moves"], tl)) \
+                is not False
+    r = _core.lcn_solve(xy, edges, width, height, "cpu" if dev is None else "cuda", 0 if dev is None else dev,
+                        0.0 if left is None else max(left, 1e-9), max_moves or 0, seed, chains or 0, wrapped)
+    best_xy = np.ascontiguousarray(r["xy"], dtype=np.int64)
+    result_drawing = lcn.Drawing(list(drawing.ids), best_xy, edges.copy(), width, height,
+                                 list(drawing.duplicate_edges), list(drawing.dropped_self_loops))
+    ev = lcn.evaluate(result_drawing)
+    if not ev.valid:  # the core checked it already; a second, independent refusal to return an invalid drawing
+        raise RuntimeError(f"{fn}: internal error: the solver's drawing is invalid ({ev.violations[:3]})")
+    offset = time.perf_counter() - t_start - r["seconds"]
+    history = [(0.0, start_ev.k, start_ev.edges_at_k, start_ev.total_crossings)]
+    for h in r["history"][1:]:
+        point = (offset + h["seconds"], h["k"], h["edges_at_k"], h["total_crossings"])
+        if point[1:] != history[-1][1:]:
+            history.append(point)
+    seconds = time.perf_counter() - t_start
+    if history[-1][0] < seconds:
+        history.append((seconds,) + history[-1][1:])
+    stopped = ("interrupted" if r["interrupted"] else "callback" if r["stopped_by_callback"] else "k=0" if ev.k == 0
+               else "moves" if max_moves is not None and r["moves"] >= max_moves else "time")
+    return Result(drawing=result_drawing, evaluation=ev, history=history, lower_bound=bound, lower_bound_reason=reason,
+                  init=method, device="cpu" if dev is None else f"cuda:{dev}", seconds=seconds, moves=int(r["moves"]),
+                  chains=int(r["chains"]), busy_fraction=float(r["busy_fraction"]), stopped=stopped,
+                  start_evaluation=start_ev)
+
+
+def _auto_methods(methods: list, planar: Optional[bool]) -> list:
+    """The start layouts "auto" tries, in order: a planar drawing for a planar graph, the input, then the rest."""
+    order = []
+    if planar:
+        order += [m for m in ("planar", "ogdf-planar") if m in methods]
+    order += [m for m in ("keep", "stress", "ogdf-stress", "ogdf-fmmm", "ogdf-pivotmds", "circle") if m in methods]
+    return order
