@@ -184,7 +184,9 @@ __global__ void copy_best_kernel(Graph g, Chains c, const int* sources, int coun
     dst_counts[static_cast<long long>(slot) * g.m + f] = c.best_counts[static_cast<long long>(chain) * g.m + f];
 }
 
-__global__ void round_kernel(Graph g, Chains c, Round round, long long moves) {
+constexpr int kMaxThreads = 1024;
+
+__global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, Round round, long long moves) {
   extern __shared__ int nb[];  // deg entries each: w, x, y, edge, new count
   __shared__ Shared sh;
   const int chain = blockIdx.x;
@@ -324,10 +326,13 @@ class CudaBackend final : public Backend {
     threads_ = block_threads(p.m);
   }
 
+  // A chain's moves run one after another, so a large drawing gets a whole SM per chain (up to 1024
+  // threads, ~16 edges each), and a small one a warp, with many chains per SM.
   static int block_threads(std::int64_t m) {
-    const std::int64_t t = (m / 8 + 31) / 32 * 32;
-    return static_cast<int>(std::max<std::int64_t>(32, std::min<std::int64_t>(256, t)));
+    const std::int64_t t = (m / 16 + 31) / 32 * 32;
+    return static_cast<int>(std::max<std::int64_t>(32, std::min<std::int64_t>(kMaxThreads, t)));
   }
+  static std::int64_t chains_per_sm(int threads) { return std::max(1, std::min(16, kMaxThreads / threads)); }
 
   void start(std::int64_t chains, std::uint64_t seed) override {
     chains_ = chains;
@@ -446,7 +451,7 @@ SolveResult solve_cuda(const std::int64_t* xy, std::int64_t n, const std::int64_
     int sms = 0;
     IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device.id));
     const int threads = anneal::CudaBackend::block_threads(p.m);
-    chains = static_cast<std::int64_t>(sms) * (threads <= 64 ? 16 : threads <= 128 ? 8 : 4);
+    chains = static_cast<std::int64_t>(sms) * anneal::CudaBackend::chains_per_sm(threads);
   }
   anneal::CudaBackend backend(p, device, static_cast<cudaStream_t>(stream));
   return anneal::run_search(p, options, chains, backend, callback);

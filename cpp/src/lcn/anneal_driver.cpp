@@ -22,7 +22,7 @@ namespace {
 // uphill rise on the input drawing down to kEndTemperature (a rise of one accepted with p = e^-2.5).
 constexpr double kFirstPhase = 0.3;  // share of the budget
 constexpr double kEndTemperature = 0.4;
-constexpr double kSecondPhaseStart = 0.5;  // times the first phase's start temperature
+constexpr double kSecondPhaseStart = 1.0;  // times the first phase's start temperature
 constexpr std::int64_t kPenalty = 8;
 constexpr int kRestartRounds = 16;
 
@@ -45,7 +45,7 @@ Round schedule(const Problem& p, double t0, double frac) {
   r.neighbour_radius = static_cast<std::int32_t>(std::max(1.0, std::min<double>(r.radius, 2 * spacing)));
   r.hot_threshold = probability(first ? 0.2 : 0.5);
   r.global_threshold = probability(0.03);
-  r.neighbour_threshold = probability(0.2);
+  r.neighbour_threshold = probability(0.4);
   return r;
 }
 
