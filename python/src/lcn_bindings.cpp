@@ -2,12 +2,15 @@
 // the contest JSON; this layer takes the (n, 2) positions and (m, 2) edge endpoints.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <vector>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "ironkernels/lcn_layout.hpp"
 #include "ndarray_view.hpp"
 
 namespace nb = nanobind;
@@ -190,4 +193,46 @@ void bind_lcn(nb::module_& m) {
   }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
      nb::arg("progress") = nb::none(),
      "Exact crossing counts and validity of a grid drawing (see ironkernels.lcn.evaluate).");
+
+  // ---- start layouts, legalisation, lower bounds on k (ironkernels/_lcn_start.py, _lcn_bounds.py)
+  m.def("lcn_legalise", [](IndexPairs xy, IndexPairs edges, std::int64_t width, std::int64_t height, std::uint64_t seed) {
+    std::vector<std::int64_t> out(xy.data(), xy.data() + 2 * xy.shape(0));
+    {
+      nb::gil_scoped_release release;
+      lcn::legalise(out.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
+                    static_cast<std::int64_t>(edges.shape(0)), width, height, seed);
+    }
+    return to_numpy(out);
+  }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
+     "A valid drawing near xy (2n coordinates, flat int64): see ironkernels._lcn_start.legalise.");
+  m.def("lcn_start_layout", [](const std::string& method, std::int64_t n, IndexPairs edges, std::int64_t width,
+                               std::int64_t height, std::uint64_t seed) {
+    std::vector<std::int64_t> out;
+    {
+      nb::gil_scoped_release release;
+      out = lcn::start_layout(method, n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), width, height, seed);
+    }
+    return to_numpy(out);
+  }, nb::arg("method"), nb::arg("n"), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
+     nb::arg("seed") = 0, "A valid start drawing (2n coordinates, flat int64) by 'circle', 'stress' or 'random'.");
+  m.def("lcn_start_layout_methods", &lcn::start_layout_methods, "The methods lcn_start_layout accepts.");
+  auto planarity = [](nb::object planar) {
+    if (planar.is_none()) return lcn::Planarity::unknown;
+    return nb::cast<bool>(planar) ? lcn::Planarity::yes : lcn::Planarity::no;
+  };
+  m.def("lcn_lower_bound", [planarity](std::int64_t n, std::int64_t m, nb::object planar) {
+    const lcn::KLowerBound b = lcn::k_lower_bound(n, m, planarity(planar));
+    return nb::make_tuple(b.k, b.reason);
+  }, nb::arg("n"), nb::arg("m"), nb::arg("planar") = nb::none(),
+     "(k, reason): a lower bound on k for a simple graph of n non-isolated vertices and m edges.");
+  m.def("lcn_lower_bound", [planarity](std::int64_t n, IndexPairs edges, nb::object planar) {
+    const lcn::Planarity known = planarity(planar);
+    lcn::KLowerBound b;
+    {
+      nb::gil_scoped_release release;
+      b = lcn::k_lower_bound(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), known);
+    }
+    return nb::make_tuple(b.k, b.reason);
+  }, nb::arg("n"), nb::arg("edges").noconvert(), nb::arg("planar") = nb::none(),
+     "(k, reason): a lower bound on k for the graph of an edge list (duplicates and isolated vertices left out).");
 }

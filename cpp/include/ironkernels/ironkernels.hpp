@@ -8,3 +8,4 @@
 #include "ironkernels/gemm.hpp"
 #include "ironkernels/lcn.hpp"
 #include "ironkernels/lcn_solve.hpp"
+#include "ironkernels/lcn_layout.hpp"

@@ -1,0 +1,60 @@
+#pragma once
+// Start drawings for the local-crossing-number solver and lower bounds on k.
+//
+// legalise() turns any drawing into a valid one (lcn.hpp's semantics: distinct grid points inside
+// [0, width] × [0, height], no vertex on an edge it is not an endpoint of) with few moves;
+// start_layout() computes a layout from the graph alone and legalises it; k_lower_bound() states
+// how small k can be at best, in any straight-line (indeed any) drawing of the graph.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ironkernels::lcn {
+
+/// Makes the drawing in `xy` (n (x, y) pairs, any int64 values) valid, in place: coordinates are
+/// clamped into the box, then every vertex that shares a point with a lower-numbered vertex, lies
+/// on a non-incident edge, or whose edges would pass through another vertex, moves to the nearest
+/// legal grid point of its position (a square spiral, then random points, then moves that push
+/// conflicting vertices aside). Vertices that are already legal keep their points. Deterministic
+/// for a given seed. Throws ValueError for bad edges or a box outside [0, 2^30], when the grid has
+/// fewer than n points, and when no valid drawing was found within a bounded repair budget: that
+/// happens only on grids that are tight for the graph (K_9 has no valid drawing on a 3 × 3 grid:
+/// three of its vertices are always collinear), and then `xy` is left as it was given.
+void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
+              std::int64_t height, std::uint64_t seed);
+
+/// A valid drawing (2n coordinates) computed from the graph alone: "circle" (vertices on an ellipse
+/// filling the box, in depth-first order so that neighbours sit close, a tree never crosses),
+/// "stress" (stress minimisation on hop distances: pivot MDS, then stochastic gradient descent on
+/// all pairs, or on the sparse pivot model above 2000 vertices), "random" (uniform grid points).
+/// Connected components are laid out apart and packed side by side; the real layout is scaled to
+/// fill the box (separately in x and y: an affine map keeps every crossing), rounded to grid points
+/// and legalised. ValueError for another method or as legalise().
+std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const std::int64_t* edges,
+                                       std::int64_t m, std::int64_t width, std::int64_t height, std::uint64_t seed);
+
+/// The methods start_layout() accepts.
+std::vector<std::string> start_layout_methods();
+
+/// A lower bound on k and the argument that gave it (a short name for a user interface: "crossing
+/// lemma", "k-planar density", ...; "none" when the bound is 0).
+struct KLowerBound {
+  std::int64_t k = 0;
+  std::string reason = "none";
+};
+
+/// Whether the caller knows the graph to be planar.
+enum class Planarity : int { unknown = -1, no = 0, yes = 1 };
+
+/// Lower bound on k for a simple graph with n non-isolated vertices and m edges (ValueError when m
+/// exceeds n(n-1)/2 or either count is negative or above 2^36). Planarity::no adds k >= 1.
+KLowerBound k_lower_bound(std::int64_t n, std::int64_t m, Planarity planar = Planarity::unknown);
+
+/// The same for an edge list (vertices 0 … n-1): duplicate edges and isolated vertices are left out,
+/// bipartite graphs get the stronger bipartite bounds, and the bounds are also taken over every
+/// connected component and every subgraph of a min-degree peeling (k of a subgraph's drawing never
+/// exceeds k of the whole). ValueError for an edge to an unknown vertex or a self-loop.
+KLowerBound k_lower_bound(std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                          Planarity planar = Planarity::unknown);
+
+}  // namespace ironkernels::lcn
