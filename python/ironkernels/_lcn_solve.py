@@ -134,7 +134,8 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     ``stopped == "interrupted"``. Every argument is checked before any work (TypeError/ValueError
     naming it)."""
     from . import lcn
-    from ._lcn_start import lower_bound, start_drawing, start_methods
+    from ._lcn_bounds import lower_bound
+    from ._lcn_start import available_methods as start_methods, start_drawing
 
     fn = "lcn.solve"
     t_start = time.perf_counter()

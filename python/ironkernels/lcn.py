@@ -802,4 +802,5 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None,
 
 
 from ._lcn_solve import Progress, Result, solve  # noqa: E402  (uses this module's checks)
-from ._lcn_start import lower_bound, start_methods  # noqa: E402
+from ._lcn_bounds import LowerBound, lower_bound  # noqa: E402
+from ._lcn_start import available_methods as start_methods, legalise, start_drawing  # noqa: E402
