@@ -163,23 +163,23 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     planar = _core.lcn_is_planar(edges, len(xy_in)) if hasattr(_core, "lcn_is_planar") else None
     bound, reason = lower_bound(len(xy_in), edges, planar=planar)
 
-    # The start: every candidate legalised and evaluated, the best kept.
-    tried = [init] if init != "auto" else _auto_methods(methods, planar)
+    # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under
+    # a sixth of the time limit).
+    input_valid = not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"]
+    tried = [init] if init != "auto" else _auto_methods(methods, planar, input_valid, len(xy_in))
     best = None
     for method in tried:
         xy = start_drawing(drawing, method, seed)
-        if xy is None:
-            continue
         ev = _core.lcn_evaluate(xy, edges, width, height, None)
         key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
         if best is None or key < best[0]:
-            best = (key, method, xy)
-        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > 0.25 * time_limit):
+            best = (key, method, xy, ev)
+        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 6):
             break
-    if best is None:
-        _fail(ValueError, fn, f"init = {init!r} gives no drawing of this graph on its grid; accepted: one of {methods}")
-    _, method, xy = best
-    start_ev = lcn.evaluate(lcn.Drawing(list(drawing.ids), xy, edges, width, height))
+    _, method, xy, ev0 = best
+    start_ev = lcn.Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
+                              edges_at_k=int(ev0["edges_at_k"]), total_crossings=int(ev0["total_crossings"]),
+                              violations=[])
 
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t_start))
     wrapped = None
@@ -193,9 +193,9 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     best_xy = np.ascontiguousarray(r["xy"], dtype=np.int64)
     result_drawing = lcn.Drawing(list(drawing.ids), best_xy, edges.copy(), width, height,
                                  list(drawing.duplicate_edges), list(drawing.dropped_self_loops))
-    ev = lcn.evaluate(result_drawing)
-    if not ev.valid:  # the core checked it already; a second, independent refusal to return an invalid drawing
-        raise RuntimeError(f"{fn}: internal error: the solver's drawing is invalid ({ev.violations[:3]})")
+    # The core has checked the drawing with the exact evaluator (valid, and the figures the search reported).
+    ev = lcn.Evaluation(edge_crossings=np.asarray(r["edge_crossings"]), k=int(r["k"]), edges_at_k=int(r["edges_at_k"]),
+                        total_crossings=int(r["total_crossings"]), violations=[])
     offset = time.perf_counter() - t_start - r["seconds"]
     history = [(0.0, start_ev.k, start_ev.edges_at_k, start_ev.total_crossings)]
     for h in r["history"][1:]:
@@ -213,10 +213,19 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
                   start_evaluation=start_ev)
 
 
-def _auto_methods(methods: list, planar: Optional[bool]) -> list:
-    """The start layouts "auto" tries, in order: a planar drawing for a planar graph, the input, then the rest."""
+# OGDF's StressMinimization is quadratic in time and memory (70 s at 5000 vertices): "auto" leaves it out above this.
+_OGDF_STRESS_MAX_N = 1000
+
+
+def _auto_methods(methods: list, planar: Optional[bool], input_valid: bool, n: int) -> list:
+    """The start layouts "auto" tries, in order: a planar drawing for a planar graph, the input when it is a
+    valid drawing already, the stress layouts, the rest; the input repaired last when it was not valid."""
     order = []
     if planar:
-        order += [m for m in ("planar", "ogdf-planar") if m in methods]
-    order += [m for m in ("keep", "stress", "ogdf-stress", "ogdf-fmmm", "ogdf-pivotmds", "circle") if m in methods]
-    return order
+        order += ["planar", "ogdf-planar"]
+    if input_valid:
+        order.append("keep")
+    order += ["stress", "ogdf-pivotmds", "ogdf-fmmm"] + (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
+    if not input_valid:
+        order.append("keep")
+    return [m for m in order if m in methods]

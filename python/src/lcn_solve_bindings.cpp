@@ -114,6 +114,14 @@ void bind_lcn_solve(nb::module_& m) {
     nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
     nb::dict d;
     d["xy"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<2>>(data, {r.xy.size() / 2, 2}, owner);
+    const std::vector<std::int64_t>& ec = r.evaluation.edge_crossings;
+    auto* counts = new std::int64_t[std::max<std::size_t>(ec.size(), 1)];
+    std::copy(ec.begin(), ec.end(), counts);
+    nb::capsule counts_owner(counts, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    d["edge_crossings"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<1>>(counts, {ec.size()}, counts_owner);
+    d["k"] = r.evaluation.k;
+    d["edges_at_k"] = r.evaluation.edges_at_k;
+    d["total_crossings"] = r.evaluation.total_crossings;
     d["history"] = history;
     d["moves"] = r.moves;
     d["seconds"] = r.seconds;
