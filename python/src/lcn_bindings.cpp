@@ -8,6 +8,7 @@
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
+#include "ironkernels/lcn_planar.hpp"
 #include "ndarray_view.hpp"
 
 namespace nb = nanobind;
@@ -190,4 +191,25 @@ void bind_lcn(nb::module_& m) {
   }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
      nb::arg("progress") = nb::none(),
      "Exact crossing counts and validity of a grid drawing (see ironkernels.lcn.evaluate).");
+
+  // Planarity and planar straight-line grid drawings (ironkernels/lcn_planar.hpp).
+  m.def("lcn_is_planar", [](IndexPairs edges, std::int64_t n) {
+    nb::gil_scoped_release release;
+    return lcn::is_planar(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)));
+  }, nb::arg("edges").noconvert(), nb::arg("n"),
+     "Whether the graph on n vertices with (m, 2) int64 `edges` is planar (duplicates allowed, no self-loops).");
+  m.def("lcn_planar_drawing", [](IndexPairs edges, std::int64_t n) -> nb::object {
+    if (n < 0) raise<ValueError>("lcn_planar_drawing: n = ", n, " is negative");
+    auto* xy = new std::int64_t[n > 0 ? 2 * static_cast<std::size_t>(n) : 1];
+    nb::capsule owner(xy, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    bool planar;
+    {
+      nb::gil_scoped_release release;
+      planar = lcn::planar_grid_drawing(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), xy);
+    }
+    if (!planar) return nb::none();
+    return nb::cast(nb::ndarray<nb::numpy, std::int64_t, nb::shape<-1, 2>>(xy, {static_cast<std::size_t>(n), 2}, owner));
+  }, nb::arg("edges").noconvert(), nb::arg("n"),
+     "A planar straight-line drawing in [0, max(n-2, 1)]^2 as an (n, 2) int64 array, or None when the graph is "
+     "not planar.");
 }

@@ -7,3 +7,4 @@
 #include "ironkernels/fwt.hpp"
 #include "ironkernels/gemm.hpp"
 #include "ironkernels/lcn.hpp"
+#include "ironkernels/lcn_planar.hpp"
