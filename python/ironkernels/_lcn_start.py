@@ -199,7 +199,15 @@ def start_drawing(drawing: Drawing, method: str = "stress", seed: int = 0) -> np
     if method in _OWN:
         return _core.lcn_start_layout(method, n, edges, width, height, seed).reshape(-1, 2)
     if method == "planar":
-        pos = np.asarray(_core.lcn_planar_drawing(edges, n), dtype=float).reshape(n, 2)
+        grid = _core.lcn_planar_drawing(edges, n)
+        if grid is None:
+            raise ValueError(f"{fn}: method 'planar' needs a planar graph; this one is not (use 'stress' or another method)")
+        grid = np.asarray(grid, dtype=np.int64).reshape(n, 2)
+        top = np.maximum(grid.max(axis=0), 1)
+        if top[0] <= width and top[1] <= height:
+            # Integer factors per axis keep the drawing planar and valid exactly (no rounding).
+            return np.ascontiguousarray(grid * [width // top[0], height // top[1]], dtype=np.int64)
+        pos = grid.astype(float)  # the grid is too small for it: scaled and rounded, then repaired
     else:
         pos = _pack(_ogdf_layout(method, n, edges, seed), n, width, height)
     return _core.lcn_legalise(_to_grid(pos, width, height), edges, width, height, seed).reshape(-1, 2)

@@ -11,6 +11,7 @@
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn.hpp"
 #include "ironkernels/lcn_layout.hpp"
+#include "ironkernels/lcn_planar.hpp"
 #include "ndarray_view.hpp"
 
 namespace nb = nanobind;
@@ -235,4 +236,25 @@ void bind_lcn(nb::module_& m) {
     return nb::make_tuple(b.k, b.reason);
   }, nb::arg("n"), nb::arg("edges").noconvert(), nb::arg("planar") = nb::none(),
      "(k, reason): a lower bound on k for the graph of an edge list (duplicates and isolated vertices left out).");
+
+  // Planarity and planar straight-line grid drawings (ironkernels/lcn_planar.hpp).
+  m.def("lcn_is_planar", [](IndexPairs edges, std::int64_t n) {
+    nb::gil_scoped_release release;
+    return lcn::is_planar(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)));
+  }, nb::arg("edges").noconvert(), nb::arg("n"),
+     "Whether the graph on n vertices with (m, 2) int64 `edges` is planar (duplicates allowed, no self-loops).");
+  m.def("lcn_planar_drawing", [](IndexPairs edges, std::int64_t n) -> nb::object {
+    if (n < 0) raise<ValueError>("lcn_planar_drawing: n = ", n, " is negative");
+    auto* xy = new std::int64_t[n > 0 ? 2 * static_cast<std::size_t>(n) : 1];
+    nb::capsule owner(xy, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
+    bool planar;
+    {
+      nb::gil_scoped_release release;
+      planar = lcn::planar_grid_drawing(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), xy);
+    }
+    if (!planar) return nb::none();
+    return nb::cast(nb::ndarray<nb::numpy, std::int64_t, nb::shape<-1, 2>>(xy, {static_cast<std::size_t>(n), 2}, owner));
+  }, nb::arg("edges").noconvert(), nb::arg("n"),
+     "A planar straight-line drawing in [0, max(n-2, 1)]^2 as an (n, 2) int64 array, or None when the graph is "
+     "not planar.");
 }

@@ -9,3 +9,4 @@
 #include "ironkernels/lcn.hpp"
 #include "ironkernels/lcn_solve.hpp"
 #include "ironkernels/lcn_layout.hpp"
+#include "ironkernels/lcn_planar.hpp"
