@@ -165,7 +165,9 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
 
     # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under
     # a sixth of the time limit).
-    input_valid = not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"]
+    # Vertices sharing points (such as every vertex at one point) settle it without a full count.
+    input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
+                   and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
     tried = [init] if init != "auto" else _auto_methods(methods, planar, input_valid, len(xy_in))
     best = None
     for method in tried:
