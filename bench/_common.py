@@ -98,4 +98,4 @@ def write_result(path: str, hardware: dict, rows: list, extra: dict | None = Non
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
-    print(f"wrote {path} ({len(rows)} rows)")
+    print(f"wrote {path} ({len(rows)} rows)", flush=True)

@@ -88,6 +88,7 @@ def main():
                     "(comma separated; see lcn_solve_bench.py), merged into --out")
     ap.add_argument("--device", default="auto", help="--solve: auto, cpu or cuda")
     ap.add_argument("--seconds", type=float, default=4.0, help="--solve corpus: seconds per graph")
+    ap.add_argument("--part", help="--solve corpus: 'i/N', the i-th of N slices of the corpus (merged into --out)")
     args = ap.parse_args()
     if args.solve:
         import lcn_solve_bench

@@ -35,6 +35,12 @@ def _row(impl, graph, d, r, **extra):
     return row
 
 
+def _replace(rows, row):
+    """Adds row, dropping an earlier row of the same section, implementation and graph."""
+    same = (row["section"], row["impl"], row["graph"])
+    rows[:] = [r for r in rows if (r.get("section"), r.get("impl"), r.get("graph")) != same] + [row]
+
+
 def _print(row):
     ref = row.get("reference")
     mark = "" if ref is None else ("<" if row["k"] < ref else "=" if row["k"] == ref else ">")
@@ -44,17 +50,22 @@ def _print(row):
           f"busy={row['busy_fraction']:.2f} valid={row['valid']}", flush=True)
 
 
-def corpus(corpus_dir, device, seconds, rows):
+def corpus(corpus_dir, device, seconds, rows, part=None, save=None):
     with open(os.path.join(corpus_dir, "index.json")) as f:
         index = json.load(f)
+    if part:  # "i/N": the i-th of N consecutive slices of the index (a run split over several calls)
+        i, count = map(int, part.split("/"))
+        index = index[len(index) * (i - 1) // count: len(index) * i // count]
     impl = "ironkernels-gpu" if device != "cpu" else "ironkernels-cpu"
     for e in index:
         d = lcn.load(os.path.join(corpus_dir, e["file"]), self_loops="drop")
         r = lcn.solve(d, time_limit=seconds, seed=0, device=device)
         row = _row(impl, e["file"], d, r, section="corpus", time_limit=seconds, reference=e["reference_k"],
                    reference_seconds=e["reference_seconds"])
-        rows.append(row)
+        _replace(rows, row)
         _print(row)
+        if save:
+            save(rows)
     mine = [r for r in rows if r.get("section") == "corpus"]
     le = sum(r["k"] <= r["reference"] for r in mine)
     lt = sum(r["k"] < r["reference"] for r in mine)
@@ -72,7 +83,7 @@ def examples(corpus_dir, device, seconds, rows):
         sample_k = lcn.evaluate(lcn.load(os.path.join(folder, sample[0]))).k if sample else EXAMPLE_SAMPLES[name]
         row = _row(impl, f"gd2025-examples/{name}.json", d, r, section="examples", time_limit=seconds,
                    reference=sample_k, reference_kind="sample solution", target=EXAMPLE_TARGETS.get(name))
-        rows.append(row)
+        _replace(rows, row)
         _print(row)
 
 
@@ -86,7 +97,7 @@ def versus(corpus_dir, device, rows, gpu_seconds=3.0, cpu_seconds=30.0, count=10
                 continue
             r = lcn.solve(d, time_limit=s, seed=0, device=dev)
             row = _row(impl, e["file"], d, r, section="versus", time_limit=s, reference=e["reference_k"])
-            rows.append(row)
+            _replace(rows, row)
             _print(row)
 
 
@@ -100,7 +111,7 @@ def scale(corpus_dir, device, rows, seconds=60.0):
     r = lcn.solve(d, time_limit=seconds, seed=0, device=device, init="keep")
     row = _row(impl, file + " (scattered at random)", d, r, section="scale", time_limit=seconds,
                history=[list(h) for h in r.history])
-    rows.append(row)
+    _replace(rows, row)
     _print(row)
     print("  history (s, k):", [(round(h[0], 1), h[1]) for h in r.history][:40], flush=True)
 
@@ -140,17 +151,18 @@ def plot(rows, path):
 
 
 def run(args, hardware, write_result):
-    """bench_lcn.py --solve: the sections asked for, merged into args.out (rows of other sections kept)."""
+    """bench_lcn.py --solve: the sections asked for, merged into args.out (a row replaces the earlier row of
+    its section, implementation and graph; the file is rewritten after every corpus graph)."""
     sections = args.solve.split(",")
     device = args.device
     rows = []
     if os.path.exists(args.out):
         with open(args.out) as f:
-            rows = [r for r in json.load(f).get("rows", []) if r.get("section") not in sections]
+            rows = json.load(f).get("rows", [])
     t0 = time.perf_counter()
     for s in sections:
         if s == "corpus":
-            corpus(args.corpus, device, args.seconds, rows)
+            corpus(args.corpus, device, args.seconds, rows, args.part, lambda rows: write_result(args.out, hardware, rows))
         elif s == "examples":
             examples(args.corpus, device, 10.0, rows)
         elif s == "versus":
