@@ -14,12 +14,14 @@ namespace ironkernels::lcn {
 /// Makes the drawing in `xy` (n (x, y) pairs, any int64 values) valid, in place: coordinates are
 /// clamped into the box, then every vertex that shares a point with a lower-numbered vertex, lies
 /// on a non-incident edge, or whose edges would pass through another vertex, moves to the nearest
-/// legal grid point of its position (a square spiral, then random points, then moves that push
-/// conflicting vertices aside). Vertices that are already legal keep their points. Deterministic
-/// for a given seed. Throws ValueError for bad edges or a box outside [0, 2^30], when the grid has
-/// fewer than n points, and when no valid drawing was found within a bounded repair budget: that
-/// happens only on grids that are tight for the graph (K_9 has no valid drawing on a 3 × 3 grid:
-/// three of its vertices are always collinear), and then `xy` is left as it was given.
+/// legal grid point of its position (a square spiral, then random points). Vertices that are
+/// already legal keep their points. Where some vertex finds no legal point (grids tight for the
+/// graph), every vertex takes a point and a min-conflicts search of moves and swaps removes the
+/// remaining vertex-on-edge conflicts. Deterministic for a given seed. Throws ValueError for bad
+/// edges or a box outside [0, 2^30], when the grid has fewer than n points, and when that search
+/// finds no valid drawing within its budget (then `xy` is left as it was given): more points than
+/// vertices do not make a valid drawing possible (K_9 has none on 3 × 3 points, where some three of
+/// its vertices are collinear; on a line only paths fit), and the budget is the only way to stop.
 void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
               std::int64_t height, std::uint64_t seed);
 

@@ -6,9 +6,9 @@
 // several), and grows one vertex at a time, each put on the first legal point of a square spiral
 // around its input position (then random points on large grids). A point q is legal for v when it is
 // free, inside no placed edge, and no edge from q to a placed neighbour passes through a placed
-// vertex. On grids that are tight for the graph there may be no legal point: then v takes the free
-// point with the fewest conflicts and the vertices in its way are taken off and queued again
-// (min-conflicts), within a budget after which ValueError says the grid is too small.
+// vertex. On grids that are tight for the graph there may be no legal point: then every such vertex
+// takes its nearest free point and a min-conflicts search with moves and swaps removes the
+// conflicts, within a budget after which ValueError says the grid is too small.
 #include <algorithm>
 #include <deque>
 #include <utility>
@@ -47,7 +47,7 @@ class Legaliser {
       inc_edge_[fill[edges[2 * e + 1]]++] = e;
     }
     const std::int64_t points = (w_ + 1) * (h_ + 1);  // <= (2^30 + 1)^2 < 2^61
-    // A grid this small is searched whole before falling back to repairs; larger ones get a bounded
+    // A grid this small is searched whole before the fallback search; larger ones get a bounded
     // spiral and random points (free legal points are then plentiful).
     small_grid_ = points <= 64 * n + 4096;
   }
@@ -363,12 +363,18 @@ class Legaliser {
     bad_.clear();
     total_ = 0;
     for (std::int64_t e = 0; e < m_; ++e) set_count(e, inside_count(e));
-    const std::int64_t budget = 100 * n_ + 20000;
+    // Gives up after `budget` steps, or `patience` steps without a new lowest cost.
+    const std::int64_t budget = 100 * n_ + 100000, patience = 10 * n_ + 50000;
+    std::int64_t lowest = total_, lowest_step = 0;
     std::vector<Point> candidates;
     for (std::int64_t step = 0; !bad_.empty(); ++step) {
-      if (step >= budget)
+      if (total_ < lowest) {
+        lowest = total_;
+        lowest_step = step;
+      }
+      if (step >= budget || step - lowest_step > patience)
         raise<ValueError>("lcn.legalise: found no valid drawing of this graph (", n_, " vertices, ", m_,
-                          " edges) on the ", w_ + 1, " x ", h_ + 1, " grid in ", budget, " search steps (",
+                          " edges) on the ", w_ + 1, " x ", h_ + 1, " grid in ", step, " search steps (",
                           bad_.size(), " edges still pass through vertices); the grid is too small for it (a "
                           "larger width or height is needed)");
       const std::int64_t e = bad_[static_cast<std::size_t>(rng_.below(static_cast<std::int64_t>(bad_.size())))];
