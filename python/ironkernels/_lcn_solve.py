@@ -164,7 +164,7 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     bound, reason = lower_bound(len(xy_in), edges, planar=planar)
 
     # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under
-    # a quarter of the time limit).
+    # a sixth of the time limit).
     # Vertices sharing points (such as every vertex at one point) settle it without a full count.
     input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
                    and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
@@ -176,7 +176,7 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
         key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
         if best is None or key < best[0]:
             best = (key, method, xy, ev)
-        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 4):
+        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 6):
             break
     _, method, xy, ev0 = best
     start_ev = lcn.Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
@@ -227,10 +227,7 @@ def _auto_methods(methods: list, planar: Optional[bool], input_valid: bool, n: i
         order += ["planar", "ogdf-planar"]
     if input_valid:
         order.append("keep")
-    if n > _OGDF_STRESS_MAX_N:  # the fastest first: PivotMDS takes a fraction of the own stress's time there
-        order += ["ogdf-pivotmds", "stress", "ogdf-fmmm", "circle"]
-    else:
-        order += ["stress", "ogdf-stress", "ogdf-pivotmds", "ogdf-fmmm", "circle"]
+    order += ["stress", "ogdf-pivotmds", "ogdf-fmmm"] + (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
     if not input_valid:
         order.append("keep")
     return [m for m in order if m in methods]
