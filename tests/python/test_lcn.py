@@ -257,8 +257,8 @@ def test_evaluator_rejects_bad_moves():
 
 @pytest.mark.parametrize("seed, grid_side", [(1, 60), (2, 2000)])
 def test_large_random_drawings_match_brute_force(seed, grid_side):
-    # >= 2048 edges: the evaluator weighs a uniform grid against all pairs (long random edges make it
-    # choose all pairs). A small grid side makes many collinear and coincident configurations; a large
+    # >= 1024 edges: the evaluator picks its strips by a cost estimate (long random edges make it
+    # choose one strip). A small grid side makes many collinear and coincident configurations; a large
     # one makes mostly generic ones.
     rng = np.random.default_rng(seed)
     n, m = 700, 2600

@@ -5,13 +5,16 @@
 // Semantics (the contest's): two edges cross iff they share no endpoint and their segments cross
 // properly (strict orientation tests). A drawing is valid iff its vertices lie at distinct grid
 // points inside [0, width] × [0, height] and no vertex lies on an edge it is not an endpoint of.
-// k is the largest number of crossings on one edge. Integer arithmetic throughout, no floating point
-// in any predicate: coordinates are limited to [0, 2^30], so coordinate differences are at most 2^30
-// in magnitude, their products at most 2^60, and every orientation determinant (a difference of two
-// such products) at most 2^61 in magnitude: exact in int64. Signs are compared, never multiplied.
+// k is the largest number of crossings on one edge. Every predicate is exact: coordinates are limited
+// to [0, 2^30], so coordinate differences are at most 2^30 in magnitude, their products at most 2^60,
+// and every orientation determinant (a difference of two such products) at most 2^61 in magnitude:
+// exact in int64. The CPU kernels compute in double where every value is an integer it holds exactly
+// (coordinate extents up to 2^26), and beyond that use double only as a filter with a proven error
+// bound, deciding the uncertain cases in int64.
 //
-// Backends: the CPU evaluator (all pairs below 2048 edges, a uniform grid above), incremental moves
-// and batched candidates on the CPU (Evaluator) and on a CUDA device (GpuEvaluator).
+// Backends: the CPU evaluator (a sweep over the edges sorted by x, in horizontal strips for short
+// edges, with SIMD kernels), incremental moves and batched candidates on the CPU (Evaluator) and on a
+// CUDA device (GpuEvaluator).
 #include <cstdint>
 #include <functional>
 #include <memory>
