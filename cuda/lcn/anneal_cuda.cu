@@ -121,7 +121,7 @@ struct Shared {
   int iscratch[32];
 };
 
-__global__ void start_kernel(Graph g, Chains c, const int* xy, const int* counts, std::uint64_t seed, int chains) {
+__global__ void start_kernel(Graph g, Chains c, const int* xy, const int* counts, std::uint64_t seed) {
   const int chain = blockIdx.x;
   const long long n2 = 2LL * g.n;
   int* pos = c.pos + chain * n2;
@@ -344,8 +344,7 @@ class CudaBackend final : public Backend {
     c_.delta = device_array<int>(delta_, m * chains, device_);
     c_.hot = device_array<int>(hot_, m * chains, device_);
     c_.state = device_array<ChainState>(state_, chains, device_);
-    start_kernel<<<static_cast<unsigned>(chains), threads_, 0, stream_>>>(g_, c_, xy0_, counts0_, seed,
-                                                                          static_cast<int>(chains));
+    start_kernel<<<static_cast<unsigned>(chains), threads_, 0, stream_>>>(g_, c_, xy0_, counts0_, seed);
     IK_CUDA_CHECK_LAUNCH("lcn anneal start_kernel");
     smem_ = 5 * sizeof(int) * static_cast<std::size_t>(std::max(p_.max_degree, 1));
     if (smem_ > 48 * 1024)
