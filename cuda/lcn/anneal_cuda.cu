@@ -49,6 +49,11 @@ struct Chains {
   ChainState* state;
 };
 
+// One chain's slices of the arrays.
+struct Chain {
+  int *pos, *best_pos, *counts, *best_counts, *delta, *hot;
+};
+
 struct Graph {
   int n, m;
   const int* ends;
@@ -58,6 +63,11 @@ struct Graph {
   const double* log_table;
   __device__ GraphView view() const { return {n, m, ends, first, neighbour, edge}; }
 };
+
+__device__ Chain slice(const Chains& c, const Graph& g, int chain) {
+  const long long p = 2LL * g.n * chain, e = static_cast<long long>(g.m) * chain;
+  return {c.pos + p, c.best_pos + p, c.counts + e, c.best_counts + e, c.delta + e, c.hot + e};
+}
 
 template <class T>
 __device__ T block_sum(T v, T* scratch) {  // scratch: 32 entries; every thread gets the sum
@@ -124,17 +134,14 @@ struct Shared {
 __global__ void start_kernel(Graph g, Chains c, const int* xy, const int* counts, std::uint64_t seed) {
   const int chain = blockIdx.x;
   const long long n2 = 2LL * g.n;
-  int* pos = c.pos + chain * n2;
-  int* best_pos = c.best_pos + chain * n2;
-  int* cnt = c.counts + static_cast<long long>(chain) * g.m;
-  int* best_cnt = c.best_counts + static_cast<long long>(chain) * g.m;
-  for (long long i = threadIdx.x; i < n2; i += blockDim.x) pos[i] = best_pos[i] = xy[i];
-  for (int f = threadIdx.x; f < g.m; f += blockDim.x) cnt[f] = best_cnt[f] = counts[f];
+  const Chain k = slice(c, g, chain);
+  for (long long i = threadIdx.x; i < n2; i += blockDim.x) k.pos[i] = k.best_pos[i] = xy[i];
+  for (int f = threadIdx.x; f < g.m; f += blockDim.x) k.counts[f] = k.best_counts[f] = counts[f];
   __syncthreads();
   __shared__ Shared sh;
   if (threadIdx.x == 0) sh.st = ChainState{};
   __syncthreads();
-  refresh(cnt, g.m, c.hot + static_cast<long long>(chain) * g.m, sh.st, sh.lscratch, sh.iscratch);
+  refresh(k.counts, g.m, k.hot, sh.st, sh.lscratch, sh.iscratch);
   if (threadIdx.x == 0) {
     ChainState st = sh.st;
     st.rng = chain_seed(seed, chain);
@@ -156,12 +163,10 @@ __global__ void restart_kernel(Graph g, Chains c, const int* from, const int* sr
   if (s < 0) return;
   const int slot = src_index[chain];
   const long long n2 = 2LL * g.n;
-  int* pos = c.pos + chain * n2;
-  int* best_pos = c.best_pos + chain * n2;
-  int* cnt = c.counts + static_cast<long long>(chain) * g.m;
-  int* best_cnt = c.best_counts + static_cast<long long>(chain) * g.m;
-  for (long long i = threadIdx.x; i < n2; i += blockDim.x) pos[i] = best_pos[i] = src_pos[slot * n2 + i];
-  for (int f = threadIdx.x; f < g.m; f += blockDim.x) cnt[f] = best_cnt[f] = src_counts[static_cast<long long>(slot) * g.m + f];
+  const Chain k = slice(c, g, chain);
+  for (long long i = threadIdx.x; i < n2; i += blockDim.x) k.pos[i] = k.best_pos[i] = src_pos[slot * n2 + i];
+  for (int f = threadIdx.x; f < g.m; f += blockDim.x)
+    k.counts[f] = k.best_counts[f] = src_counts[static_cast<long long>(slot) * g.m + f];
   __shared__ Shared sh;
   if (threadIdx.x == 0) {
     sh.st = c.state[chain];
@@ -170,7 +175,7 @@ __global__ void restart_kernel(Graph g, Chains c, const int* from, const int* sr
     sh.st.target = sh.st.best_k - 1;
   }
   __syncthreads();
-  refresh(cnt, g.m, c.hot + static_cast<long long>(chain) * g.m, sh.st, sh.lscratch, sh.iscratch);
+  refresh(k.counts, g.m, k.hot, sh.st, sh.lscratch, sh.iscratch);
   if (threadIdx.x == 0) c.state[chain] = sh.st;
 }
 
@@ -191,12 +196,9 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
   __shared__ Shared sh;
   const int chain = blockIdx.x;
   const long long n2 = 2LL * g.n;
-  int* pos = c.pos + chain * n2;
-  int* best_pos = c.best_pos + chain * n2;
-  int* cnt = c.counts + static_cast<long long>(chain) * g.m;
-  int* best_cnt = c.best_counts + static_cast<long long>(chain) * g.m;
-  int* delta = c.delta + static_cast<long long>(chain) * g.m;
-  int* hot = c.hot + static_cast<long long>(chain) * g.m;
+  const Chain mine = slice(c, g, chain);
+  int *pos = mine.pos, *best_pos = mine.best_pos, *cnt = mine.counts, *best_cnt = mine.best_counts;
+  int *delta = mine.delta, *hot = mine.hot;
   const GraphView view = g.view();
   if (threadIdx.x == 0) {
     sh.st = c.state[chain];

@@ -61,26 +61,16 @@ def _fail(kind, fn: str, message: str):
 
 def _device(device: Any, fn: str) -> Optional[int]:
     """None for the CPU, else a CUDA device id; 'auto' is the first GPU when the build has CUDA and one is visible."""
-    from .lcn import _show
+    from .lcn import _parse_device, _show
 
     if isinstance(device, str) and device == "auto":
         return 0 if _core.build_info().get("cuda") and _core.cuda_devices() else None
-    if device is None or (isinstance(device, str) and device == "cpu"):
+    accepted = "'auto', 'cpu', 'cuda', 'cuda:N' or an int"
+    if isinstance(device, bool) or not isinstance(device, (int, str, type(None))) and type(device).__name__ != "device":
+        _fail(TypeError, fn, f"device = {_show(device)} ({type(device).__name__}); accepted: {accepted}")
+    index = _parse_device(device, fn, accepted)
+    if index is None:
         return None
-    if isinstance(device, bool) or not isinstance(device, (int, str)) and type(device).__name__ != "device":
-        _fail(TypeError, fn, f"device = {_show(device)} ({type(device).__name__}); accepted: 'auto', 'cpu', 'cuda', "
-              "'cuda:N' or an int")
-    text = str(device)
-    if isinstance(device, int):
-        index = device
-    elif text == "cuda":
-        index = 0
-    elif text.startswith("cuda:") and text[5:].isdigit():
-        index = int(text[5:])
-    else:
-        _fail(ValueError, fn, f"device = {device!r}; accepted: 'auto', 'cpu', 'cuda', 'cuda:N' or an int")
-    if index < 0:
-        _fail(ValueError, fn, f"device = {device!r}; CUDA device ids are >= 0")
     if not _core.build_info().get("cuda"):
         _fail(ValueError, fn, f"device = {device!r}, but this build of ironkernels has no CUDA backend; accepted: "
               "'cpu' or 'auto'")

@@ -710,7 +710,7 @@ class Evaluator:
                 "total_crossings": np.asarray(r["total_crossings"]), "legal": np.asarray(r["legal"]).astype(bool)}
 
 
-def _parse_device(device: Any):
+def _parse_device(device: Any, fn: str = "lcn.Evaluator", accepted: str = "None, 'cpu', 'cuda', 'cuda:N' or an int"):
     """None (host) or a CUDA device id, from None, 'cpu', 'cuda', 'cuda:N', an int or a torch.device."""
     if device is None:
         return None
@@ -724,9 +724,9 @@ def _parse_device(device: Any):
     elif text.startswith("cuda:") and text[5:].isdigit():
         index = int(text[5:])
     else:
-        raise ValueError(f"lcn.Evaluator: device {device!r}; accepted: None, 'cpu', 'cuda', 'cuda:N' or an int")
+        raise ValueError(f"{fn}: device {device!r}; accepted: {accepted}")
     if index < 0:
-        raise ValueError(f"lcn.Evaluator: device {device!r}; CUDA device ids are >= 0")
+        raise ValueError(f"{fn}: device {device!r}; CUDA device ids are >= 0")
     return index
 
 

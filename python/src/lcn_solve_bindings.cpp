@@ -54,29 +54,26 @@ class SolvePoll {
   bool poll(const lcn::SolveSnapshot& s) {
     nb::gil_scoped_acquire gil;
     if (type_ != nullptr || interrupted_) return false;
-    if (PyErr_CheckSignals() != 0) {
-      if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-        PyErr_Clear();
-        interrupted_ = true;
-      } else {
-        PyErr_Fetch(&type_, &value_, &trace_);
-      }
-      return false;
-    }
+    if (PyErr_CheckSignals() != 0) return stop();
     if (!callback_.is_valid() || callback_.is_none()) return true;
     try {
       nb::object r = callback_(snapshot_dict(s));
       return r.is_none() || nb::cast<bool>(r);
     } catch (nb::python_error& e) {
       e.restore();
-      if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
-        PyErr_Clear();
-        interrupted_ = true;
-      } else {
-        PyErr_Fetch(&type_, &value_, &trace_);
-      }
-      return false;
+      return stop();
     }
+  }
+  // With a Python error set: Ctrl-C marks the search interrupted (the best drawing is still returned),
+  // anything else is kept to be raised again. Either way the search stops.
+  bool stop() {
+    if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+      PyErr_Clear();
+      interrupted_ = true;
+    } else {
+      PyErr_Fetch(&type_, &value_, &trace_);
+    }
+    return false;
   }
   nb::object callback_;
   bool interrupted_ = false;
