@@ -23,10 +23,6 @@ namespace ironkernels::lcn {
 namespace anneal {
 namespace {
 
-using detail::Box;
-using detail::box_of;
-using detail::boxes_meet;
-using detail::cross_properly;
 using detail::on_segment;
 using Pt = detail::Point;
 
@@ -67,6 +63,18 @@ struct Graph {
 __device__ Chain slice(const Chains& c, const Graph& g, int chain) {
   const long long p = 2LL * g.n * chain, e = static_cast<long long>(g.m) * chain;
   return {c.pos + p, c.best_pos + p, c.counts + e, c.best_counts + e, c.delta + e, c.hot + e};
+}
+
+// The sign of the orientation of (a, b, c): the predicates' orientation() on int32 coordinates in [0, 2^30],
+// whose differences fit int32 and whose products take one widening multiply each (exact, like int64).
+__device__ __forceinline__ int orient(int ax, int ay, int bx, int by, int cx, int cy) {
+  const long long d = static_cast<long long>(bx - ax) * (cy - ay) - static_cast<long long>(by - ay) * (cx - ax);
+  return (d > 0) - (d < 0);
+}
+// c and d strictly on opposite sides of the line through a and b.
+__device__ __forceinline__ bool opposite(int ax, int ay, int bx, int by, int cx, int cy, int dx, int dy) {
+  const int oc = orient(ax, ay, bx, by, cx, cy), od = orient(ax, ay, bx, by, dx, dy);
+  return oc != 0 && od != 0 && oc != od;
 }
 
 template <class T>
@@ -229,7 +237,8 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
       nw[j] = w, nx[j] = pos[2 * w], ny[j] = pos[2 * w + 1], ne[j] = g.edge[b + j], ninc[j] = 0;
     }
     __syncthreads();
-    const Pt old_v{pos[2 * q.v], pos[2 * q.v + 1]}, new_v{q.x, q.y};
+    const int old_x = pos[2 * q.v], old_y = pos[2 * q.v + 1];
+    const Pt new_v{q.x, q.y};
     // Legality against the vertices: none at the new point, none on v's new edges.
     bool bad = false;
     for (int u = threadIdx.x; u < g.n && !bad; u += blockDim.x) {
@@ -249,9 +258,12 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
           delta[f] = 0;
           continue;
         }
-        const Pt cpt{pos[2 * s], pos[2 * s + 1]}, dpt{pos[2 * t], pos[2 * t + 1]};
-        const Box box = box_of(cpt, dpt);
-        if (on_segment(new_v, cpt, dpt)) {
+        // cross_properly(v, w, c, d) with the orientations of v's two positions against line cd taken once
+        // per edge and that of w once per neighbour; int32 differences (|.| <= 2^30) and widening products.
+        const int cx = pos[2 * s], cy = pos[2 * s + 1], dx = pos[2 * t], dy = pos[2 * t + 1];
+        const int x0 = min(cx, dx), x1 = max(cx, dx), y0 = min(cy, dy), y1 = max(cy, dy);
+        const int o_old = orient(cx, cy, dx, dy, old_x, old_y), o_new = orient(cx, cy, dx, dy, q.x, q.y);
+        if (o_new == 0 && x0 <= q.x && q.x <= x1 && y0 <= q.y && q.y <= y1) {  // v's new point on edge f
           sh.illegal = 1;
           break;
         }
@@ -259,9 +271,14 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
         for (int j = 0; j < deg; ++j) {
           const int w = nw[j];
           if (s == w || t == w) continue;
-          const Pt pw{nx[j], ny[j]};
-          const bool was = boxes_meet(box_of(old_v, pw), box) && cross_properly(old_v, pw, cpt, dpt);
-          const bool now = boxes_meet(box_of(new_v, pw), box) && cross_properly(new_v, pw, cpt, dpt);
+          const int wx = nx[j], wy = ny[j];
+          const bool old_meets = min(old_x, wx) <= x1 && x0 <= max(old_x, wx) && min(old_y, wy) <= y1 && y0 <= max(old_y, wy);
+          const bool new_meets = min(q.x, wx) <= x1 && x0 <= max(q.x, wx) && min(q.y, wy) <= y1 && y0 <= max(q.y, wy);
+          if (!old_meets && !new_meets) continue;
+          const int o_w = orient(cx, cy, dx, dy, wx, wy);
+          if (o_w == 0) continue;  // w on line cd: neither segment crosses cd properly
+          const bool was = old_meets && o_old != 0 && o_old != o_w && opposite(old_x, old_y, wx, wy, cx, cy, dx, dy);
+          const bool now = new_meets && o_new != 0 && o_new != o_w && opposite(q.x, q.y, wx, wy, cx, cy, dx, dy);
           change += static_cast<int>(now) - static_cast<int>(was);
           if (now) atomicAdd(&ninc[j], 1);
         }
