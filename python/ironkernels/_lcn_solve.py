@@ -150,15 +150,17 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
         _fail(ValueError, fn, f"the grid [0, {width}] x [0, {height}] has {(width + 1) * (height + 1)} points for "
               f"{len(xy_in)} vertices; no valid drawing exists")
 
-    planar = _core.lcn_is_planar(edges, len(xy_in)) if hasattr(_core, "lcn_is_planar") else None
+    planar = bool(_core.lcn_is_planar(edges, len(xy_in)))
     bound, reason = lower_bound(len(xy_in), edges, planar=planar)
 
-    # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under
-    # a sixth of the time limit).
-    # Vertices sharing points (such as every vertex at one point) settle it without a full count.
-    input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
-                   and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
-    tried = [init] if init != "auto" else _auto_methods(methods, planar, input_valid, len(xy_in))
+    # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under a
+    # sixth of the time limit). Vertices sharing points (every vertex at one point, say) make the input
+    # invalid without a full count.
+    tried = [init]
+    if init == "auto":
+        input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
+                       and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
+        tried = _auto_methods(methods, planar, input_valid, len(xy_in))
     best = None
     for method in tried:
         xy = start_drawing(drawing, method, seed)
