@@ -215,7 +215,8 @@ def _lcn_solve(args) -> int:
         return EXIT_UNREADABLE
     line = _SolveLine(args.input)
     try:
-        r = lcn.solve(d, time_limit=args.time, max_moves=args.max_moves, seed=args.seed, device=args.device,
+        time_limit = args.time if args.time is not None or args.max_moves is not None else 10.0
+        r = lcn.solve(d, time_limit=time_limit, max_moves=args.max_moves, seed=args.seed, device=args.device,
                       init=args.init, callback=line)
     except (TypeError, ValueError) as e:
         line.clear()
@@ -263,9 +264,10 @@ def main(argv: list[str] | None = None) -> int:
                          epilog=_SOLVE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ps.add_argument("input")
     ps.add_argument("-o", "--output", required=True, help="the solution's path (contest JSON; never the input)")
-    ps.add_argument("--time", type=float, default=10.0, help="seconds for the whole run (default 10)")
+    ps.add_argument("--time", type=float, default=None,
+                    help="seconds for the whole run (default 10, or no limit with --max-moves)")
     ps.add_argument("--max-moves", type=int, default=None,
-                    help="a budget of proposals instead of (or besides) the time: the same result on every run")
+                    help="a budget of proposals: the same result on every run (with --time too: whichever ends first)")
     ps.add_argument("--seed", type=int, default=0)
     ps.add_argument("--device", default="auto", help="auto (GPU if present), cpu, cuda or cuda:N")
     ps.add_argument("--init", default="auto", help="start layout: auto (the best of those available), keep (the "

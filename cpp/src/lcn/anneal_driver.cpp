@@ -25,6 +25,7 @@ constexpr double kEndTemperature = 0.4;
 constexpr double kSecondPhaseStart = 1.0;  // times the first phase's start temperature
 constexpr std::int64_t kPenalty = 8;
 constexpr int kRestartRounds = 16;
+constexpr std::int64_t kMinRounds = 64;  // of a move budget
 
 std::uint32_t probability(double p) { return static_cast<std::uint32_t>(std::ldexp(p, 32) > 4294967295.0 ? 4294967295.0 : std::ldexp(p, 32)); }
 
@@ -143,8 +144,9 @@ SolveResult run_search(const Problem& p, const SolveOptions& options, std::int64
       if (options.time_limit > 0) frac = std::max(frac, elapsed() / options.time_limit);
       if (frac >= 1) break;
       std::int64_t this_round = per_round;
-      if (options.max_moves > 0)
-        this_round = std::min(this_round, (options.max_moves - moves + chains - 1) / chains);
+      if (options.max_moves > 0)  // at least kMinRounds rounds, so that a small budget still cools down
+        this_round = std::min({this_round, std::max<std::int64_t>(1, options.max_moves / (chains * kMinRounds)),
+                               (options.max_moves - moves + chains - 1) / chains});
       backend.run_round(schedule(p, t0, frac), this_round);
       moves += this_round * chains;
 
