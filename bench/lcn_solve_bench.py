@@ -35,6 +35,18 @@ def _row(impl, graph, d, r, **extra):
     return row
 
 
+def _k_changes(history):
+    """The history thinned for the result file: the start, each point where k fell 3% or more below the
+    last point kept, and the end (every improvement would be thousands of rows)."""
+    out = [list(history[0])]
+    for h in history[1:]:
+        if h[1] < 0.97 * out[-1][1] or (h[1] < out[-1][1] and h[1] < 30):
+            out.append(list(h))
+    if list(history[-1]) != out[-1]:
+        out.append(list(history[-1]))
+    return out
+
+
 def _replace(rows, row):
     """Adds row, dropping an earlier row of the same section, implementation and graph."""
     same = (row["section"], row["impl"], row["graph"])
@@ -110,7 +122,7 @@ def scale(corpus_dir, device, rows, seconds=60.0):
     impl = "ironkernels-gpu" if device != "cpu" else "ironkernels-cpu"
     r = lcn.solve(d, time_limit=seconds, seed=0, device=device, init="keep")
     row = _row(impl, file + " (scattered at random)", d, r, section="scale", time_limit=seconds,
-               history=[list(h) for h in r.history])
+               history=_k_changes(r.history))
     _replace(rows, row)
     _print(row)
     print("  history (s, k):", [(round(h[0], 1), h[1]) for h in r.history][:40], flush=True)
