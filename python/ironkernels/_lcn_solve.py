@@ -121,7 +121,8 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     search give the same drawing for the same seed, chains and max_moves.
     callback(progress: lcn.Progress) is called about every 0.2 s; returning False stops the search
     (the best drawing so far is returned). Ctrl-C stops it within a second too; the result then has
-    ``stopped == "interrupted"``. Every argument is checked before any work (TypeError/ValueError
+    ``stopped == "interrupted"`` (while the start layouts are computed: the best start so far; before
+    the first: KeyboardInterrupt). Every argument is checked before any work (TypeError/ValueError
     naming it)."""
     from . import lcn
     from ._lcn_bounds import lower_bound
@@ -161,15 +162,20 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
         input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
                        and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
         tried = _auto_methods(methods, planar, input_valid, len(xy_in))
-    best = None
-    for method in tried:
-        xy = start_drawing(drawing, method, seed)
-        ev = _core.lcn_evaluate(xy, edges, width, height, None)
-        key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
-        if best is None or key < best[0]:
-            best = (key, method, xy, ev)
-        if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 6):
-            break
+    best, interrupted = None, False
+    try:
+        for method in tried:
+            xy = start_drawing(drawing, method, seed)
+            ev = _core.lcn_evaluate(xy, edges, width, height, None)
+            key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
+            if best is None or key < best[0]:
+                best = (key, method, xy, ev)
+            if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 6):
+                break
+    except KeyboardInterrupt:
+        if best is None:  # no drawing yet to return
+            raise
+        interrupted = True  # the best start is the result
     _, method, xy, ev0 = best
     start_ev = lcn.Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
                               edges_at_k=int(ev0["edges_at_k"]), total_crossings=int(ev0["total_crossings"]),
@@ -182,8 +188,13 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
             tl = None if left is None else max(0.0, left - s["seconds"])
             return callback(Progress(s["seconds"], s["k"], s["edges_at_k"], s["total_crossings"], s["moves"], tl)) \
                 is not False
+    if interrupted:  # no search: a budget of zero moves still checks the start exactly
+        left, max_moves_core = 1e-9, 0
+    else:
+        max_moves_core = max_moves or 0
     r = _core.lcn_solve(xy, edges, width, height, "cpu" if dev is None else "cuda", 0 if dev is None else dev,
-                        0.0 if left is None else max(left, 1e-9), max_moves or 0, seed, chains or 0, wrapped)
+                        0.0 if left is None else max(left, 1e-9), max_moves_core, seed, chains or 0, wrapped)
+    r["interrupted"] = r["interrupted"] or interrupted
     best_xy = np.ascontiguousarray(r["xy"], dtype=np.int64)
     result_drawing = lcn.Drawing(list(drawing.ids), best_xy, edges.copy(), width, height,
                                  list(drawing.duplicate_edges), list(drawing.dropped_self_loops))

@@ -209,3 +209,32 @@ def test_cli_solve_bad_option_writes_nothing(tmp_path):
     p = _cli(EXAMPLE_15, "-o", out, "--time", "-3")
     assert p.returncode == 2 and "time_limit" in p.stderr
     assert not out.exists()
+
+
+def test_interrupt_while_choosing_a_start_returns_the_best_start(monkeypatch):
+    import ironkernels._lcn_start as start
+
+    real, calls = start.start_drawing, []
+
+    def interrupted_second_time(d, method, seed=0):
+        calls.append(method)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(d, method, seed)
+
+    monkeypatch.setattr(start, "start_drawing", interrupted_second_time)
+    d = _complete(9, 50)
+    r = lcn.solve(d, time_limit=30.0, device="cpu")
+    assert r.stopped == "interrupted" and r.moves == 0 and r.init == calls[0]
+    _check(r, d)
+
+
+def test_interrupt_before_any_start_raises(monkeypatch):
+    import ironkernels._lcn_start as start
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(start, "start_drawing", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        lcn.solve(_complete(6, 20), time_limit=5.0, device="cpu")
