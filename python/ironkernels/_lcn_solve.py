@@ -17,6 +17,7 @@ import numpy as np
 from . import _core
 
 _SEED_LIMIT = 1 << 64
+_CUDA_MAX_DEGREE = 10240  # solve_cuda's limit (anneal_cuda.cu: 20 bytes of shared memory per neighbour)
 
 
 class Progress(NamedTuple):
@@ -116,8 +117,8 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     max_moves: a budget of proposals (all chains); the search then follows the same path for the same
     seed, device kind and chains on any machine (without it, a wall-clock limit may stop at another move;
     with both, whichever comes first). seed: an integer in [0, 2^64). device: "auto" (the first GPU if
-    this build has CUDA and one is visible, else the CPU), "cpu", "cuda", "cuda:N" or an int. chains:
-    chains run at once (default: all cores on the CPU, a few per SM on a GPU); the CPU and the GPU
+    this build has CUDA and one is visible and no vertex has over 10 240 neighbours, else the CPU),
+    "cpu", "cuda", "cuda:N" or an int. chains: chains run at once (default: all cores on the CPU, a few per SM on a GPU); the CPU and the GPU
     search give the same drawing for the same seed, chains and max_moves.
     callback(progress: lcn.Progress) is called about every 0.2 s; returning False stops the search
     (the best drawing so far is returned). Ctrl-C stops it within a second too; the result then has
@@ -139,6 +140,9 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     seed = _count(seed, "seed", fn, 0, _SEED_LIMIT - 1)
     chains = _count(chains, "chains", fn, 1, 1 << 20)
     dev = _device(device, fn)
+    if isinstance(device, str) and device == "auto" and dev is not None and len(edges) and \
+            np.bincount(edges.ravel(), minlength=len(xy_in)).max() > _CUDA_MAX_DEGREE:
+        dev = None  # the CUDA chains keep a vertex's neighbours in shared memory
     methods = start_methods()
     if not isinstance(init, str):
         _fail(TypeError, fn, f"init is a {type(init).__name__}; accepted: 'auto' or one of {methods}")
