@@ -13,19 +13,14 @@
 #include "ironkernels/lcn_layout.hpp"
 #include "ironkernels/lcn_planar.hpp"
 #include "ndarray_view.hpp"
+#include "numpy_out.hpp"
 
 namespace nb = nanobind;
 using namespace ironkernels;
 
 using IndexPairs = nb::ndarray<const std::int64_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
 
-template <class T>
-nb::ndarray<nb::numpy, T, nb::ndim<1>> to_numpy(const std::vector<T>& v) {
-  auto* data = new T[v.empty() ? 1 : v.size()];
-  std::copy(v.begin(), v.end(), data);
-  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {v.size()}, owner);
-}
+using python::to_numpy;
 
 namespace {
 // Thrown out of a poll that stashed a Python exception (the work stops and the workers are joined).

@@ -5,12 +5,12 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn_solve.hpp"
+#include "numpy_out.hpp"
 
 namespace nb = nanobind;
 using namespace ironkernels;
@@ -106,16 +106,9 @@ void bind_lcn_solve(nb::module_& m) {
     poll.reraise_if_any();
     nb::list history;
     for (const auto& s : r.history) history.append(snapshot_dict(s));
-    auto* data = new std::int64_t[std::max<std::size_t>(r.xy.size(), 1)];
-    std::copy(r.xy.begin(), r.xy.end(), data);
-    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
     nb::dict d;
-    d["xy"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<2>>(data, {r.xy.size() / 2, 2}, owner);
-    const std::vector<std::int64_t>& ec = r.evaluation.edge_crossings;
-    auto* counts = new std::int64_t[std::max<std::size_t>(ec.size(), 1)];
-    std::copy(ec.begin(), ec.end(), counts);
-    nb::capsule counts_owner(counts, [](void* p) noexcept { delete[] static_cast<std::int64_t*>(p); });
-    d["edge_crossings"] = nb::ndarray<nb::numpy, std::int64_t, nb::ndim<1>>(counts, {ec.size()}, counts_owner);
+    d["xy"] = python::to_numpy<std::int64_t, 2>(r.xy, 2);
+    d["edge_crossings"] = python::to_numpy(r.evaluation.edge_crossings);
     d["k"] = r.evaluation.k;
     d["edges_at_k"] = r.evaluation.edges_at_k;
     d["total_crossings"] = r.evaluation.total_crossings;

@@ -116,12 +116,17 @@ class Chain {
     }
   }
 
-  void restart_from(const Chain& o) {
-    pos_ = o.best_pos_;
-    counts_ = o.best_counts_;
-    best_pos_ = o.best_pos_;
-    best_counts_ = o.best_counts_;
-    best_ = o.best_;
+  /// A chain's best drawing, its counts and figures: what another chain restarts from.
+  struct Best {
+    std::vector<std::int32_t> pos, counts;
+    Figures figures;
+  };
+  Best best_state() const { return {best_pos_, best_counts_, best_}; }
+
+  void restart_from(const Best& b) {
+    pos_ = best_pos_ = b.pos;
+    counts_ = best_counts_ = b.counts;
+    best_ = b.figures;
     target_ = best_.k - 1;
     refresh();
   }
@@ -178,11 +183,12 @@ class CpuBackend final : public Backend {
     return b;
   }
   void restart(const std::vector<std::int32_t>& from) override {
-    // Sources first copied, so a chain that is both a source and restarted reads the old best.
-    std::vector<Chain> sources;
+    // Sources' bests first copied, so a chain that is both a source and restarted gives its old best.
+    std::vector<Chain::Best> sources;
     std::vector<std::int32_t> index(chains_.size(), -1);
     for (std::size_t c = 0; c < from.size(); ++c)
-      if (from[c] >= 0 && index[from[c]] < 0) index[from[c]] = static_cast<std::int32_t>(sources.size()), sources.push_back(chains_[from[c]]);
+      if (from[c] >= 0 && index[from[c]] < 0)
+        index[from[c]] = static_cast<std::int32_t>(sources.size()), sources.push_back(chains_[from[c]].best_state());
     for (std::size_t c = 0; c < from.size(); ++c)
       if (from[c] >= 0) chains_[c].restart_from(sources[index[from[c]]]);
   }
