@@ -89,55 +89,166 @@ __device__ T block_sum(T v, T* scratch) {  // scratch: 32 entries; every thread 
   return s;
 }
 
-__device__ int block_max(int v, int* scratch) {
-  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  int s = scratch[0];
-  for (int w = 1; w < warps; ++w) s = max(s, scratch[w]);
-  return s;
-}
-
-// The current figures and the edges at the current k, in edge order (a block-wide ordered compaction).
-__device__ void refresh(const int* counts, int m, int* hot, ChainState& st, long long* lscratch, int* iscratch) {
-  int mx = 0;
-  long long total = 0;
-  for (int f = threadIdx.x; f < m; f += blockDim.x) mx = max(mx, counts[f]), total += counts[f];
-  const int k = block_max(mx, iscratch);
-  total = block_sum(total, lscratch);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  int base = 0;
-  for (int f0 = 0; f0 < m; f0 += blockDim.x) {
-    const int f = f0 + threadIdx.x;
-    const bool at = f < m && counts[f] == k;
-    const unsigned votes = __ballot_sync(0xffffffffu, at);
-    __syncthreads();
-    if (lane == 0) iscratch[warp] = __popc(votes);
-    __syncthreads();
-    int before = base;
-    for (int w = 0; w < warp; ++w) before += iscratch[w];
-    if (at) hot[before + __popc(votes & ((1u << lane) - 1u))] = f;
-    for (int w = 0; w < warps; ++w) base += iscratch[w];
-  }
-  if (threadIdx.x == 0) {
-    st.cur_k = k;
-    st.cur_at = base;
-    st.cur_total = total / 2;
-    st.hot_count = base;
-  }
-  __syncthreads();
-}
-
-// Shared memory of a block: v's neighbours (w, position, edge, new crossing count) after the fixed part.
+// The fixed part of a block's shared memory (v's neighbours follow it, in dynamic shared memory).
 struct Shared {
   Proposal q;
-  int skip, illegal, accepted, deg;
+  int skip, accepted, deg;
+  int box[8];  // x0, y0, x1, y1 around v's old point and its neighbours; then around the new point and them
   ChainState st;
   long long lscratch[32];
-  int iscratch[32];
+  int iscratch[32], iscratch2[32];
 };
+
+// The current figures and the edges at the current k, in edge order. Each warp takes a contiguous range
+// of edges, so that the ordered compaction needs one block barrier, not two per blockDim edges.
+__device__ void refresh(const int* counts, int m, int* hot, Shared& sh) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const int per = ((m + warps - 1) / warps + 31) / 32 * 32;
+  const int f_begin = min(m, warp * per), f_end = min(m, f_begin + per);
+  int mx = 0;
+  long long total = 0;
+  for (int f = f_begin + lane; f < f_end; f += 32) mx = max(mx, counts[f]), total += counts[f];
+  for (int o = 16; o > 0; o >>= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+  int at = 0;
+  for (int f = f_begin + lane; f < f_end; f += 32) at += counts[f] == mx;
+  for (int o = 16; o > 0; o >>= 1) {
+    at += __shfl_xor_sync(0xffffffffu, at, o);
+    total += __shfl_xor_sync(0xffffffffu, total, o);
+  }
+  __syncthreads();  // the scratch arrays are free
+  if (lane == 0) sh.iscratch[warp] = mx, sh.iscratch2[warp] = at, sh.lscratch[warp] = total;
+  __syncthreads();
+  int k = 0;
+  for (int w = 0; w < warps; ++w) k = max(k, sh.iscratch[w]);
+  int before = 0, at_k = 0;
+  long long sum = 0;
+  for (int w = 0; w < warps; ++w) {
+    const int c = sh.iscratch[w] == k ? sh.iscratch2[w] : 0;
+    before += w < warp ? c : 0;
+    at_k += c;
+    sum += sh.lscratch[w];
+  }
+  if (mx == k)
+    for (int f0 = f_begin; f0 < f_end; f0 += 32) {
+      const int f = f0 + lane;
+      const bool hit = f < f_end && counts[f] == k;
+      const unsigned votes = __ballot_sync(0xffffffffu, hit);
+      if (hit) hot[before + __popc(votes & ((1u << lane) - 1u))] = f;
+      before += __popc(votes);
+    }
+  if (threadIdx.x == 0) {
+    sh.st.cur_k = k;
+    sh.st.cur_at = at_k;
+    sh.st.cur_total = sum / 2;
+    sh.st.hot_count = at_k;
+  }
+  __syncthreads();
+}
+
+// v's neighbours as a move reads them (shared memory): vertex, position, edge, and its new crossing count.
+struct Star {
+  int *w, *x, *y, *e, *inc;
+};
+
+// Loads v's neighbours; warp 0 also takes the boxes around v's old and new point and its neighbours, which
+// cull the edges and vertices that a move cannot touch. Ends with a block barrier.
+__device__ Star load_star(const Graph& g, const int* pos, Proposal q, int deg, int* smem, Shared& sh) {
+  const Star nb{smem, smem + deg, smem + 2 * deg, smem + 3 * deg, smem + 4 * deg};
+  const int b = g.first[q.v];
+  for (int j = threadIdx.x; j < deg; j += blockDim.x) {
+    const int w = g.neighbour[b + j];
+    nb.w[j] = w, nb.x[j] = pos[2 * w], nb.y[j] = pos[2 * w + 1], nb.e[j] = g.edge[b + j], nb.inc[j] = 0;
+  }
+  if (threadIdx.x < 32) {
+    int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+    for (int j = threadIdx.x; j < deg; j += 32) {
+      const int w = g.neighbour[b + j], x = pos[2 * w], y = pos[2 * w + 1];
+      x0 = min(x0, x), y0 = min(y0, y), x1 = max(x1, x), y1 = max(y1, y);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      x0 = min(x0, __shfl_xor_sync(0xffffffffu, x0, o)), y0 = min(y0, __shfl_xor_sync(0xffffffffu, y0, o));
+      x1 = max(x1, __shfl_xor_sync(0xffffffffu, x1, o)), y1 = max(y1, __shfl_xor_sync(0xffffffffu, y1, o));
+    }
+    if (threadIdx.x == 0) {
+      const int ox = pos[2 * q.v], oy = pos[2 * q.v + 1];
+      sh.box[0] = min(x0, ox), sh.box[1] = min(y0, oy), sh.box[2] = max(x1, ox), sh.box[3] = max(y1, oy);
+      sh.box[4] = min(x0, q.x), sh.box[5] = min(y0, q.y), sh.box[6] = max(x1, q.x), sh.box[7] = max(y1, q.y);
+    }
+  }
+  __syncthreads();
+  return nb;
+}
+
+// Scores moving q.v to (q.x, q.y) on the drawing pos with crossing counts cnt, with the whole block: false
+// (in every thread) if the move is illegal; else true, the energy rise in `rise` (every thread), each other
+// edge's change in delta and the new counts of v's edges in nb.inc. Ends with a block barrier.
+__device__ bool score_move(const Graph& g, const int* pos, const int* cnt, int* delta, Proposal q, int deg,
+                           const Star& nb, long long target, long long penalty, Shared& sh, long long& rise) {
+  const int old_x = pos[2 * q.v], old_y = pos[2 * q.v + 1];
+  const int lane = threadIdx.x & 31;
+  const int nx0 = sh.box[4], ny0 = sh.box[5], nx1 = sh.box[6], ny1 = sh.box[7];
+  // Legality against the vertices: none at the new point, none on v's new edges.
+  bool bad = false;
+  for (int u = threadIdx.x; u < g.n && !bad; u += blockDim.x) {
+    const Pt pu{pos[2 * u], pos[2 * u + 1]};
+    if (u == q.v || pu.x < nx0 || pu.x > nx1 || pu.y < ny0 || pu.y > ny1) continue;
+    if (pu.x == q.x && pu.y == q.y) bad = true;
+    for (int j = 0; j < deg && !bad; ++j)
+      if (u != nb.w[j] && on_segment(pu, Pt{q.x, q.y}, Pt{nb.x[j], nb.y[j]})) bad = true;
+  }
+  if (__syncthreads_or(bad)) return false;
+  const int sx0 = min(sh.box[0], nx0), sy0 = min(sh.box[1], ny0), sx1 = max(sh.box[2], nx1), sy1 = max(sh.box[3], ny1);
+  long long local = 0;
+  // The loop is warp-uniform (f0 is the warp's first edge), so that the votes below take whole warps.
+  for (int f0 = threadIdx.x - lane; f0 < g.m; f0 += blockDim.x) {
+    const int f = f0 + lane;
+    int s = q.v, t = q.v;
+    if (f < g.m) s = g.ends[2 * f], t = g.ends[2 * f + 1];
+    const bool other = s != q.v && t != q.v;  // v's own edges are counted through nb.inc
+    int cx = 0, cy = 0, dx = 0, dy = 0;
+    if (other) cx = pos[2 * s], cy = pos[2 * s + 1], dx = pos[2 * t], dy = pos[2 * t + 1];
+    const int x0 = min(cx, dx), x1 = max(cx, dx), y0 = min(cy, dy), y1 = max(cy, dy);
+    const bool on = other && x0 <= q.x && q.x <= x1 && y0 <= q.y && q.y <= y1 && orient(cx, cy, dx, dy, q.x, q.y) == 0;
+    if (__any_sync(0xffffffffu, on)) {  // v's new point on edge f
+      bad = bad || on;
+      break;
+    }
+    // Edges outside the box around v's star cross none of its edges, old or new.
+    const bool near = other && x0 <= sx1 && sx0 <= x1 && y0 <= sy1 && sy0 <= y1;
+    int change = 0;
+    if (__any_sync(0xffffffffu, near)) {
+      // cross_properly(v, w, c, d) with the orientations of v's two positions against line cd taken once
+      // per edge and that of w once per neighbour; int32 differences (|.| <= 2^30) and widening products.
+      const int o_old = near ? orient(cx, cy, dx, dy, old_x, old_y) : 0;
+      const int o_new = near ? orient(cx, cy, dx, dy, q.x, q.y) : 0;
+      for (int j = 0; j < deg; ++j) {
+        const int w = nb.w[j];
+        bool was = false, now = false;
+        if (near && s != w && t != w) {
+          const int wx = nb.x[j], wy = nb.y[j];
+          const bool old_meets = min(old_x, wx) <= x1 && x0 <= max(old_x, wx) && min(old_y, wy) <= y1 && y0 <= max(old_y, wy);
+          const bool new_meets = min(q.x, wx) <= x1 && x0 <= max(q.x, wx) && min(q.y, wy) <= y1 && y0 <= max(q.y, wy);
+          if (old_meets || new_meets) {
+            const int o_w = orient(cx, cy, dx, dy, wx, wy);
+            if (o_w != 0) {  // w on line cd: neither segment crosses cd properly
+              was = old_meets && o_old != 0 && o_old != o_w && opposite(old_x, old_y, wx, wy, cx, cy, dx, dy);
+              now = new_meets && o_new != 0 && o_new != o_w && opposite(q.x, q.y, wx, wy, cx, cy, dx, dy);
+            }
+          }
+        }
+        change += static_cast<int>(now) - static_cast<int>(was);
+        if (now) atomicAdd(&nb.inc[j], 1);
+      }
+    }
+    if (f < g.m) delta[f] = change;  // 0 for v's own edges
+    if (change != 0) local += edge_energy(cnt[f] + change, target, penalty) - edge_energy(cnt[f], target, penalty);
+  }
+  if (__syncthreads_or(bad)) return false;  // also completes nb.inc
+  for (int j = threadIdx.x; j < deg; j += blockDim.x)
+    local += edge_energy(nb.inc[j], target, penalty) - edge_energy(cnt[nb.e[j]], target, penalty);
+  rise = block_sum(local, sh.lscratch);
+  return true;
+}
 
 __global__ void start_kernel(Graph g, Chains c, const int* xy, const int* counts, std::uint64_t seed) {
   const int chain = blockIdx.x;
@@ -149,7 +260,7 @@ __global__ void start_kernel(Graph g, Chains c, const int* xy, const int* counts
   __shared__ Shared sh;
   if (threadIdx.x == 0) sh.st = ChainState{};
   __syncthreads();
-  refresh(k.counts, g.m, k.hot, sh.st, sh.lscratch, sh.iscratch);
+  refresh(k.counts, g.m, k.hot, sh);
   if (threadIdx.x == 0) {
     ChainState st = sh.st;
     st.rng = chain_seed(seed, chain);
@@ -183,7 +294,7 @@ __global__ void restart_kernel(Graph g, Chains c, const int* from, const int* sr
     sh.st.target = sh.st.best_k - 1;
   }
   __syncthreads();
-  refresh(k.counts, g.m, k.hot, sh.st, sh.lscratch, sh.iscratch);
+  refresh(k.counts, g.m, k.hot, sh);
   if (threadIdx.x == 0) c.state[chain] = sh.st;
 }
 
@@ -221,78 +332,17 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
       sh.q = q;
       sh.deg = g.first[q.v + 1] - g.first[q.v];
       sh.skip = pos[2 * q.v] == q.x && pos[2 * q.v + 1] == q.y;
-      sh.illegal = 0;
     }
     __syncthreads();
     if (sh.skip) continue;  // moving to where it is: no change, no random number (as on the CPU)
     const Proposal q = sh.q;
-    const int deg = sh.deg, b = g.first[q.v];
-    int* nw = nb;
-    int* nx = nb + deg;
-    int* ny = nb + 2 * deg;
-    int* ne = nb + 3 * deg;
-    int* ninc = nb + 4 * deg;
-    for (int j = threadIdx.x; j < deg; j += blockDim.x) {
-      const int w = g.neighbour[b + j];
-      nw[j] = w, nx[j] = pos[2 * w], ny[j] = pos[2 * w + 1], ne[j] = g.edge[b + j], ninc[j] = 0;
-    }
-    __syncthreads();
-    const int old_x = pos[2 * q.v], old_y = pos[2 * q.v + 1];
-    const Pt new_v{q.x, q.y};
-    // Legality against the vertices: none at the new point, none on v's new edges.
-    bool bad = false;
-    for (int u = threadIdx.x; u < g.n && !bad; u += blockDim.x) {
-      if (u == q.v) continue;
-      const Pt pu{pos[2 * u], pos[2 * u + 1]};
-      if (pu.x == new_v.x && pu.y == new_v.y) bad = true;
-      for (int j = 0; j < deg && !bad; ++j)
-        if (u != nw[j] && on_segment(pu, new_v, Pt{nx[j], ny[j]})) bad = true;
-    }
-    if (bad) sh.illegal = 1;
-    __syncthreads();
+    const int deg = sh.deg;
+    const Star star = load_star(g, pos, q, deg, nb, sh);
     long long rise = 0;
-    if (!sh.illegal) {
-      for (int f = threadIdx.x; f < g.m; f += blockDim.x) {
-        const int s = g.ends[2 * f], t = g.ends[2 * f + 1];
-        if (s == q.v || t == q.v) {
-          delta[f] = 0;
-          continue;
-        }
-        // cross_properly(v, w, c, d) with the orientations of v's two positions against line cd taken once
-        // per edge and that of w once per neighbour; int32 differences (|.| <= 2^30) and widening products.
-        const int cx = pos[2 * s], cy = pos[2 * s + 1], dx = pos[2 * t], dy = pos[2 * t + 1];
-        const int x0 = min(cx, dx), x1 = max(cx, dx), y0 = min(cy, dy), y1 = max(cy, dy);
-        const int o_old = orient(cx, cy, dx, dy, old_x, old_y), o_new = orient(cx, cy, dx, dy, q.x, q.y);
-        if (o_new == 0 && x0 <= q.x && q.x <= x1 && y0 <= q.y && q.y <= y1) {  // v's new point on edge f
-          sh.illegal = 1;
-          break;
-        }
-        int change = 0;
-        for (int j = 0; j < deg; ++j) {
-          const int w = nw[j];
-          if (s == w || t == w) continue;
-          const int wx = nx[j], wy = ny[j];
-          const bool old_meets = min(old_x, wx) <= x1 && x0 <= max(old_x, wx) && min(old_y, wy) <= y1 && y0 <= max(old_y, wy);
-          const bool new_meets = min(q.x, wx) <= x1 && x0 <= max(q.x, wx) && min(q.y, wy) <= y1 && y0 <= max(q.y, wy);
-          if (!old_meets && !new_meets) continue;
-          const int o_w = orient(cx, cy, dx, dy, wx, wy);
-          if (o_w == 0) continue;  // w on line cd: neither segment crosses cd properly
-          const bool was = old_meets && o_old != 0 && o_old != o_w && opposite(old_x, old_y, wx, wy, cx, cy, dx, dy);
-          const bool now = new_meets && o_new != 0 && o_new != o_w && opposite(q.x, q.y, wx, wy, cx, cy, dx, dy);
-          change += static_cast<int>(now) - static_cast<int>(was);
-          if (now) atomicAdd(&ninc[j], 1);
-        }
-        delta[f] = change;
-        if (change != 0) rise += edge_energy(cnt[f] + change, sh.st.target, sh.st.penalty) -
-                                 edge_energy(cnt[f], sh.st.target, sh.st.penalty);
-      }
-    }
-    rise = block_sum(rise, sh.lscratch);  // synchronises: ninc and illegal are complete
+    const bool legal = score_move(g, pos, cnt, delta, q, deg, star, sh.st.target, sh.st.penalty, sh, rise);
     if (threadIdx.x == 0) {
-      bool ok = !sh.illegal;
+      bool ok = legal;
       if (ok) {
-        for (int j = 0; j < deg; ++j)
-          rise += edge_energy(ninc[j], sh.st.target, sh.st.penalty) - edge_energy(cnt[ne[j]], sh.st.target, sh.st.penalty);
         Rng rng{sh.st.rng};
         ok = accept(rng, rise, round.temperature, g.log_table);
         sh.st.rng = rng.s;
@@ -303,10 +353,10 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
     if (!sh.accepted) continue;
     for (int f = threadIdx.x; f < g.m; f += blockDim.x) cnt[f] += delta[f];
     __syncthreads();
-    for (int j = threadIdx.x; j < deg; j += blockDim.x) cnt[ne[j]] = ninc[j];
+    for (int j = threadIdx.x; j < deg; j += blockDim.x) cnt[star.e[j]] = star.inc[j];
     if (threadIdx.x == 0) pos[2 * q.v] = q.x, pos[2 * q.v + 1] = q.y;
     __syncthreads();
-    refresh(cnt, g.m, hot, sh.st, sh.lscratch, sh.iscratch);
+    refresh(cnt, g.m, hot, sh);
     const ChainState& st = sh.st;
     if (better(st.cur_k, st.cur_at, st.cur_total, st.best_k, st.best_at, st.best_total)) {
       for (long long k = threadIdx.x; k < n2; k += blockDim.x) best_pos[k] = pos[k];
@@ -320,6 +370,27 @@ __global__ void __launch_bounds__(kMaxThreads) round_kernel(Graph g, Chains c, R
   }
   __syncthreads();
   if (threadIdx.x == 0) c.state[chain] = sh.st;
+}
+
+// The first-phase energy rises of count proposals on the input drawing xy (kIllegalMove where illegal):
+// block b scores proposals b, b + gridDim.x, ... with chain b's delta as scratch.
+__global__ void __launch_bounds__(kMaxThreads) probe_kernel(Graph g, Chains c, const int* xy, const int* counts,
+                                                            const Proposal* q, int count, long long* rises) {
+  extern __shared__ int nb[];
+  __shared__ Shared sh;
+  int* delta = slice(c, g, blockIdx.x).delta;
+  for (int i = blockIdx.x; i < count; i += gridDim.x) {
+    const Proposal p = q[i];
+    if (xy[2 * p.v] == p.x && xy[2 * p.v + 1] == p.y) {
+      if (threadIdx.x == 0) rises[i] = 0;
+      continue;
+    }
+    __syncthreads();  // the previous proposal's star is read by every thread
+    const Star star = load_star(g, xy, p, g.first[p.v + 1] - g.first[p.v], nb, sh);
+    long long rise = 0;
+    const bool legal = score_move(g, xy, counts, delta, p, g.first[p.v + 1] - g.first[p.v], star, 0, 0, sh, rise);
+    if (threadIdx.x == 0) rises[i] = legal ? rise : kIllegalMove;
+  }
 }
 
 template <class T>
@@ -367,7 +438,22 @@ class CudaBackend final : public Backend {
     IK_CUDA_CHECK_LAUNCH("lcn anneal start_kernel");
     smem_ = 5 * sizeof(int) * static_cast<std::size_t>(std::max(p_.max_degree, 1));
     if (smem_ > 48 * 1024)
-      IK_CUDA_CHECK(cudaFuncSetAttribute(round_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+      for (const void* kernel : {reinterpret_cast<const void*>(round_kernel), reinterpret_cast<const void*>(probe_kernel)})
+        IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_)));
+  }
+
+  std::vector<std::int64_t> probe(const std::vector<Proposal>& q, int) override {
+    if (q.empty()) return {};
+    Buffer b_q, b_rises;
+    const Proposal* d_q = upload(b_q, q);
+    long long* d_rises = device_array<long long>(b_rises, q.size(), device_);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(chains_, static_cast<std::int64_t>(q.size())));
+    probe_kernel<<<blocks, threads_, smem_, stream_>>>(g_, c_, xy0_, counts0_, d_q, static_cast<int>(q.size()), d_rises);
+    IK_CUDA_CHECK_LAUNCH("lcn anneal probe_kernel");
+    std::vector<std::int64_t> rises(q.size());
+    copy_bytes(rises.data(), Device{}, d_rises, device_, rises.size() * sizeof(long long), stream_);
+    synchronize_stream(stream_, device_);
+    return rises;
   }
 
   void run_round(const Round& round, std::int64_t moves) override {

@@ -8,6 +8,7 @@ with a lower bound on k for the graph (``lower_bound``), so users see how far k 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
@@ -108,8 +109,9 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     """The drawing of `drawing`'s graph on its grid with the smallest k found (lexicographically
     (k, edges at k, total crossings)), starting from `init`:
 
-    - ``"auto"``: the best (by the same order) of the available start layouts (``lcn.start_methods()``),
-      a planar straight-line drawing first for a planar graph whose grid allows one (then k = 0);
+    - ``"auto"``: the best (by the same order) of the available start layouts (``lcn.start_methods()``)
+      that fit in a quarter of the time limit, a planar straight-line drawing first for a planar graph
+      whose grid allows one (then k = 0);
     - ``"keep"``: the input coordinates (an invalid input drawing is repaired first);
     - any other name of ``lcn.start_methods()``.
 
@@ -127,7 +129,7 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     naming it)."""
     from . import lcn
     from ._lcn_bounds import lower_bound
-    from ._lcn_start import available_methods as start_methods, start_drawing
+    from ._lcn_start import available_methods as start_methods
 
     fn = "lcn.solve"
     t_start = time.perf_counter()
@@ -158,28 +160,8 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     planar = bool(_core.lcn_is_planar(edges, len(xy_in)))
     bound, reason = lower_bound(len(xy_in), edges, planar=planar)
 
-    # The start: candidates legalised and evaluated, the best kept (for "auto", while they take under a
-    # sixth of the time limit). Vertices sharing points (every vertex at one point, say) make the input
-    # invalid without a full count.
-    tried = [init]
-    if init == "auto":
-        input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
-                       and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
-        tried = _auto_methods(methods, planar, input_valid, len(xy_in))
-    best, interrupted = None, False
-    try:
-        for method in tried:
-            xy = start_drawing(drawing, method, seed)
-            ev = _core.lcn_evaluate(xy, edges, width, height, None)
-            key = (ev["k"], ev["edges_at_k"], ev["total_crossings"])
-            if best is None or key < best[0]:
-                best = (key, method, xy, ev)
-            if key[0] == 0 or (time_limit is not None and time.perf_counter() - t_start > time_limit / 6):
-                break
-    except KeyboardInterrupt:
-        if best is None:  # no drawing yet to return
-            raise
-        interrupted = True  # the best start is the result
+    best, interrupted = _start(drawing, edges, width, height, init, methods, planar, xy_in, seed,
+                               None if time_limit is None else time_limit / 4, t_start)
     _, method, xy, ev0 = best
     start_ev = lcn.Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
                               edges_at_k=int(ev0["edges_at_k"]), total_crossings=int(ev0["total_crossings"]),
@@ -222,19 +204,91 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
                   start_evaluation=start_ev)
 
 
-# OGDF's StressMinimization is quadratic in time and memory (70 s at 5000 vertices): "auto" leaves it out above this.
+class _Background(threading.Thread):
+    """A start layout computed beside the others (the C++ ones release the GIL)."""
+
+    def __init__(self, fn):
+        super().__init__(daemon=True)  # a Ctrl-C leaves it to finish on its own
+        self._fn, self.result, self.error = fn, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.result = self._fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            self.error = e
+
+
+def _start(drawing, edges, width, height, init, methods, planar, xy_in, seed, budget, t_start):
+    """The best start drawing as (key, method, xy, evaluation), and whether Ctrl-C cut the choice short.
+
+    For init="auto" the candidates are legalised, evaluated exactly, and the best by (k, edges at k,
+    total) kept. The planar drawing and the input come first; then our stress layout runs in a thread
+    while the OGDF layouts and the circle run in turn, each only if its predicted time fits in what is
+    left of `budget` (a quarter of the time limit); the choice stops at k = 0."""
+    from ._lcn_start import start_drawing
+
+    def candidate(method):
+        xy = start_drawing(drawing, method, seed)
+        ev = _core.lcn_evaluate(xy, edges, width, height, None)
+        return (ev["k"], ev["edges_at_k"], ev["total_crossings"]), method, xy, ev
+
+    if init != "auto":
+        return candidate(init), False
+    # Vertices sharing points (every vertex at one point, say) make the input invalid without a full count.
+    input_valid = (len(np.unique(xy_in, axis=0)) == len(xy_in)
+                   and not _core.lcn_evaluate(xy_in, edges, width, height, None)["violations"])
+    first, later = _auto_methods(methods, planar, input_valid, len(xy_in))
+    n, m = len(xy_in), len(edges)
+    found, background = [], None
+    try:
+        for method in first:
+            found.append(candidate(method))
+            if found[-1][0][0] == 0:
+                return found[-1], False
+        if "stress" in later:
+            later.remove("stress")
+            background = _Background(lambda: candidate("stress"))
+        for method in later:
+            cost = _START_SECONDS.get(method, lambda n, m: 0.0)(n, m)
+            if (found or background) and budget is not None and time.perf_counter() - t_start + cost > budget:
+                continue
+            found.append(candidate(method))
+            if found[-1][0][0] == 0:
+                return found[-1], False
+        if background is not None:
+            background.join()
+            if background.error is not None:
+                raise background.error
+            found.append(background.result)
+    except KeyboardInterrupt:
+        if background is not None:
+            if not found:  # nothing else yet: a second for it
+                background.join(timeout=1.0)
+            if background.result is not None:
+                found.append(background.result)
+        if not found:  # no drawing yet to return
+            raise
+        return min(found, key=lambda c: c[0]), True
+    return min(found, key=lambda c: c[0]), False
+
+
+# Predicted seconds of the OGDF start layouts for n vertices and m edges (fits to their times on a 2-core
+# x86 machine; faster machines try more within the budget). OGDF's StressMinimization is quadratic in time
+# and memory (70 s at 5000 vertices): "auto" leaves it out above _OGDF_STRESS_MAX_N.
+_START_SECONDS = {
+    "ogdf-pivotmds": lambda n, m: 4.4e-5 * n + 1.3e-5 * m,
+    "ogdf-fmmm": lambda n, m: 2.3e-4 * n + 2.3e-6 * m,
+    "ogdf-stress": lambda n, m: 2.1e-6 * n * n + 2e-5 * m,
+}
 _OGDF_STRESS_MAX_N = 1000
 
 
-def _auto_methods(methods: list, planar: Optional[bool], input_valid: bool, n: int) -> list:
-    """The start layouts "auto" tries, in order: a planar drawing for a planar graph, the input when it is a
-    valid drawing already, the stress layouts, the rest; the input repaired last when it was not valid."""
-    order = []
-    if planar:
-        order += ["planar", "ogdf-planar"]
-    if input_valid:
-        order.append("keep")
-    order += ["stress", "ogdf-pivotmds", "ogdf-fmmm"] + (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
+def _auto_methods(methods: list, planar: Optional[bool], input_valid: bool, n: int) -> tuple:
+    """The start layouts "auto" tries: first the planar drawings of a planar graph and the input when it is
+    a valid drawing already; then the layouts, and the input repaired last when it was not valid."""
+    first = (["planar", "ogdf-planar"] if planar else []) + (["keep"] if input_valid else [])
+    later = ["stress", "pivotmds", "ogdf-pivotmds", "ogdf-fmmm"] + (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
     if not input_valid:
-        order.append("keep")
-    return [m for m in order if m in methods]
+        later.append("keep")
+    return [m for m in first if m in methods], [m for m in later if m in methods]

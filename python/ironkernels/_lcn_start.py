@@ -4,7 +4,8 @@
 valid drawing of ``drawing``'s graph in its box (``lcn.evaluate(...).valid``):
 
 - ``"keep"``: the drawing's own coordinates, legalised (an invalid input is repaired with few moves);
-- ``"circle"``, ``"stress"``, ``"random"``: the library's own layouts (C++, no dependencies);
+- ``"circle"``, ``"stress"``, ``"pivotmds"``, ``"random"``: the library's own layouts (C++, no
+  dependencies; ``"pivotmds"`` is the start of ``"stress"`` alone, in linear time);
 - ``"planar"``: the library's planar straight-line drawing, where this build has one;
 - ``"ogdf-stress"``, ``"ogdf-fmmm"``, ``"ogdf-pivotmds"``, ``"ogdf-planar"`` (planar graphs only):
   OGDF's StressMinimization, FMMMLayout, PivotMDS and PlanarStraightLayout, when the optional
@@ -24,7 +25,7 @@ import numpy as np
 from . import _core
 from .lcn import Drawing, _check_drawing, _int_arg, _int_pairs
 
-_OWN = ("circle", "stress", "random")
+_OWN = ("circle", "stress", "pivotmds", "random")
 _OGDF = ("ogdf-stress", "ogdf-fmmm", "ogdf-pivotmds", "ogdf-planar")
 _SEED_MAX = (1 << 64) - 1
 

@@ -28,7 +28,8 @@ void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::
 /// A valid drawing (2n coordinates) computed from the graph alone: "circle" (vertices on an ellipse
 /// filling the box, in depth-first order so that neighbours sit close, a tree never crosses),
 /// "stress" (stress minimisation on hop distances: pivot MDS, then stochastic gradient descent on
-/// all pairs, or on the sparse pivot model above 2000 vertices), "random" (uniform grid points).
+/// all pairs, or on the sparse pivot model above 2000 vertices), "pivotmds" (that pivot MDS alone:
+/// classical MDS on the hop distances of 50 pivots, linear time), "random" (uniform grid points).
 /// Connected components are laid out apart and packed side by side; the real layout is scaled to
 /// fill the box (separately in x and y: an affine map keeps every crossing), rounded to grid points
 /// and legalised. ValueError for another method or as legalise().

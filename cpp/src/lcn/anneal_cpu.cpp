@@ -177,6 +177,26 @@ class CpuBackend final : public Backend {
       for (std::int64_t c = b; c < e; ++c) chains_[c].run(round, moves, log_table_.data());
     });
   }
+  std::vector<std::int64_t> probe(const std::vector<Proposal>& q, int uphill) override {
+    // In batches of one proposal per thread, until enough are uphill.
+    const std::size_t batch = static_cast<std::size_t>(std::max(1, cpu_threads()));
+    std::vector<std::int64_t> rises;
+    int found = 0;
+    for (std::size_t b0 = 0; b0 < q.size() && found < uphill; b0 += batch) {
+      const std::size_t b1 = std::min(q.size(), b0 + batch);
+      rises.resize(b1);
+      ironkernels::detail::parallel_for(static_cast<std::int64_t>(b1 - b0), 1, [&](std::int64_t b, std::int64_t e) {
+        Chain chain;
+        chain.start(p_, 0);
+        for (std::size_t i = b0 + b; i < b0 + e; ++i) {
+          std::int64_t rise = 0;
+          rises[i] = chain.score(q[i], rise) ? rise : kIllegalMove;
+        }
+      });
+      for (std::size_t i = b0; i < b1; ++i) found += rises[i] != kIllegalMove && rises[i] > 0;
+    }
+    return rises;
+  }
   std::vector<Figures> bests() override {
     std::vector<Figures> b;
     for (const Chain& c : chains_) b.push_back(c.best());
@@ -201,27 +221,6 @@ class CpuBackend final : public Backend {
 };
 
 }  // namespace
-
-double mean_uphill_rise(const Problem& p, std::uint64_t seed) {
-  Chain chain;
-  chain.start(p, chain_seed(seed, -2));
-  Rng rng{chain_seed(seed, -3)};
-  Round round;
-  round.width = p.width;
-  round.height = p.height;
-  round.radius = std::max(1, std::max(p.width, p.height) / 2);
-  round.neighbour_radius = round.radius;
-  round.global_threshold = 1u << 30;
-  const std::vector<std::int32_t> none;
-  double sum = 0;
-  int uphill = 0;
-  for (int i = 0; i < 256 && uphill < 64; ++i) {
-    const Proposal q = propose(rng, round, p.view(), p.xy.data(), none.data(), 0);
-    std::int64_t rise = 0;
-    if (chain.score(q, rise) && rise > 0) sum += static_cast<double>(rise), ++uphill;
-  }
-  return uphill ? sum / uphill : 1.0;
-}
 
 }  // namespace anneal
 

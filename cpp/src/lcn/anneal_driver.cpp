@@ -11,11 +11,28 @@
 
 namespace ironkernels::lcn::anneal {
 
-// Defined with the CPU chains (anneal_cpu.cpp): the mean energy rise of uphill first-phase proposals on
-// the input drawing, from which the schedule's temperatures are scaled.
-double mean_uphill_rise(const Problem& p, std::uint64_t seed);
-
 namespace {
+
+// The mean energy rise of the uphill ones among a fixed sequence of first-phase proposals on the input
+// drawing (the first 64 of 256), from which the schedule's temperatures are scaled.
+double mean_uphill_rise(const Problem& p, std::uint64_t seed, Backend& backend) {
+  constexpr int kProposals = 256, kUphill = 64;
+  Rng rng{chain_seed(seed, -3)};
+  Round round;
+  round.width = p.width;
+  round.height = p.height;
+  round.radius = std::max(1, std::max(p.width, p.height) / 2);
+  round.neighbour_radius = round.radius;
+  round.global_threshold = 1u << 30;
+  std::vector<Proposal> q(kProposals);
+  for (Proposal& x : q) x = propose(rng, round, p.view(), p.xy.data(), nullptr, 0);
+  const std::vector<std::int64_t> rises = backend.probe(q, kUphill);
+  double sum = 0;
+  int uphill = 0;
+  for (std::size_t i = 0; i < rises.size() && uphill < kUphill; ++i)
+    if (rises[i] != kIllegalMove && rises[i] > 0) sum += static_cast<double>(rises[i]), ++uphill;
+  return uphill ? sum / uphill : 1.0;
+}
 
 // The schedule. The first phase lowers the total number of crossings, the second k (see
 // anneal_common.hpp); both cool geometrically from a start temperature proportional to the mean
@@ -134,8 +151,8 @@ SolveResult run_search(const Problem& p, const SolveOptions& options, std::int64
   const bool searchable = p.m > 0 && initial.k > 0 && (options.max_moves > 0 || options.time_limit > 0);
   std::int64_t moves = 0;
   if (searchable) {
-    const double t0 = std::max(1.0, mean_uphill_rise(p, options.seed));
     backend.start(chains, options.seed);
+    const double t0 = std::max(1.0, mean_uphill_rise(p, options.seed, backend));
     const std::int64_t per_round = round_moves(p);
     double last_callback = -1;
     for (std::int64_t round_index = 0;; ++round_index) {

@@ -3,6 +3,7 @@
 // schedule (temperature, radius, phase) of each round, restarts from the best chain, the time and
 // move budget, progress and the final exact check. A backend only runs rounds of moves on its chains.
 #include <cstdint>
+#include <climits>
 #include <vector>
 
 #include "ironkernels/lcn_solve.hpp"
@@ -18,6 +19,9 @@ struct Problem {
   std::int32_t max_degree = 0;
   GraphView view() const { return {n, m, ends.data(), first.data(), neighbour.data(), edge.data()}; }
 };
+
+/// What Backend::probe gives for an illegal move.
+constexpr std::int64_t kIllegalMove = INT64_MIN;
 
 struct Figures {
   std::int64_t k = 0, at_k = 0, total = 0;
@@ -41,6 +45,9 @@ class Backend {
   virtual void start(std::int64_t chains, std::uint64_t seed) = 0;
   /// `moves` proposals on every chain.
   virtual void run_round(const Round& round, std::int64_t moves) = 0;
+  /// The first-phase energy rises of moving q[i].v to (q[i].x, q[i].y) on the input drawing (kIllegalMove
+  /// where illegal), for all of q or a prefix of it with at least `uphill` rises above 0. After start().
+  virtual std::vector<std::int64_t> probe(const std::vector<Proposal>& q, int uphill) = 0;
   /// Each chain's best figures so far.
   virtual std::vector<Figures> bests() = 0;
   /// Chain c continues from chain from[c]'s best drawing (from[c] < 0: unchanged).

@@ -50,9 +50,10 @@ std::vector<double> circle_layout(const Csr& g) {
   return xy;
 }
 
-// Stress layout of each component, the components packed in shelves (tallest first) into rows
-// about as wide as the box's aspect asks, a unit of space around each.
-std::vector<double> stress_components(const Csr& g, std::int64_t width, std::int64_t height, std::uint64_t seed) {
+// A layout of each component (stress or pivot MDS), the components packed in shelves (tallest first)
+// into rows about as wide as the box's aspect asks, a unit of space around each.
+std::vector<double> component_layouts(const Csr& g, std::int64_t width, std::int64_t height, std::uint64_t seed,
+                                      std::vector<double> (*layout)(const Csr&, std::uint64_t)) {
   std::vector<std::int64_t> comp;
   const std::int64_t count = detail::components(g, comp);
   std::vector<std::vector<std::int64_t>> members(static_cast<std::size_t>(count));
@@ -73,7 +74,7 @@ std::vector<double> stress_components(const Csr& g, std::int64_t width, std::int
       for (std::int64_t a = g.offset[vs[i]]; a < g.offset[vs[i] + 1]; ++a) sub.target.push_back(local[g.target[a]]);
       sub.offset[i + 1] = static_cast<std::int64_t>(sub.target.size());
     }
-    const std::vector<double> part = detail::stress_layout(sub, seed + 0x632BE59BD9B4E019ull * std::uint64_t(c));
+    const std::vector<double> part = layout(sub, seed + 0x632BE59BD9B4E019ull * std::uint64_t(c));
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     for (std::size_t i = 0; i < vs.size(); ++i) {
       xy[2 * vs[i]] = part[2 * i];
@@ -138,12 +139,12 @@ std::vector<std::int64_t> to_grid(const std::vector<double>& xy, std::int64_t n,
 
 }  // namespace
 
-std::vector<std::string> start_layout_methods() { return {"circle", "stress", "random"}; }
+std::vector<std::string> start_layout_methods() { return {"circle", "stress", "pivotmds", "random"}; }
 
 std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const std::int64_t* edges,
                                        std::int64_t m, std::int64_t width, std::int64_t height, std::uint64_t seed) {
-  if (method != "circle" && method != "stress" && method != "random")
-    raise<ValueError>("lcn.start_layout: method '", method, "' is not one of circle, stress, random");
+  if (method != "circle" && method != "stress" && method != "pivotmds" && method != "random")
+    raise<ValueError>("lcn.start_layout: method '", method, "' is not one of circle, stress, pivotmds, random");
   if (n < 0 || m < 0) raise<ValueError>("lcn.start_layout: n = ", n, " and m = ", m, " must be non-negative");
   if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
     raise<ValueError>("lcn.start_layout: width and height must lie in [0, 2^30], got ", width, " and ", height);
@@ -157,7 +158,10 @@ std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n
       xy[2 * v + 1] = rng.below(height + 1);
     }
   } else {
-    xy = to_grid(method == "circle" ? circle_layout(g) : stress_components(g, width, height, seed), n, width, height);
+    xy = to_grid(method == "circle"   ? circle_layout(g)
+                 : method == "stress" ? component_layouts(g, width, height, seed, detail::stress_layout)
+                                      : component_layouts(g, width, height, seed, detail::pivot_mds_layout),
+                 n, width, height);
   }
   legalise(xy.data(), n, edges, m, width, height, seed);
   return xy;

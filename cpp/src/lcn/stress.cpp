@@ -182,6 +182,16 @@ void sgd(std::vector<double>& xy, std::vector<Term>& terms, const std::vector<st
 
 }  // namespace
 
+std::vector<double> pivot_mds_layout(const Csr& g, std::uint64_t seed) {
+  const std::int64_t n = g.n;
+  if (n <= 2) return n == 2 ? std::vector<double>{0, 0, 1, 0} : std::vector<double>(static_cast<std::size_t>(2 * n), 0.0);
+  Rng rng(seed);
+  std::vector<std::int32_t> dist;
+  const std::int64_t k = std::min<std::int64_t>(n, 50);
+  choose_pivots(g, k, rng, dist);
+  return pivot_mds(dist, k, n);
+}
+
 std::vector<double> stress_layout(const Csr& g, std::uint64_t seed) {
   const std::int64_t n = g.n;
   if (n <= 2) return n == 2 ? std::vector<double>{0, 0, 1, 0} : std::vector<double>(static_cast<std::size_t>(2 * n), 0.0);
