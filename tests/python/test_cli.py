@@ -166,7 +166,7 @@ sys.exit(cli.main(sys.argv[1:]))
 def test_lcn_check_answers_a_real_ctrl_c(tmp_path):
     np = __import__("numpy")
     rng = np.random.default_rng(5)
-    m = int(60000 * max(1.0, (os.cpu_count() or 2) / 2) ** 0.5)  # about 10 s of work whatever the cores
+    m = int(240000 * max(1.0, (os.cpu_count() or 2) / 2) ** 0.5)  # about 10 s of work whatever the cores
     n = m // 3
     e = rng.integers(0, n, (m, 2))
     e = e[e[:, 0] != e[:, 1]]
