@@ -146,8 +146,9 @@ def test_lcn_ctrl_c_exits_130_with_one_line(monkeypatch, tmp_path):
 
 
 _CTRL_C_DRIVER = """
-import sys
+import signal, sys
 from ironkernels import cli, lcn
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job starts with SIGINT ignored
 evaluate = lcn.evaluate
 def announced(d, progress=None):
     said = []

@@ -469,6 +469,8 @@ def test_progress_exception_reaches_the_caller_and_leaves_out_unchanged():
 def test_sigint_interrupts_a_long_evaluate():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
+    # Python's own handler, also when pytest runs as a shell's background job (SIGINT ignored there).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.monotonic()
     timer.start()
@@ -478,6 +480,7 @@ def test_sigint_interrupts_a_long_evaluate():
             time.sleep(5)  # not reached: evaluate takes far longer than 0.3 s
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - t0 < 1.5
 
 
