@@ -20,9 +20,11 @@
 #include <cstdlib>
 #include <vector>
 
-#include "fwt/fwt_tile.cuh"  // cp.async and bulk-copy wrappers, IK_CUDA_CHECK
+#include "common/ptx.cuh"
+#include "fwt/fwt_tile.cuh"  // the bulk row stores, IK_CUDA_CHECK
 
 namespace fg = ironkernels::detail::fwt_gpu;
+namespace ptx = ironkernels::detail::ptx;
 
 namespace {
 constexpr std::size_t kBytes = std::size_t(256) << 20;
@@ -34,11 +36,6 @@ void* d_y = nullptr;
 int* d_counters = nullptr;
 constexpr int kMaxBlocks = 4096;
 constexpr std::size_t kCounterBytes = 2 * sizeof(int) + 2 * sizeof(unsigned long long) * kMaxBlocks;
-__device__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
-  return t;
-}
 
 // How a resident grid's blocks pick their rows: every gridDim.x-th row (STATIC; STATIC_BARRIER adds
 // DYNAMIC's barrier per row), the next free row from a global counter, claimed a row ahead
@@ -71,12 +68,12 @@ __global__ void __launch_bounds__(THREADS, 2) split_copy(const uint4* __restrict
   const long row = blockIdx.x;
   const uint4* xr = x + row * (ROW_BYTES / 16);
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) fg::cp_async_16(slots + j * THREADS + threadIdx.x, xr + kHalf + j * THREADS + threadIdx.x, true);
-  fg::cp_async_commit();
+  for (int j = 0; j < kVec; ++j) ptx::cp_async_16(slots + j * THREADS + threadIdx.x, xr + kHalf + j * THREADS + threadIdx.x, true);
+  ptx::cp_async_commit();
   uint4 q[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) q[j] = xr[j * THREADS + threadIdx.x];
-  fg::cp_async_wait<0>();
+  ptx::cp_async_wait<0>();
 #pragma unroll
   for (int j = 0; j < kVec; ++j) {
     const uint4 second = slots[j * THREADS + threadIdx.x];
@@ -105,9 +102,9 @@ __global__ void __launch_bounds__(THREADS) short_row_copy(const uint4* __restric
   uint4 q[kVec];
   if constexpr (CP_ASYNC) {
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) fg::cp_async_16(smem + j * THREADS + threadIdx.x, xr + j * THREADS + threadIdx.x, true);
-    fg::cp_async_commit();
-    fg::cp_async_wait<0>();
+    for (int j = 0; j < kVec; ++j) ptx::cp_async_16(smem + j * THREADS + threadIdx.x, xr + j * THREADS + threadIdx.x, true);
+    ptx::cp_async_commit();
+    ptx::cp_async_wait<0>();
 #pragma unroll
     for (int j = 0; j < kVec; ++j) q[j] = smem[j * THREADS + threadIdx.x];
   } else {
@@ -146,9 +143,9 @@ __global__ void __launch_bounds__(128, 8) hadacore_pattern_copy(const uint4* __r
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const uint4* xr = x + blockIdx.x * 256L;
 #pragma unroll
-  for (int k = 0; k < 2; ++k) fg::cp_async_16(row_smem + (2 * warp + k) * 32 + lane, xr + (2 * warp + k) * 32 + lane, true);
-  fg::cp_async_commit();
-  fg::cp_async_wait<0>();
+  for (int k = 0; k < 2; ++k) ptx::cp_async_16(row_smem + (2 * warp + k) * 32 + lane, xr + (2 * warp + k) * 32 + lane, true);
+  ptx::cp_async_commit();
+  ptx::cp_async_wait<0>();
   __syncthreads();
   if constexpr (WORDS) {
     const uint32_t* words = reinterpret_cast<const uint32_t*>(row_smem);
@@ -173,28 +170,6 @@ __global__ void __launch_bounds__(128, 8) hadacore_pattern_copy(const uint4* __r
 // rows of 4 KB in flight to shared memory, each by one bulk copy (TMA) completing on the stage's
 // mbarrier; CONSUMERS warps take the rows in turn, read theirs into registers (8 vectors per lane),
 // free the stage and store from registers. Loads no longer wait for a warp to finish its last row.
-// (The mbarrier and bulk-load wrappers below are sm_90 PTX, as this tool is built for sm_90a.)
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(unsigned long long* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(unsigned long long* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
-  asm volatile(
-      "{\n .reg .pred done;\n wait_%=:\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      " @!done bra wait_%=;\n}" ::"r"(smem_addr(bar)), "r"(parity) : "memory");
-}
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-               ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
-
 template <int CONSUMERS, int S>
 __global__ void __launch_bounds__(32 * (CONSUMERS + 1)) tma_ring_copy(const uint4* __restrict__ x, uint4* __restrict__ y,
                                                                       long rows, int*) {
@@ -204,10 +179,10 @@ __global__ void __launch_bounds__(32 * (CONSUMERS + 1)) tma_ring_copy(const uint
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 1);
+      ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&empty[s], 1);
     }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    ptx::fence_mbarrier_init();
   }
   __syncthreads();
   const long my_rows = rows > blockIdx.x ? (rows - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
@@ -215,20 +190,20 @@ __global__ void __launch_bounds__(32 * (CONSUMERS + 1)) tma_ring_copy(const uint
     if (lane == 0)
       for (long i = 0; i < my_rows; ++i) {
         const int s = int(i % S);
-        mbar_wait(&empty[s], unsigned((i / S) & 1) ^ 1u);
-        mbar_expect_tx(&full[s], 4096);
-        bulk_load(ring + s * kRowVec, x + (blockIdx.x + i * gridDim.x) * long(kRowVec), 4096, &full[s]);
+        ptx::mbarrier_wait_parity(&empty[s], unsigned((i / S) & 1) ^ 1u);
+        ptx::mbarrier_arrive_expect_tx(&full[s], 4096);
+        ptx::cp_async_bulk_global_to_shared(ring + s * kRowVec, x + (blockIdx.x + i * gridDim.x) * long(kRowVec), 4096, &full[s]);
       }
     return;
   }
   for (long i = warp; i < my_rows; i += CONSUMERS) {
     const int s = int(i % S);
-    mbar_wait(&full[s], unsigned((i / S) & 1));
+    ptx::mbarrier_wait_parity(&full[s], unsigned((i / S) & 1));
     uint4 q[8];
 #pragma unroll
     for (int j = 0; j < 8; ++j) q[j] = ring[s * kRowVec + j * 32 + lane];
     __syncwarp();
-    if (lane == 0) mbar_arrive(&empty[s]);
+    if (lane == 0) ptx::mbarrier_arrive(&empty[s]);
     uint4* yr = y + (blockIdx.x + i * gridDim.x) * long(kRowVec);
 #pragma unroll
     for (int j = 0; j < 8; ++j) yr[j * 32 + lane] = q[j];
@@ -248,13 +223,13 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
   uint4* const row_buffer = smem + ROW_BYTES / 16;
   const long whole_rows = SCHEDULE == TAIL_FLAT ? rows / gridDim.x * gridDim.x : rows;
   unsigned long long* const times = reinterpret_cast<unsigned long long*>(counters + 2) + 2 * blockIdx.x;
-  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[0] = global_ns();
+  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[0] = ptx::global_timer_ns();
   auto stage_row = [&](long row) {
     if (row < whole_rows)
 #pragma unroll
       for (int j = 0; j < kVec; ++j)
-        fg::cp_async_16(stage + j * THREADS + threadIdx.x, x + row * kRowVec + j * THREADS + threadIdx.x, true);
-    fg::cp_async_commit();
+        ptx::cp_async_16(stage + j * THREADS + threadIdx.x, x + row * kRowVec + j * THREADS + threadIdx.x, true);
+    ptx::cp_async_commit();
   };
   auto claim = [&] { return SCHEDULE == DYNAMIC ? long(gridDim.x) + atomicAdd(counters, 1) : 0L; };
   long row = blockIdx.x, staged = row + gridDim.x, claimed = 0;
@@ -266,7 +241,7 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
   }
   stage_row(row);
   for (int i = 0; row < whole_rows; ++i) {
-    fg::cp_async_wait<0>();
+    ptx::cp_async_wait<0>();
     uint4 q[kVec];
 #pragma unroll
     for (int j = 0; j < kVec; ++j) q[j] = stage[j * THREADS + threadIdx.x];
@@ -280,7 +255,7 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
       __syncthreads();
 #pragma unroll
       for (int j = 0; j < kVec; ++j) row_buffer[j * THREADS + threadIdx.x] = q[j];
-      fg::fence_proxy_async_shared();
+      ptx::fence_proxy_async_shared();
       __syncthreads();
       if (threadIdx.x == 0) fg::bulk_store<false>(y + row * kRowVec, row_buffer, ROW_BYTES);
     } else {
@@ -300,7 +275,7 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
   if (SCHEDULE == TAIL_FLAT)
     for (long v = whole_rows * kRowVec + blockIdx.x * long(THREADS) + threadIdx.x; v < rows * kRowVec; v += long(gridDim.x) * THREADS)
       y[v] = x[v];
-  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[1] = global_ns();
+  if (threadIdx.x == 0 && blockIdx.x < kMaxBlocks) times[1] = ptx::global_timer_ns();
   if (SCHEDULE == DYNAMIC) __threadfence();
   if (SCHEDULE == DYNAMIC && threadIdx.x == 0 && atomicAdd(counters + 1, 1) == int(gridDim.x) - 1) {
     counters[0] = 0;  // every block has claimed its last row: ready for the next launch

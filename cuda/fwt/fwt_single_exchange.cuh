@@ -148,9 +148,9 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
       for (int h = 0; h < kParts; ++h)
 #pragma unroll
         for (int j = 0; j < K; ++j)
-          cp_async_16(own_slot + ((s * kParts + h) * K + j) * kThreads, xr + (h << kLogPart) + Lay::loaded(0, 0, j, 0), true);
+          ptx::cp_async_16(own_slot + ((s * kParts + h) * K + j) * kThreads, xr + (h << kLogPart) + Lay::loaded(0, 0, j, 0), true);
     }
-    cp_async_commit();
+    ptx::cp_async_commit();
   };
   std::int64_t tile = blockIdx.x;
 #pragma unroll
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
   const int out_base = Lay::final_index(lane, warp, 0, 0);
 
   for (;;) {
-    cp_async_wait<STAGES - 1>();
+    ptx::cp_async_wait<STAGES - 1>();
     __syncwarp();  // the warp's copies of this stage are visible to every lane
 #pragma unroll 1  // unrolled, the two parts ran 4-7% slower
     for (int part = 0; part < kParts; ++part) {
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
                 make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
       }
       if constexpr (!DIRECT_STORES) {
-        fence_proxy_async_shared();
+        ptx::fence_proxy_async_shared();
         __syncthreads();
         if (threadIdx.x == 0) bulk_store<kEvictFirst>(y + tile * ys + (part << kLogPart), row, unsigned(sizeof(T)) << kLogPart);
       }

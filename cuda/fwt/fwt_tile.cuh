@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "fwt/fwt_plan.hpp"
 #include "ironkernels/core/runtime.hpp"
@@ -182,27 +183,10 @@ constexpr bool kBulkCopyArch = false;  // cp.async.bulk (sm_90+); older GPUs sto
 constexpr bool kBulkCopyArch = true;
 #endif
 
-// D = A·B + C, A 16×16 (row-major fragment), B 16×8 (column-major fragment), C and D float32.
-template <class T>
-__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2],
-                                             const float (&c)[4]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define IK_MMA_M16N8K16(AB)                                                                                        \
-  asm("mma.sync.aligned.m16n8k16.row.col.f32." AB "." AB ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "           \
-      "{%10,%11,%12,%13};"                                                                                         \
-      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                                             \
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]))
-  if constexpr (std::is_same_v<T, __half>) IK_MMA_M16N8K16("f16");
-  else IK_MMA_M16N8K16("bf16");
-#undef IK_MMA_M16N8K16
-#else
-  __trap();
-#endif
-}
-// D = A·B.
+// D = A·B, m16n8k16 with float32 accumulation.
 template <class T>
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2]) {
-  mma_m16n8k16<T>(d, a, b, {0.f, 0.f, 0.f, 0.f});
+  ptx::mma_m16n8k16_f32<T>(d, a, b, {0.f, 0.f, 0.f, 0.f});
 }
 
 // The stage transforms logical bits {0, 2, v, v+1} of a 16-byte vector of eight 16-bit values (v = 3),
@@ -246,8 +230,8 @@ struct HadamardMma {
     float lo[4], hi[4];
     mma_m16n8k16<T>(lo, p, b[0]);
     mma_m16n8k16<T>(hi, p, b[1]);
-    mma_m16n8k16<T>(lo, q, bq[0], lo);
-    mma_m16n8k16<T>(hi, q, bq[1], hi);
+    ptx::mma_m16n8k16_f32<T>(lo, q, bq[0], lo);
+    ptx::mma_m16n8k16_f32<T>(hi, q, bq[1], hi);
     o[0] = lo[0], o[1] = lo[1], o[2] = lo[2], o[3] = lo[3];
     o[4] = hi[0], o[5] = hi[1], o[6] = hi[2], o[7] = hi[3];
   }
@@ -274,20 +258,6 @@ struct HadamardMma {
 // consecutive values, and logical 3-7 sit on lane bits (3, 4, 2, 0, 1). tests/cpp/test_fwt_layouts.cu
 // runs this data flow on the host with the fragment layouts PTX specifies.
 
-// D = A·B + C, m16n8k8 tf32 with float32 accumulation (sm_80+). The registers hold float32 bit
-// patterns; the tensor cores read the top 19 bits (tf32) and ignore the 13 low mantissa bits.
-__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const float (&a)[4], const std::uint32_t (&b)[2],
-                                                 const float (&c)[4]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%10,%11,%12,%13};"
-      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-      : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])), "r"(__float_as_uint(a[3])),
-        "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
-#else
-  __trap();
-#endif
-}
 
 struct ChainedMmaLayout {
   // Stage 1: output coordinate (in k bits) of D row m: k bit 0 <- m bit 3, k bit 3 <- m bit 0.
@@ -327,8 +297,8 @@ struct ChainedHadamardMma {
       }
       const float zero[4] = {0.f, 0.f, 0.f, 0.f};
       float acc[4], out[4];
-      mma_m16n8k8_tf32(acc, lo, b2, zero);
-      mma_m16n8k8_tf32(out, hi, b2, acc);
+      ptx::mma_m16n8k8_tf32(acc, lo, b2, zero);
+      ptx::mma_m16n8k8_tf32(out, hi, b2, acc);
 #pragma unroll
       for (int i = 0; i < 4; ++i) o[4 * f + i] = out[i];
     }
@@ -480,15 +450,6 @@ constexpr int turns_needed() {
   return w == 0 ? 0 : (w + h - 1) / h;
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// Generic address of the same shared-memory location in CTA `rank` of this cluster (mapa).
-template <class C>
-__device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
-  std::uint64_t out;
-  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<std::uint64_t>(p)), "r"(rank));
-  return reinterpret_cast<const C*>(out);
-}
-#endif
 
 // One 16-byte chunk (4 floats or 2 doubles; smaller vectors element by element) from any address space.
 template <class C, int N>
@@ -647,66 +608,22 @@ constexpr bool evict_first_stores(int log_n) {
   else return log_n == 13 || log_n == 14 || (sizeof(T) == 8 && log_n == 15);
 }
 
-// ------------------------------------------------------------------ cp.async (sm_80+)
-// 16 bytes from global to shared memory, asynchronously and past L1; `valid == false` writes zeros
-// and reads nothing. One commit group per tile, so waiting for "all but the newest STAGES - 1
-// groups" waits for exactly the oldest staged tile.
-__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(valid ? 16 : 0) : "memory");
-#else
-  *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-#endif
-}
-
-// ------------------------------------------------------------------ bulk async copies (sm_90+)
+// ------------------------------------------------------------------ bulk stores (sm_90+)
 // A whole row leaves shared memory for global memory in one cp.async.bulk (the TMA engine), so the
-// warps go on to the next row instead of queueing 16-byte stores behind the memory system.
-// Shared-memory writes become visible to the bulk copy's (async) proxy through this fence.
-__device__ __forceinline__ void fence_proxy_async_shared() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-// `bytes` (a multiple of 16, both addresses 16-byte aligned) from shared to global memory; with
+// warps go on to the next row instead of queueing 16-byte stores behind the memory system. With
 // kEvictFirst the lines are marked evict-first in L2, as the streaming stores are.
 template <bool kEvictFirst>
 __device__ __forceinline__ void bulk_store(void* dst, const void* src, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(src));
-  if constexpr (kEvictFirst) {
-    std::uint64_t policy;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;"
-                 ::"l"(dst), "r"(s), "r"(bytes), "l"(policy) : "memory");
-  } else {
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(s), "r"(bytes) : "memory");
-  }
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#else
-  __trap();  // not reached: kBulkStore is false below sm_90
-#endif
+  if constexpr (kEvictFirst) ptx::cp_async_bulk_shared_to_global(dst, src, bytes, ptx::create_policy_evict_first());
+  else ptx::cp_async_bulk_shared_to_global(dst, src, bytes);
+  ptx::cp_async_bulk_commit();
 }
 // Waits until the bulk copies committed by this thread have read their shared memory (kReadOnly)
 // or have completed.
 template <bool kReadOnly>
 __device__ __forceinline__ void bulk_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if constexpr (kReadOnly) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-  else asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-#endif
+  if constexpr (kReadOnly) ptx::cp_async_bulk_wait_read();
+  else ptx::cp_async_bulk_wait();
 }
 
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
@@ -849,10 +766,10 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
 #pragma unroll
       for (int j = 0; j < kStagedVecs; ++j) {
         const bool valid = in_tile(r0, full, kLoadLayout, j);
-        cp_async_16(staged_slot(s, j), valid ? xt + load_offset(j) : x, valid);
+        ptx::cp_async_16(staged_slot(s, j), valid ? xt + load_offset(j) : x, valid);
       }
     }
-    cp_async_commit();  // an empty group past the last tile keeps the count
+    ptx::cp_async_commit();  // an empty group past the last tile keeps the count
   };
   if constexpr (kStaged) {
 #pragma unroll
@@ -873,8 +790,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   if constexpr (kSplit) {  // in flight while the first half is transformed
     const T* xt = x + (tile * xs + x_base + (std::int64_t(1) << kN));
 #pragma unroll
-    for (int j = 0; j < K; ++j) cp_async_16(top_slot(j), xt + load_offset(j), true);
-    cp_async_commit();
+    for (int j = 0; j < K; ++j) ptx::cp_async_16(top_slot(j), xt + load_offset(j), true);
+    ptx::cp_async_commit();
   }
 
   // The butterflies of one tile (or one half of a split row) held in r: the bits inside the vectors,
@@ -1006,7 +923,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   const bool full_tile = is_full(row0);
   C r[K][V];
   if constexpr (kStaged) {
-    cp_async_wait<STAGES - 1>();
+    ptx::cp_async_wait<STAGES - 1>();
 #pragma unroll
     for (int j = 0; j < kStagedVecs; ++j) to_compute(*staged_slot(stage, j), r[j]);
     // Refill the slots just read with the tile STAGES ahead: this thread's shared loads above are
@@ -1035,7 +952,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
   if constexpr (kSplit) {
     // The first half is done: park it in this thread's slots, over the second half's raw vectors,
     // which take its place in registers.
-    cp_async_wait<0>();
+    ptx::cp_async_wait<0>();
 #pragma unroll
     for (int j = 0; j < K; ++j) {
       const uint4 raw = *top_slot(j);
@@ -1063,7 +980,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
     const C* part[CLUSTER];
 #pragma unroll
-    for (int q = 0; q < CLUSTER; ++q) part[q] = map_cluster_rank(smem, q);
+    for (int q = 0; q < CLUSTER; ++q) part[q] = ptx::map_cluster_rank(smem, q);
 #pragma unroll
     for (int j = 0; j < K; ++j)
 #pragma unroll
@@ -1101,7 +1018,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SP
 #pragma unroll
     for (int j = 0; j < K; ++j)
       VecIO<T, V>::template store<false>(row + tile_index(std::integral_constant<int, kTurns>{}, j), r[j]);
-    fence_proxy_async_shared();
+    ptx::fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
   } else if constexpr (kSplit) {

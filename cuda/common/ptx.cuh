@@ -1,0 +1,210 @@
+#pragma once
+// Typed wrappers of the PTX instructions the kernels use, one per instruction (or per fixed short
+// sequence), each named for what it does and behind the architecture guard it needs. Shared by
+// fwt, gemm and the bench tools. Off their architecture the wrappers of required instructions trap
+// (callers select them at compile time and never reach them there); fences and waits become no-ops.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace ironkernels::detail::ptx {
+
+// ------------------------------------------------------------------ addresses
+/// The 32-bit shared-memory address of a generic pointer into shared memory.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// mapa: the generic address of the same shared-memory location in CTA `rank` of this cluster (sm_90+).
+template <class C>
+__device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
+  std::uint64_t out;
+  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<std::uint64_t>(p)), "r"(rank));
+  return reinterpret_cast<const C*>(out);
+}
+#endif
+
+/// %globaltimer: nanoseconds of the GPU's global timer.
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+
+// ------------------------------------------------------------------ mma.sync (sm_80+)
+/// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: D = A·B + C, A 16×16 (row-major fragment: four
+/// registers of two T), B 16×8 (column-major fragment), C and D float32. T is __half or __nv_bfloat16.
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16_f32(float (&d)[4], const uint4& a, const std::uint32_t (&b)[2],
+                                                 const float (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define IK_PTX_MMA_M16N8K16(AB)                                                                                    \
+  asm("mma.sync.aligned.m16n8k16.row.col.f32." AB "." AB ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "           \
+      "{%10,%11,%12,%13};"                                                                                         \
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])                                                             \
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]))
+  if constexpr (std::is_same_v<T, __half>) IK_PTX_MMA_M16N8K16("f16");
+  else IK_PTX_MMA_M16N8K16("bf16");
+#undef IK_PTX_MMA_M16N8K16
+#else
+  __trap();
+#endif
+}
+
+/// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: D = A·B + C. The registers hold float32 bit
+/// patterns; the tensor cores read their top 19 bits (tf32) and ignore the 13 low mantissa bits.
+__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const float (&a)[4], const std::uint32_t (&b)[2],
+                                                 const float (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])), "r"(__float_as_uint(a[3])),
+        "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+#else
+  __trap();
+#endif
+}
+
+// ------------------------------------------------------------------ cp.async (sm_80+)
+/// cp.async.cg.shared.global, 16 bytes, past L1; `valid == false` writes zeros and reads nothing.
+/// Below sm_80 a plain copy.
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+#else
+  *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+#endif
+}
+/// cp.async.commit_group.
+__device__ __forceinline__ void cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/// cp.async.wait_group PENDING: all but the newest PENDING commit groups have landed.
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// ------------------------------------------------------------------ bulk copies (TMA engine, sm_90+)
+/// fence.proxy.async.shared::cta: this thread's shared-memory writes become visible to the async proxy
+/// (bulk copies).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+/// createpolicy.fractional.L2::evict_first.b64 with fraction 1: a cache policy for L2 hints.
+__device__ __forceinline__ std::uint64_t create_policy_evict_first() {
+  std::uint64_t policy = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
+  return policy;
+}
+/// cp.async.bulk.global.shared::cta.bulk_group: `bytes` (a multiple of 16, both addresses 16-byte
+/// aligned) from shared to global memory.
+__device__ __forceinline__ void cp_async_bulk_shared_to_global(void* dst, const void* src, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(shared_address(src)),
+               "r"(bytes) : "memory");
+#else
+  __trap();
+#endif
+}
+/// The same with an L2 cache-policy hint (.L2::cache_hint).
+__device__ __forceinline__ void cp_async_bulk_shared_to_global(void* dst, const void* src, unsigned bytes,
+                                                               std::uint64_t policy) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst),
+               "r"(shared_address(src)), "r"(bytes), "l"(policy) : "memory");
+#else
+  __trap();
+#endif
+}
+/// cp.async.bulk.commit_group.
+__device__ __forceinline__ void cp_async_bulk_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+/// cp.async.bulk.wait_group.read 0: this thread's committed bulk copies have read their shared memory.
+__device__ __forceinline__ void cp_async_bulk_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#endif
+}
+/// cp.async.bulk.wait_group 0: this thread's committed bulk copies have completed.
+__device__ __forceinline__ void cp_async_bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+/// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: `bytes` from global to shared
+/// memory, completing as transaction bytes on the mbarrier `bar`.
+__device__ __forceinline__ void cp_async_bulk_global_to_shared(void* dst, const void* src, unsigned bytes,
+                                                               unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   shared_address(dst)),
+               "l"(src), "r"(bytes), "r"(shared_address(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+
+// ------------------------------------------------------------------ mbarrier (sm_90+)
+/// mbarrier.init.shared::cta.b64 with `count` expected arrivals.
+__device__ __forceinline__ void mbarrier_init(unsigned long long* bar, unsigned count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+#else
+  __trap();
+#endif
+}
+/// fence.mbarrier_init.release.cluster: initialised mbarriers become visible to the cluster (and the
+/// async proxy).
+__device__ __forceinline__ void fence_mbarrier_init() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+/// mbarrier.arrive.shared::cta.b64.
+__device__ __forceinline__ void mbarrier_arrive(unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+#else
+  __trap();
+#endif
+}
+/// mbarrier.arrive.expect_tx.shared::cta.b64: arrives and expects `bytes` of transactions.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+#else
+  __trap();
+#endif
+}
+/// mbarrier.try_wait.parity.shared::cta.b64 in a loop: until the phase of parity `parity` completes.
+__device__ __forceinline__ void mbarrier_wait_parity(unsigned long long* bar, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n .reg .pred done;\n wait_%=:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait_%=;\n}" ::"r"(shared_address(bar)),
+      "r"(parity) : "memory");
+#else
+  __trap();
+#endif
+}
+
+}  // namespace ironkernels::detail::ptx
