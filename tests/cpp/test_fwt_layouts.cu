@@ -1,4 +1,4 @@
-// Host-only checks of the CUDA FWT kernels' shared-memory exchanges (cuda/fwt/fwt_tile.cuh), no
+// Host-only checks of the CUDA FWT kernels' shared-memory exchanges (cuda/fwt/fwt_layouts.cuh), no
 // GPU needed: in every corner turn each element leaves and arrives at the same offset, the offsets
 // of one pass cover the buffer exactly once, and no 16-byte access of a quarter warp hits a bank
 // group twice; the outputs leave in whole 512-byte segments per warp; the lane turn moves each
@@ -16,8 +16,7 @@
 #include <vector>
 
 #include "check.hpp"
-#include "fwt/fwt_single_exchange.cuh"
-#include "fwt/fwt_tile.cuh"
+#include "fwt/fwt_layouts.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
