@@ -1,14 +1,14 @@
 #pragma once
 // The FWT kernels' layouts as pure compile-time index algebra, host and device: which logical index
 // bit each lane, register-vector and warp bit holds at every step, and where each value sits in the
-// shared-memory exchanges. The kernels (fwt_tile.cuh, fwt_single_exchange.cuh) address with these;
+// shared-memory exchanges. The kernels (fwt_tile_kernel.cuh, fwt_single_exchange.cuh) address with these;
 // tests/cpp/test_fwt_layouts.cu checks them on the host (permutations, conflict-free accesses,
 // whole 512-byte store segments, and the data flow computing the transform exactly).
 namespace ironkernels::detail::fwt_gpu {
 
 constexpr int ilog2(int x) { return x <= 1 ? 0 : 1 + ilog2(x / 2); }
 
-// The chained tensor-core stages' permutations (ChainedHadamardMma in fwt_tile.cuh).
+// The chained tensor-core stages' permutations (ChainedHadamardMma in fwt_mma_stages.cuh).
 struct ChainedMmaLayout {
   // Stage 1: output coordinate (in k bits) of D row m: k bit 0 <- m bit 3, k bit 3 <- m bit 0.
   __host__ __device__ static constexpr int sigma(int m) { return (m >> 3 & 1) | (m & 6) | (m & 1) << 3; }
