@@ -12,9 +12,7 @@
 // against cudaMemcpyAsync of the same bytes measured just before; each line's output is checked
 // against its input. FWT_COPY_ROW_KB=4 runs only the lines of that row size.
 //
-// Build (from the repository root; no library needed):
-//   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
-//        bench/fwt_copy_ceiling.cu cpp/src/core/array.cpp -ldl -o fwt_copy_ceiling
+// Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target fwt_copy_ceiling
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -4,9 +4,7 @@
 // of its (dtype, n) and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the
 // same bytes (256 MB, or FWT_SWEEP_MB).
 //
-// Build (from the repository root; no library needed):
-//   nvcc -std=c++17 -O3 --expt-relaxed-constexpr -arch=sm_90a -Icpp/include -Icpp/src -Icuda \
-//        bench/fwt_sweep.cu cpp/src/core/array.cpp -ldl -o fwt_sweep
+// Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target fwt_sweep
 // Run: ./fwt_sweep [dtype [n]]  (one line per configuration: dtype n K occ stages passes GB/s, its
 // ratio to the copy measured just before the group, the largest difference to the group's first output)
 // FWT_SWEEP_MATCH=table runs only the configurations whose label contains the string (the first of
@@ -200,7 +198,7 @@ void run() {
   std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES, PASSES,
                 int(BULK), int(LT), CHAINED ? " chained mma" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, BULK, LT, CHAINED>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, fg::options(BULK, LT, CHAINED, false)>(a, stream, 0);
   });
 }
 
@@ -213,7 +211,7 @@ void run_split() {
   std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s%s", K, OCC, PASSES, CHAINED ? " chained mma" : "",
                 LT ? " lane-turn" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, false, LT, CHAINED, true>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, fg::options(false, LT, CHAINED, true)>(a, stream, 0);
   });
 }
 

@@ -130,8 +130,9 @@ inline bool clusters_available(int device) {
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false, bool SPLIT_TOP = false>
+          unsigned OPTIONS = 0>
 void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
+  constexpr bool LANE_TURN = has(OPTIONS, kLaneTurn), SPLIT_TOP = has(OPTIONS, kSplitTop);
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - (SPLIT_TOP ? 1 : 0) - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
   const std::int64_t rows_per_tile = std::int64_t(1) << (tile_bits - kN);
@@ -146,8 +147,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
-  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, BULK_STORE, LANE_TURN, CHAINED_MMA,
-                                SPLIT_TOP>;
+  auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, OPTIONS>;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
@@ -216,7 +216,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         // (fwt_single_exchange.cuh), a block per row; 2^15 stores straight from registers.
         if constexpr (LOG_N == 12 || LOG_N == 14) {
           if (hopper_or_newer(device))
-            return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, false, false, true>(a, stream, device);
+            return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, kChainedMma>(a, stream, device);
         }
         if constexpr (LOG_N == 13 || LOG_N == 15) {
           constexpr bool kSplit = true, kResident = false, kDirectStores = LOG_N == 15;
@@ -226,16 +226,16 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         if constexpr (LOG_N == 12) {
           return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
         } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
-          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, true, true>(a, stream, device);
+          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, kBulkStore | kLaneTurn>(a, stream, device);
         }
       }
     } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
       // float32 rows of 2^15 and float64 rows of 2^14: split in halves of 64 KB (SPLIT_TOP), 64 (32)
       // values per thread, the lane turn, the corner turn in two passes, two 8-warp blocks per SM.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, false, true, false, true>(a, stream, device);
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
     } else if constexpr (LOG_N == 14) {
       // float32 rows of 2^14: 64 values per thread (one corner turn fewer) and the lane turn.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, false, true>(a, stream, device);
+      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, kLaneTurn>(a, stream, device);
     } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
       // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
       return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);

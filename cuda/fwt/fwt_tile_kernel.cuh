@@ -77,27 +77,31 @@ __device__ __forceinline__ void bulk_wait() {
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
 // passes, over the values with that bit 0 and then 1, through half the shared memory, which leaves
 // room for input stages or a second block.
-// BULK_STORE (one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
+// OPTIONS, or-ed TileOption flags:
+// kBulkStore (BULK_STORE; one row per tile, sm_90+): the row's outputs are written to the corner-turn buffer
 // in memory order and leave in one bulk copy, whose read of shared memory is awaited only before
 // the next tile's turn.
-// LANE_TURN (rows that fill K >= 8 vectors of a warp): the three lane / 4 bits are swapped with
+// kLaneTurn (LANE_TURN; rows that fill K >= 8 vectors of a warp): the three lane / 4 bits are swapped with
 // three register bits through a warp-private shared-memory buffer (layout 0 of Layout), so they are
 // butterflied in registers: two 16-byte shared accesses per 4 values instead of a shuffle and an
 // FMA per value and bit.
-// CHAINED_MMA (16-bit rows of >= 2^8, stored directly): logical bits 0 and 2-7 in two chained
+// kChainedMma (CHAINED_MMA; 16-bit rows of >= 2^8, stored directly): logical bits 0 and 2-7 in two chained
 // tensor-core stages (ChainedHadamardMma), so no lane bit is left to shuffle; the values leave in a permuted lane
 // order (ChainedMmaLayout::lane_slot), each warp store still one 512-byte segment.
-// SPLIT_TOP (one row per block, loaded and stored directly): the block holds half its row in
+// kSplitTop (SPLIT_TOP; one row per block, loaded and stored directly): the block holds half its row in
 // registers at a time. The second half's inputs go to shared memory (cp.async) while the first half
 // is transformed as a row of 2^(LOG_N-1); then that result is parked there in their place, the second
 // half transformed the same way, and the row's top bit butterflied as both halves leave. Half the
 // registers per row let two blocks share an SM, each with its own loads and stores in flight. Its
 // lane turns use the corner turn's bytes (a barrier between them), so the two blocks still fit.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          bool BULK_STORE = false, bool LANE_TURN = false, bool CHAINED_MMA = false, bool SPLIT_TOP = false>
-__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - SPLIT_TOP - ilog2(CLUSTER)),
-                                  min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - SPLIT_TOP - ilog2(CLUSTER)), OCC_WARPS))
+          unsigned OPTIONS = 0>
+__global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - has(OPTIONS, kSplitTop) - ilog2(CLUSTER)),
+                                  min_blocks(tile_warps(ilog2(V), ilog2(K), LOG_N - has(OPTIONS, kSplitTop) - ilog2(CLUSTER)),
+                                             OCC_WARPS))
     fwt_tile_kernel(const KernelArgs a) {
+  constexpr bool BULK_STORE = has(OPTIONS, kBulkStore), LANE_TURN = has(OPTIONS, kLaneTurn);
+  constexpr bool CHAINED_MMA = has(OPTIONS, kChainedMma), SPLIT_TOP = has(OPTIONS, kSplitTop);
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), c_bits = ilog2(CLUSTER);
   constexpr int LOG_SUB = LOG_N - (SPLIT_TOP ? 1 : 0);
