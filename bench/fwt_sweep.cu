@@ -1,5 +1,5 @@
 // Sweeps FWT kernel configurations (values per thread, register cap, input stages, corner-turn
-// passes, split rows) on one GPU, to choose the table in cuda/fwt/fwt_tile.cuh `launch_tile`. Each configuration
+// passes, split rows) on one GPU, to choose the table in cuda/fwt/fwt_table.cuh `launch_tile`. Each configuration
 // transforms a 256 MB tensor of rows of 2^n; the output is checked against the first configuration
 // of its (dtype, n) and timed (median of 20 launches, CUDA events) against cudaMemcpyAsync of the
 // same bytes (256 MB, or FWT_SWEEP_MB).
@@ -23,7 +23,8 @@
 #include <cstring>
 #include <vector>
 
-#include "fwt/fwt_single_exchange.cuh"  // includes fwt_tile.cuh
+#include "fwt/fwt_single_exchange.cuh"
+#include "fwt/fwt_table.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 

@@ -1,5 +1,6 @@
 // FWT kernels for bfloat16 (one file per dtype so they compile in parallel).
-#include "fwt/fwt_single_exchange.cuh"  // includes fwt_tile.cuh
+#include "fwt/fwt_single_exchange.cuh"
+#include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
 void fwt_cuda_bfloat16(const FwtPlan& plan, cudaStream_t stream) {

@@ -1,5 +1,5 @@
 // CUDA FWT dispatch: by dtype, and for rows longer than one tile a second pass.
-#include "fwt/fwt_tile.cuh"
+#include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
 

@@ -1,7 +1,7 @@
 #pragma once
-// The CUDA FWT's launchers and its (dtype, N, architecture) -> configuration table, instantiated per
-// dtype by fwt_<dtype>.cu; the kernels are in fwt_tile_kernel.cuh, fwt_single_exchange.cuh and
-// fwt_smem_kernel.cuh.
+// The CUDA FWT's launchers: one tile-kernel configuration (launch_tile_config), the single-exchange
+// kernel (declared; fwt_single_exchange.cuh) and the shared-memory fallback, with the host-side
+// caches and device limits they use. Which configuration runs is fwt_table.cuh's choice.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -179,91 +179,6 @@ template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_U
           bool RESIDENT = true, bool DIRECT_STORES = false>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
 
-// Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
-// that would need more than 16 warps in one CTA are split over a cluster; beyond 32 warps a cluster
-// is required.
-template <class T, int V, int K, int LOG_N = 0>
-void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
-  if constexpr (LOG_N > kFwtMaxLog2N) {
-    raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
-  } else {
-    if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
-    constexpr int local = ilog2(V) + 5 + ilog2(K);
-    constexpr int preferred = LOG_N > local + 4 ? LOG_N - (local + 4) : 0;  // cluster bits
-    constexpr int required = LOG_N > local + 5 ? LOG_N - (local + 5) : 0;
-    static_assert(preferred <= 2, "at most 4 CTAs per cluster");
-    if constexpr (preferred > 0) {
-      if (clusters_available(device))
-        return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
-    }
-    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
-    // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
-    // corner turn's passes.
-    if constexpr (sizeof(T) == 2) {
-      // 16-bit rows: the element rate is twice float32's. Rows up to 2^11 load directly (2^11: 64
-      // values per thread, 80 registers, 25 warps per SM). Hopper's 2^12-2^15 below; elsewhere 2^12
-      // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages, bulk
-      // stores and the lane turn (no shuffles).
-      if constexpr (LOG_N <= 10) {
-        return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-      } else if constexpr (LOG_N == 11) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
-      } else {
-        // On Hopper (compute capability 9.0, where these were measured): 2^12 and 2^14 with 64
-        // values per thread, loaded directly, and the chained tensor-core stages (no shuffles); 2^12
-        // at 128 registers (16 warps per SM), 2^14 at 80, so three 8-warp blocks share an SM (3 x
-        // 64 KB of corner-turn buffers). 2^13 and 2^15 as split rows of the single-exchange kernel
-        // (fwt_single_exchange.cuh), a block per row; 2^15 stores straight from registers.
-        if constexpr (LOG_N == 12 || LOG_N == 14) {
-          if (hopper_or_newer(device))
-            return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, kChainedMma>(a, stream, device);
-        }
-        if constexpr (LOG_N == 13 || LOG_N == 15) {
-          constexpr bool kSplit = true, kResident = false, kDirectStores = LOG_N == 15;
-          if (hopper_or_newer(device))
-            return launch_single_exchange<T, LOG_N, 1, false, false, kSplit, kResident, kDirectStores>(a, stream, device);
-        }
-        if constexpr (LOG_N == 12) {
-          return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
-        } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
-          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, kBulkStore | kLaneTurn>(a, stream, device);
-        }
-      }
-    } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
-      // float32 rows of 2^15 and float64 rows of 2^14: split in halves of 64 KB (SPLIT_TOP), 64 (32)
-      // values per thread, the lane turn, the corner turn in two passes, two 8-warp blocks per SM.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
-    } else if constexpr (LOG_N == 14) {
-      // float32 rows of 2^14: 64 values per thread (one corner turn fewer) and the lane turn.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, kLaneTurn>(a, stream, device);
-    } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
-      // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
-      return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
-    } else if constexpr (required == 0) {
-      return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
-    } else {
-      raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");
-    }
-  }
-}
-
-inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
-
-// Vector path when both pointers are 16-byte aligned and every row start is too, and each vector
-// lies inside one row (or the rows are packed back to back and the total is a whole number of vectors).
-inline bool can_vectorize(const FwtPlan& p, int elems_per_vec) {
-  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
-  if (!aligned16(p.x) || !aligned16(p.y)) return false;
-  const std::int64_t n = std::int64_t(1) << p.log_n;
-  if (n >= elems_per_vec) {
-    for (int d = 0; d < p.batch_ndim; ++d)
-      if ((p.x_stride[d] * es) % 16 || (p.y_stride[d] * es) % 16) return false;
-    return true;
-  }
-  const bool packed = p.batch_ndim == 0 || (p.batch_ndim == 1 && p.x_stride[0] == n && p.y_stride[0] == n);
-  return packed && (p.rows * n) % elems_per_vec == 0;
-}
-
 template <class T>
 void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
@@ -278,24 +193,6 @@ void launch_smem(const KernelArgs& a, cudaStream_t stream, int device) {
   allow_smem(reinterpret_cast<const void*>(fwt_smem_kernel<T>), smem, device);
   fwt_smem_kernel<T><<<grid_size(blocks, a.rows), kSmemThreads, smem, stream>>>(a, tile_bits);
   IK_CUDA_CHECK_LAUNCH("fwt_smem_kernel");
-}
-
-/// Whether the register-tile kernel takes this plan (else the shared-memory fallback does).
-inline bool uses_tile_kernel(const FwtPlan& p) {
-  return p.batch_ndim <= 1 && can_vectorize(p, 16 / static_cast<int>(dtype_size(p.dtype)));
-}
-
-/// Vectors of 16 bytes per thread that launch_tile's configurations are multiples of: 32 values in
-/// registers (16 for float64).
-template <class T>
-constexpr int kTableVectors = sizeof(T) == 2 ? 4 : 8;
-
-/// The dtype's launcher: the tile kernels on the fast path, else the fallback.
-template <class T>
-void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
-  const KernelArgs a = make_args(p);
-  if (uses_tile_kernel(p)) return launch_tile<T, 16 / sizeof(T), kTableVectors<T>>(a, stream, p.device.id);
-  return launch_smem<T>(a, stream, p.device.id);
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

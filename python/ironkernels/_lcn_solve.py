@@ -224,8 +224,8 @@ def _start(drawing, edges, width, height, init, methods, planar, xy_in, seed, bu
 
     For init="auto" the candidates are legalised, evaluated exactly, and the best by (k, edges at k,
     total) kept. The planar drawing and the input come first; then our stress layout runs in a thread
-    while the OGDF layouts and the circle run in turn, each only if its predicted time fits in what is
-    left of `budget` (a quarter of the time limit); the choice stops at k = 0."""
+    while the others (our pivot MDS, OGDF's layouts, the circle) run in turn, each only if its predicted
+    time fits in what is left of `budget` (a quarter of the time limit); the choice stops at k = 0."""
     from ._lcn_start import start_drawing
 
     def candidate(method):
@@ -288,7 +288,8 @@ def _auto_methods(methods: list, planar: Optional[bool], input_valid: bool, n: i
     """The start layouts "auto" tries: first the planar drawings of a planar graph and the input when it is
     a valid drawing already; then the layouts, and the input repaired last when it was not valid."""
     first = (["planar", "ogdf-planar"] if planar else []) + (["keep"] if input_valid else [])
-    later = ["stress", "pivotmds", "ogdf-pivotmds", "ogdf-fmmm"] + (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
+    later = ["stress", "pivotmds", "ogdf-pivotmds", "ogdf-fmmm"]
+    later += (["ogdf-stress"] if n <= _OGDF_STRESS_MAX_N else []) + ["circle"]
     if not input_valid:
         later.append("keep")
     return [m for m in first if m in methods], [m for m in later if m in methods]
