@@ -116,7 +116,7 @@ inline bool hopper_or_newer(int device) {
 
 // Splitting the longest rows over a thread-block cluster needs compute capability 9.0 too. It is
 // off unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
-// (bench/NOTES.md), so it stays an opt-in experiment until it wins.
+// (bench/DECISIONS.md, fwt), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
   return hopper_or_newer(device) && once_per(device, [&] {
            int cluster_launch = 0;
@@ -196,7 +196,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       if (clusters_available(device))
         return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
     }
-    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
+    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/DECISIONS.md, fwt): values per thread
     // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
     // corner turn's passes.
     if constexpr (sizeof(T) == 2) {
