@@ -9,7 +9,7 @@
 // stored straight from registers, which leaves two blocks per SM the room the bulk store's own
 // row buffer would take). Rows of 2^12 fit one warp, whose blocks then need no barrier across warps.
 // The other shapes are sweep entries (bench/fwt_sweep.cu); they ran level with or slower than the
-// table's kernels (bench/NOTES.md, versions 29, 31, 32 and 53).
+// table's kernels (bench/DECISIONS.md, fwt).
 //
 // Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
 // over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;

@@ -28,9 +28,9 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       if (clusters_available(device))
         return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
     }
-    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/NOTES.md): values per thread
-    // (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and the
-    // corner turn's passes.
+    // Configurations measured on H200 with bench/fwt_sweep.cu (bench/DECISIONS.md, fwt): values per
+    // thread (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and
+    // the corner turn's passes.
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. Rows up to 2^11 load directly (2^11: 64
       // values per thread, 80 registers, 25 warps per SM). Hopper's 2^12-2^15 below; elsewhere 2^12

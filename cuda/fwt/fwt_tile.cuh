@@ -116,7 +116,7 @@ inline bool hopper_or_newer(int device) {
 
 // Splitting the longest rows over a thread-block cluster needs compute capability 9.0 too. It is
 // off unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
-// (bench/NOTES.md), so it stays an opt-in experiment until it wins.
+// (bench/DECISIONS.md, fwt), so it stays an opt-in experiment until it wins.
 inline bool clusters_available(int device) {
   return hopper_or_newer(device) && once_per(device, [&] {
            int cluster_launch = 0;

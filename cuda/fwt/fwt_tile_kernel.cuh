@@ -28,7 +28,7 @@
 // (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
 // a row in registers at a time, the other half in shared memory, two blocks per SM.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
-// stride) go to fwt_smem_kernel. bench/NOTES.md has the measurements behind each choice;
+// stride) go to fwt_smem_kernel. bench/DECISIONS.md (fwt) has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
 #include <cuda_runtime.h>
 
