@@ -22,7 +22,7 @@ MAX_K: int = int(_core.GEMM_MAX_K)
 # native DGEMM's on the φ = 0.5 and φ = 2 families, by inner dimension: (largest k, moduli). Measured
 # (bench/results/gemm-accuracy-h200.json, H200, n = k = 1024, 8192, 16384): 15 moduli suffice for
 # φ = 0.5 but not for φ = 2 (1.8e-12 against native 5.2e-13 at 16384), 16 suffice for both with
-# margin (1.9e-13); the CPU reference at n = 256 agrees (docs/history/fwt-notes.md, gemm sections).
+# margin (1.9e-13); the CPU reference at n = 256 agrees (docs/history/bench-notes.md, gemm sections).
 _NATIVE_MODULI = ((1 << 20, 16),)
 
 

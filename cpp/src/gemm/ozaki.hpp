@@ -456,7 +456,7 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int
 /// column j may keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and still
 /// Σ|A'||B'| <= 2^top < P/2; G_ij >= top - ceil_log2(k), the "fast" budget. The grouping makes the
 /// product a quarter of a residue product; on the φ = 0.5 and φ = 2 families it costs about one bit
-/// of a line's budget against the per-position bound (docs/history/fwt-notes.md, gemm sections).
+/// of a line's budget against the per-position bound (docs/history/bench-notes.md, gemm sections).
 constexpr int kBoundGroupLog2 = 2, kBoundGroup = 1 << kBoundGroupLog2;
 IK_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = v[0];
