@@ -190,6 +190,12 @@ void run_table() {
   });
 }
 
+// The sweep's configuration booleans as the kernel's TileOption flags.
+constexpr unsigned tile_options(bool bulk_store, bool lane_turn, bool chained_mma, bool split_top) {
+  return (bulk_store ? fg::kBulkStore : 0u) | (lane_turn ? fg::kLaneTurn : 0u) | (chained_mma ? fg::kChainedMma : 0u) |
+         (split_top ? fg::kSplitTop : 0u);
+}
+
 // One configuration of the tile kernel (launch_tile_config).
 template <class T, int K, int LOG_N, int OCC, int STAGES, int PASSES = 1, bool BULK = false, bool LT = false,
           bool CHAINED = false>
@@ -199,7 +205,7 @@ void run() {
   std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES, PASSES,
                 int(BULK), int(LT), CHAINED ? " chained mma" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, fg::options(BULK, LT, CHAINED, false)>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, tile_options(BULK, LT, CHAINED, false)>(a, stream, 0);
   });
 }
 
@@ -212,7 +218,7 @@ void run_split() {
   std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s%s", K, OCC, PASSES, CHAINED ? " chained mma" : "",
                 LT ? " lane-turn" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, fg::options(false, LT, CHAINED, true)>(a, stream, 0);
+    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, tile_options(false, LT, CHAINED, true)>(a, stream, 0);
   });
 }
 

@@ -11,10 +11,6 @@ namespace ironkernels::detail::fwt_gpu {
 // fwt_tile_kernel.cuh describes each.
 enum TileOption : unsigned { kBulkStore = 1u, kLaneTurn = 2u, kChainedMma = 4u, kSplitTop = 8u };
 constexpr bool has(unsigned options, TileOption o) { return (options & o) != 0; }
-constexpr unsigned options(bool bulk_store, bool lane_turn, bool chained_mma, bool split_top) {
-  return (bulk_store ? kBulkStore : 0u) | (lane_turn ? kLaneTurn : 0u) | (chained_mma ? kChainedMma : 0u) |
-         (split_top ? kSplitTop : 0u);
-}
 
 // Warps per block when rows fit one warp (several rows per warp): one, so that a finished warp's
 // slot on the SM is refilled at once instead of waiting for the block's other warps (sweep on
