@@ -1,8 +1,11 @@
-// FWT kernels for float32 (one file per dtype so they compile in parallel).
+// FWT kernels for float32 (one file per dtype so they compile in parallel): the row kernels of the
+// table and the strided kernel.
+#include "fwt/fwt_strided.cuh"
 #include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
-void fwt_cuda_float32(const FwtPlan& plan, cudaStream_t stream) {
-  fwt_gpu::launch_dtype<float>(plan, stream);
+void fwt_cuda_rows_float32(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<float>(plan, stream); }
+void fwt_cuda_strided_float32(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
+  fwt_gpu::launch_strided<float>(a, stream, device);
 }
 }  // namespace ironkernels::detail

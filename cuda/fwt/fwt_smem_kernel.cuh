@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kSmemThreads) fwt_smem_kernel(const KernelArgs
     if (row < a.rows) {
       std::int64_t xo, yo;
       row_offsets(a, row, xo, yo);
-      VecIO<T, 1>::load(static_cast<const T*>(a.x) + xo + (i & n_mask), v);
+      VecIO<T, 1>::load(static_cast<const T*>(a.x) + xo + (i & n_mask) * a.x_axis_stride, v);
     }
     smem[i] = v[0];
   }
@@ -41,14 +41,14 @@ __global__ void __launch_bounds__(kSmemThreads) fwt_smem_kernel(const KernelArgs
     }
   }
   __syncthreads();
-  const C sc = a.scaled ? static_cast<C>(a.scale) : C(1);
+  const C sc = scale_value<C>(a);
   for (int i = threadIdx.x; i < tile; i += kSmemThreads) {
     const std::int64_t row = row0 + (i >> log_n);
     if (row < a.rows) {
       std::int64_t xo, yo;
       row_offsets(a, row, xo, yo);
       const C v[1] = {smem[i] * sc};
-      VecIO<T, 1>::store(static_cast<T*>(a.y) + yo + (i & n_mask), v);
+      VecIO<T, 1>::store(static_cast<T*>(a.y) + yo + (i & n_mask) * a.y_axis_stride, v);
     }
   }
 }

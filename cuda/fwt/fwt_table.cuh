@@ -11,12 +11,15 @@
 
 namespace ironkernels::detail::fwt_gpu {
 
+/// The longest rows (log2) the table has a configuration for; longer ones are split into passes.
+constexpr int kTileMaxLog2N = 15;
+
 // Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
 // that would need more than 16 warps in one CTA are split over a cluster; beyond 32 warps a cluster
 // is required.
 template <class T, int V, int K, int LOG_N = 0>
 void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
-  if constexpr (LOG_N > kFwtMaxLog2N) {
+  if constexpr (LOG_N > kTileMaxLog2N) {
     raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
   } else {
     if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
@@ -78,8 +81,6 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     }
   }
 }
-
-inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 // Vector path when both pointers are 16-byte aligned and every row start is too, and each vector
 // lies inside one row (or the rows are packed back to back and the total is a whole number of vectors).

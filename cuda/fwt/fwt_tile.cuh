@@ -40,10 +40,15 @@ inline KernelArgs make_args(const FwtPlan& p) {
     a.xs[d] = p.x_stride[d];
     a.ys[d] = p.y_stride[d];
   }
+  a.x_axis_stride = p.x_axis_stride;
+  a.y_axis_stride = p.y_axis_stride;
   a.scale = p.scale;
-  a.scaled = p.scale != 1.0;
+  a.int_scale = static_cast<std::uint64_t>(p.int_scale);
+  a.scaled = p.scaled();
   return a;
 }
+
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 // Raises a kernel's dynamic shared-memory limit above the 48 KB default, per (kernel, device),
 // whenever a launch needs more than what was set before.

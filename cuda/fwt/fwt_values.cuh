@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fwt/fwt_plan.hpp"
 
@@ -20,6 +21,15 @@ template <>
 struct Compute<double> {
   using type = double;
 };
+// Integers as unsigned: wrapping sums and products are defined there (two's complement).
+template <>
+struct Compute<std::uint32_t> {
+  using type = std::uint32_t;
+};
+template <>
+struct Compute<std::uint64_t> {
+  using type = std::uint64_t;
+};
 
 struct KernelArgs {
   const void* x;
@@ -27,10 +37,12 @@ struct KernelArgs {
   std::int64_t rows;
   int log_n;
   int batch_ndim;
-  std::int64_t shape[kFwtMaxBatchDims];
-  std::int64_t xs[kFwtMaxBatchDims];
-  std::int64_t ys[kFwtMaxBatchDims];
+  std::int64_t shape[kFwtBatchCapacity];
+  std::int64_t xs[kFwtBatchCapacity];
+  std::int64_t ys[kFwtBatchCapacity];
+  std::int64_t x_axis_stride, y_axis_stride;  // the shared-memory kernel's (the tile kernels' are 1)
   double scale;
+  std::uint64_t int_scale;  // integer dtypes: the scale as a wrapping product
   bool scaled;
   std::int64_t tiles;  // tile kernel: number of tiles (rows per tile depend on the configuration)
 };
@@ -78,6 +90,22 @@ struct VecIO<float, 4> {
     store16<kEvictFirst>(p, make_float4(i[0], i[1], i[2], i[3]));
   }
 };
+template <class U>
+struct VecIOInt {
+  static constexpr int V = 16 / sizeof(U);
+  __device__ static uint4 load_raw(const U* p) { return load16(p); }
+  __device__ static void unpack(const uint4& q, U (&o)[V]) { memcpy(o, &q, 16); }
+  template <bool kEvictFirst>
+  __device__ static void store(U* p, const U (&i)[V]) {
+    uint4 q;
+    memcpy(&q, i, 16);
+    store16<kEvictFirst>(p, q);
+  }
+};
+template <>
+struct VecIO<std::uint32_t, 4> : VecIOInt<std::uint32_t> {};
+template <>
+struct VecIO<std::uint64_t, 2> : VecIOInt<std::uint64_t> {};
 template <>
 struct VecIO<double, 2> {
   __device__ static uint4 load_raw(const double* p) { return load16(p); }
@@ -207,11 +235,17 @@ __device__ __forceinline__ void butterfly_lane_bit(C (&r)[K][V], int lane, int b
 #pragma unroll
     for (int e = 0; e < V; ++e) r[j][e] = fma(sign, r[j][e], __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b));
 }
+// The contract's scale in the compute type (integers: modulo 2^32 / 2^64).
+template <class C, class Args>
+__device__ __forceinline__ C scale_value(const Args& a) {
+  if constexpr (std::is_integral_v<C>) return a.scaled ? static_cast<C>(a.int_scale) : C(1);
+  else return a.scaled ? static_cast<C>(a.scale) : C(1);
+}
 // The contract's scale (y = scale · H x), on a thread's values before they leave.
 template <int K, int V, class C>
 __device__ __forceinline__ void scale_held(C (&r)[K][V], const KernelArgs& a) {
   if (!a.scaled) return;
-  const C sc = static_cast<C>(a.scale);
+  const C sc = scale_value<C>(a);
 #pragma unroll
   for (int j = 0; j < K; ++j)
 #pragma unroll

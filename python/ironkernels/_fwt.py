@@ -8,7 +8,7 @@ from . import _core
 from ._interop import (core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
                        raise_unviewable, resolve_stream)
 
-_DTYPES = ("float16", "bfloat16", "float32", "float64")
+_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64")
 
 
 def fwt(
@@ -26,13 +26,15 @@ def fwt(
     so ``fwt(fwt(x)) == N · x`` and ``fwt(x, normalized=True)`` is orthonormal (scale ``1/√N``).
 
     Args:
-        x: array of float16, bfloat16, float32 or float64 (NumPy, PyTorch, CuPy, or any DLPack
-            producer). The transformed axis must be contiguous and of length N = 2^k
-            (k ≤ 15 on CUDA, ≤ 30 on the CPU); leading dims may have any shape and strides.
-            float16/bfloat16 are computed in float32 and rounded once.
-        axis: the axis to transform; only the last (-1) for now.
-        scale: multiplies the result (overrides ``normalized``); default 1.
-        normalized: scale by 1/√N.
+        x: array of float16, bfloat16, float32, float64, complex64, complex128, int32 or int64
+            (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, along ``axis``;
+            every dimension may have any stride (a strided axis is read in place, not transposed).
+            float16/bfloat16 are computed in float32 and rounded once; complex as its real and
+            imaginary parts; int32/int64 exactly modulo 2^32 / 2^64 (two's-complement wrapping).
+        axis: the axis to transform (negative counts from the end).
+        scale: multiplies the result (overrides ``normalized``); default 1. Integers take an
+            integer scale only (the product wraps like the sums).
+        normalized: scale by 1/√N (not for integers).
         out: array of x's shape, dtype and device to write into; may be ``x`` itself (in place).
             Default: a new C-contiguous array of x's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default: the current

@@ -15,17 +15,30 @@ def hadamard_matrix(n: int) -> np.ndarray:
     return np.where(parity == 0, 1.0, -1.0)
 
 
-def fwt_reference(x: np.ndarray, scale: float = 1.0) -> np.ndarray:
-    """scale · H_N · x along the last axis in float64, by the textbook radix-2 stages on reshapes."""
-    y = np.array(x, dtype=np.float64, copy=True)
+def fwt_reference(x: np.ndarray, scale: float = 1.0, axis: int = -1) -> np.ndarray:
+    """scale · H_N · x along `axis` by the textbook radix-2 stages on reshapes: in float64
+    (complex128 for complex input); integers exactly modulo 2^64 (uint64 wrapping) with an integer
+    scale, returned in x's integer dtype (so modulo 2^32 for int32)."""
+    x = np.asarray(x)
+    integer = x.dtype.kind in "iu"
+    work = np.uint64 if integer else (np.complex128 if x.dtype.kind == "c" else np.float64)
+    y = np.moveaxis(np.array(x, copy=True).astype(work), axis, -1)
     n = y.shape[-1]
     shape = y.shape
     h = 1
-    while h < n:
-        y = y.reshape(-1, n // (2 * h), 2, h)
-        y = np.stack([y[:, :, 0] + y[:, :, 1], y[:, :, 0] - y[:, :, 1]], axis=2)
-        h *= 2
-    return y.reshape(shape) * scale
+    with np.errstate(over="ignore"):
+        while h < n:
+            y = y.reshape(-1, n // (2 * h), 2, h)
+            y = np.stack([y[:, :, 0] + y[:, :, 1], y[:, :, 0] - y[:, :, 1]], axis=2)
+            h *= 2
+        y = y.reshape(shape)
+        if integer:
+            if scale != 1:
+                y = y * np.uint64(int(scale) % 2**64)
+            y = y.astype(x.dtype)
+        else:
+            y = y * scale
+    return np.moveaxis(y, -1, axis)
 
 
 def bf16_bits_from_float(x: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ using namespace ironkernels;
 void bind_fwt(nb::module_& m) {
   m.def("fwt", [](nb::ndarray<nb::ro> x, nb::ndarray<> out, int axis, std::optional<double> scale,
                   bool normalized, std::uintptr_t stream, bool as_bfloat16) {
-    const ArrayView xv = python::to_view(x, "fwt: x", as_bfloat16);
-    const ArrayView ov = python::to_view(out, "fwt: out", as_bfloat16);
+    const ArrayView xv = python::to_view(x, "fwt: x", as_bfloat16, python::kFwtDtypes);
+    const ArrayView ov = python::to_view(out, "fwt: out", as_bfloat16, python::kFwtDtypes);
     FwtOptions opt;
     opt.axis = axis;
     opt.scale = scale;

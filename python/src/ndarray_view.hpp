@@ -43,6 +43,9 @@ inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bflo
     }
     if (dt.code == static_cast<std::uint8_t>(code::Bfloat) && dt.bits == 16) return DType::bfloat16;
     if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 64) return DType::int64;
+    if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 32) return DType::int32;
+    if (dt.code == static_cast<std::uint8_t>(code::Complex) && dt.bits == 64) return DType::complex64;
+    if (dt.code == static_cast<std::uint8_t>(code::Complex) && dt.bits == 128) return DType::complex128;
   }
   raise<TypeError>(arg, " has dtype ", dlpack_dtype_name(dt), "; accepted: ", accepted);
 }
@@ -59,8 +62,10 @@ inline Device to_device(int device_type, int device_id, const char* arg) {
   }
 }
 
-/// The dtypes of the fwt (and of any op that takes every floating type).
+/// Every floating type (the default list of what an op accepts, for messages).
 inline constexpr const char* kFloatDtypes = "float16, bfloat16, float32, float64";
+/// The dtypes of the fwt.
+inline constexpr const char* kFwtDtypes = "float16, bfloat16, float32, float64, complex64, complex128, int32, int64";
 
 /// `arg` names the argument as the user passed it ("fwt: x"); `accepted` lists the dtypes the op takes.
 template <class... Ts>

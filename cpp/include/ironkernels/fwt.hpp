@@ -3,12 +3,15 @@
 //
 // Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
 // H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
-// N = 2^k, k = 0 … kMaxLog2N, along the last axis, which must be contiguous (stride 1); the
-// leading (batch) dimensions may have any shape and strides. float16 and bfloat16 are computed in
-// float32 and rounded once at the end; float32 in float32; float64 in float64.
+// N = 2^k, k = 0 … kFwtMaxLog2N, along any axis of any stride; the other dimensions may have any
+// shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end;
+// float32 in float32; float64 in float64; complex64 and complex128 as their real and imaginary parts
+// (each a float32 / float64 transform); int32 and int64 exactly modulo 2^32 / 2^64 (two's-complement
+// wrapping, the result of exact integer arithmetic reduced to the type's width), with an integer
+// scale (normalized is refused for integers).
 // `out` may be the same array as `x` (in place); any other overlap is rejected.
-// Host arrays run on the CPU (all of cpu_threads() across the batch), CUDA arrays on their device,
-// ordered on `stream`; the call does not synchronize.
+// Host arrays run on the CPU (all of cpu_threads()), CUDA arrays on their device, ordered on
+// `stream`; the call does not synchronize.
 #include <cstdint>
 #include <optional>
 
@@ -17,12 +20,12 @@
 namespace ironkernels {
 
 struct FwtOptions {
-  int axis = -1;                ///< only the last axis for now
+  int axis = -1;                ///< the transformed axis (negative: from the end)
   std::optional<double> scale;  ///< overrides `normalized`
   bool normalized = false;      ///< scale = 1/sqrt(N)
 };
 
-constexpr int kFwtMaxLog2N = 15;
+constexpr int kFwtMaxLog2N = 30;
 
 /// Validates everything (throws TypeError / ValueError before touching `out`), then transforms.
 void fwt(const ArrayView& x, const ArrayView& out, const FwtOptions& options = {},

@@ -11,9 +11,12 @@ std::size_t dtype_size(DType dt) {
   switch (dt) {
     case DType::float16:
     case DType::bfloat16: return 2;
-    case DType::float32: return 4;
+    case DType::float32:
+    case DType::int32: return 4;
     case DType::float64:
-    case DType::int64: return 8;
+    case DType::int64:
+    case DType::complex64: return 8;
+    case DType::complex128: return 16;
   }
   raise<TypeError>("unknown dtype");
 }
@@ -25,6 +28,9 @@ const char* dtype_name(DType dt) {
     case DType::float32: return "float32";
     case DType::float64: return "float64";
     case DType::int64: return "int64";
+    case DType::int32: return "int32";
+    case DType::complex64: return "complex64";
+    case DType::complex128: return "complex128";
   }
   return "unknown";
 }

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/cpu_isa.hpp"
+#include "core/half.hpp"
 #include "core/threads.hpp"
 #include "fwt/fwt_cpu.hpp"
 #include "fwt/fwt_plan.hpp"
@@ -17,14 +19,30 @@ namespace ironkernels {
 namespace detail {
 namespace {
 
+bool is_complex(DType d) { return d == DType::complex64 || d == DType::complex128; }
+
+// The scale of an integer transform: an integer that fits int64 (the product wraps like the sums).
+std::int64_t integer_scale(DType dt, const FwtOptions& opt) {
+  if (opt.normalized && !opt.scale)
+    raise<ValueError>("fwt: normalized=True is not defined for ", dtype_name(dt),
+                      " (1/sqrt(N) is not an integer); accepted: scale=None or an integer scale");
+  if (!opt.scale) return 1;
+  const double s = *opt.scale;
+  if (!(s == std::floor(s)) || !(std::fabs(s) < 9.2e18))
+    raise<ValueError>("fwt: scale=", s, " is not an integer; ", dtype_name(dt), " accepts integer scales only");
+  return static_cast<std::int64_t>(s);
+}
+
 FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& opt) {
   switch (x.dtype) {
     case DType::float16:
     case DType::bfloat16:
     case DType::float32:
-    case DType::float64: break;
-    default: raise<TypeError>("fwt: x has unsupported dtype ", dtype_name(x.dtype),
-                              "; accepted: float16, bfloat16, float32, float64");
+    case DType::float64:
+    case DType::complex64:
+    case DType::complex128:
+    case DType::int32:
+    case DType::int64: break;
   }
   if (out.dtype != x.dtype)
     raise<TypeError>("fwt: out has dtype ", dtype_name(out.dtype), " but x has ", dtype_name(x.dtype),
@@ -41,30 +59,31 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   const int axis = opt.axis < 0 ? opt.axis + nd : opt.axis;
   if (axis < 0 || axis >= nd)
     raise<ValueError>("fwt: axis=", opt.axis, " is out of range for an array of ", nd, " dimensions");
-  if (axis != nd - 1)
-    raise<ValueError>("fwt: axis=", opt.axis, " is not supported yet; only the last axis (axis=-1) is");
-  const std::int64_t n = x.shape[nd - 1];
+  const std::int64_t n = x.shape[axis];
   if (n < 1 || (n & (n - 1)) != 0)
-    raise<ValueError>("fwt: the transform length N = x.shape[-1] = ", n, " must be a power of two >= 1");
+    raise<ValueError>("fwt: the transform length N = x.shape[", axis, "] = ", n, " must be a power of two >= 1");
   const int log_n = __builtin_ctzll(static_cast<unsigned long long>(n));
-  const int max_log_n = x.device.type == DeviceType::cuda ? kFwtMaxLog2N : 30;
-  if (log_n > max_log_n)
-    raise<ValueError>("fwt: N = 2^", log_n, " is too large on ", device_name(x.device), "; accepted: N = 2^0 … 2^",
-                      max_log_n);
-  if (n > 1 && x.size() > 0 && (x.strides[nd - 1] != 1 || out.strides[nd - 1] != 1))
-    raise<ValueError>("fwt: the transformed (last) axis must be contiguous (stride 1); x has stride ",
-                      x.strides[nd - 1], ", out has stride ", out.strides[nd - 1]);
+  if (log_n > kFwtMaxLog2N)
+    raise<ValueError>("fwt: N = 2^", log_n, " is too large; accepted: N = 2^0 … 2^", kFwtMaxLog2N);
   if (x.device.type == DeviceType::cuda && !IRONKERNELS_WITH_CUDA)
     raise<UnsupportedError>("fwt: x is on ", device_name(x.device), " but this copy of ironkernels was built without CUDA");
 
   FwtPlan p;
   p.x = x.data;
   p.y = out.data;
-  p.dtype = x.dtype;
   p.device = x.device;
   p.log_n = log_n;
-  p.rows = x.size() / n;
-  p.scale = opt.scale ? *opt.scale : (opt.normalized ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0);
+  p.rows = n ? x.size() / n : 0;
+  switch (x.dtype) {  // complex: the real view, whose trailing dimension of 2 joins the batch
+    case DType::complex64: p.dtype = DType::float32; p.rows *= 2; break;
+    case DType::complex128: p.dtype = DType::float64; p.rows *= 2; break;
+    default: p.dtype = x.dtype;
+  }
+  const int parts = is_complex(x.dtype) ? 2 : 1;
+  if (p.is_integer()) p.int_scale = integer_scale(x.dtype, opt);
+  else p.scale = opt.scale ? *opt.scale : (opt.normalized ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0);
+  p.x_axis_stride = x.strides[axis] * parts;
+  p.y_axis_stride = out.strides[axis] * parts;
   if (p.rows == 0) return p;
 
   if (!out.elements_distinct())
@@ -74,29 +93,22 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
     raise<ValueError>("fwt: out overlaps x without being the same array; pass out=x for in place, or a separate array");
   }
 
-  // Collapse the batch dims (drop size-1 dims, merge dims that are contiguous in both x and out).
-  std::vector<std::int64_t> shp, xs, ys;
-  for (int d = 0; d < nd - 1; ++d) {
-    if (x.shape[d] == 1) continue;
-    if (!shp.empty() && xs.back() == x.shape[d] * x.strides[d] && ys.back() == x.shape[d] * out.strides[d]) {
-      shp.back() *= x.shape[d];
-      xs.back() = x.strides[d];
-      ys.back() = out.strides[d];
-    } else {
-      shp.push_back(x.shape[d]);
-      xs.push_back(x.strides[d]);
-      ys.push_back(out.strides[d]);
-    }
+  for (int d = 0; d < nd; ++d) {
+    if (d == axis) continue;
+    p.batch_shape[p.batch_ndim] = x.shape[d];
+    p.x_stride[p.batch_ndim] = x.strides[d] * parts;
+    p.y_stride[p.batch_ndim] = out.strides[d] * parts;
+    ++p.batch_ndim;
   }
-  if (static_cast<int>(shp.size()) > kFwtMaxBatchDims)
-    raise<ValueError>("fwt: x has ", shp.size(), " batch dimensions that cannot be merged (strided); at most ",
+  if (parts == 2) {
+    p.batch_shape[p.batch_ndim] = 2;
+    p.x_stride[p.batch_ndim] = p.y_stride[p.batch_ndim] = 1;
+    ++p.batch_ndim;
+  }
+  collapse_batch(p);
+  if (p.batch_ndim > kFwtMaxBatchDims)
+    raise<ValueError>("fwt: x has ", p.batch_ndim, " batch dimensions (besides the axis) that cannot be merged (strided); at most ",
                       kFwtMaxBatchDims, " are accepted");
-  p.batch_ndim = static_cast<int>(shp.size());
-  for (int d = 0; d < p.batch_ndim; ++d) {
-    p.batch_shape[d] = shp[d];
-    p.x_stride[d] = xs[d];
-    p.y_stride[d] = ys[d];
-  }
   return p;
 }
 
@@ -117,14 +129,78 @@ void fwt_rows_dispatch(T* y, std::int64_t rows, std::int64_t stride, int log_n, 
   IK_CPU_ISA_CALL(fwt_rows, y, rows, stride, log_n, scale)
 }
 
-// float32 / float64: copy the rows to out (unless in place), transform there. A one-dimensional
-// batch goes to the kernel in one call (no per-row dispatch for short rows).
+// float16 / bfloat16: widen to float32, transform, round once on the way back (per ISA: the
+// conversions use F16C / AVX-512 where the CPU has them, bit for bit those of core/half.hpp).
+void fwt_rows_16bit_dispatch(Format16 f, const std::uint16_t* x, std::int64_t xs, std::uint16_t* y,
+                             std::int64_t ys, std::int64_t rows, int log_n, float scale) {
+  IK_CPU_ISA_CALL(fwt_rows_16bit, f, x, xs, y, ys, rows, log_n, scale)
+}
+
+}  // namespace
+
+void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
+  IK_CPU_ISA_CALL(widen_16bit, f, src, dst, n)
+}
+void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
+  IK_CPU_ISA_CALL(round_16bit, f, src, dst, n)
+}
+#undef IK_CPU_ISA_CALL
+
+void collapse_batch(FwtPlan& p) {
+  int k = 0;
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    if (p.batch_shape[d] == 1) continue;
+    if (k > 0 && p.x_stride[k - 1] == p.batch_shape[d] * p.x_stride[d] &&
+        p.y_stride[k - 1] == p.batch_shape[d] * p.y_stride[d]) {
+      p.batch_shape[k - 1] *= p.batch_shape[d];
+      p.x_stride[k - 1] = p.x_stride[d];
+      p.y_stride[k - 1] = p.y_stride[d];
+    } else {
+      p.batch_shape[k] = p.batch_shape[d];
+      p.x_stride[k] = p.x_stride[d];
+      p.y_stride[k] = p.y_stride[d];
+      ++k;
+    }
+  }
+  p.batch_ndim = k;
+}
+
+namespace {
+
+// The element type the CPU kernels compute in: integers as unsigned (wrapping is defined there).
+template <DType D>
+struct CpuType;
+template <>
+struct CpuType<DType::float32> {
+  using type = float;
+};
+template <>
+struct CpuType<DType::float64> {
+  using type = double;
+};
+template <>
+struct CpuType<DType::int32> {
+  using type = std::uint32_t;
+};
+template <>
+struct CpuType<DType::int64> {
+  using type = std::uint64_t;
+};
+
+template <class T>
+T plan_scale(const FwtPlan& p) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::uint64_t>(p.int_scale));
+  else return static_cast<T>(p.scale);
+}
+
+// Contiguous lines of 32/64-bit elements: copy them to out (unless in place), transform there. A
+// one-dimensional batch goes to the kernel in one call (no per-row dispatch for short rows).
 template <class T>
 void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
   const std::int64_t n = std::int64_t(1) << p.log_n;
   const T* x = static_cast<const T*>(p.x);
   T* y = static_cast<T*>(p.y);
-  const T scale = static_cast<T>(p.scale);
+  const T scale = plan_scale<T>(p);
   for (std::int64_t r = begin; r < end; ++r) {
     std::int64_t xo, yo;
     p.row_offsets(r, xo, yo);
@@ -135,13 +211,6 @@ void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
     const std::int64_t stride = p.batch_ndim ? p.y_stride[0] : n;
     fwt_rows_dispatch<T>(y + begin * stride, end - begin, stride, p.log_n, scale);
   }
-}
-
-// float16 / bfloat16: widen to float32, transform, round once on the way back (per ISA: the
-// conversions use F16C / AVX-512 where the CPU has them, bit for bit those of core/half.hpp).
-void fwt_rows_16bit_dispatch(Format16 f, const std::uint16_t* x, std::int64_t xs, std::uint16_t* y,
-                             std::int64_t ys, std::int64_t rows, int log_n, float scale) {
-  IK_CPU_ISA_CALL(fwt_rows_16bit, f, x, xs, y, ys, rows, log_n, scale)
 }
 
 void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64_t end) {
@@ -160,28 +229,104 @@ void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64
   }
 }
 
+// float16 / bfloat16 elements as cpu_lines reads and writes them.
+struct Fp16Bits {
+  std::uint16_t bits;
+};
+struct Bf16Bits {
+  std::uint16_t bits;
+};
+
+// Lines along a strided axis: a group of `width` neighbouring lines (columns of the innermost batch
+// dimension when it is contiguous) is gathered into rows of a buffer, transformed by the row kernels
+// and scattered back. S is the stored type, T the computed one (float for 16-bit).
+struct LineGroups {
+  std::int64_t width = 1;   // lines per group
+  std::int64_t groups = 0;  // groups = outer lines × ceil(inner / width)
+  std::int64_t inner = 1;   // extent of the contiguous innermost batch dimension (1: none)
+};
+
+LineGroups line_groups(const FwtPlan& p) {
+  LineGroups g;
+  const std::int64_t n = std::int64_t(1) << p.log_n;
+  const int last = p.batch_ndim - 1;
+  if (last >= 0 && p.x_stride[last] == 1 && p.y_stride[last] == 1) g.inner = p.batch_shape[last];
+  constexpr std::int64_t kGroupElements = std::int64_t(1) << 16;  // a buffer of 256 KB of float32
+  g.width = std::max<std::int64_t>(1, std::min<std::int64_t>({16, g.inner, kGroupElements / n}));
+  g.groups = (p.rows / g.inner) * ((g.inner + g.width - 1) / g.width);
+  return g;
+}
+
+template <class S, class T>
+void cpu_lines(const FwtPlan& p, const LineGroups& g, std::int64_t begin, std::int64_t end) {
+  const std::int64_t n = std::int64_t(1) << p.log_n;
+  const S* x = static_cast<const S*>(p.x);
+  S* y = static_cast<S*>(p.y);
+  const std::int64_t xa = p.x_axis_stride, ya = p.y_axis_stride, per = (g.inner + g.width - 1) / g.width;
+  thread_local std::vector<T> buffer;
+  if (buffer.size() < static_cast<std::size_t>(g.width * n)) buffer.resize(static_cast<std::size_t>(g.width * n));
+  T* b = buffer.data();
+  const T scale = plan_scale<T>(p);
+  for (std::int64_t i = begin; i < end; ++i) {
+    const std::int64_t c0 = (i % per) * g.width, w = std::min(g.width, g.inner - c0);
+    std::int64_t xo, yo;
+    p.row_offsets((i / per) * g.inner + c0, xo, yo);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t c = 0; c < w; ++c) {
+        const S v = x[xo + j * xa + c];
+        if constexpr (std::is_same_v<S, T>) b[c * n + j] = v;
+        else if constexpr (std::is_same_v<S, Fp16Bits>) b[c * n + j] = fp16_to_float(v.bits);
+        else b[c * n + j] = bf16_to_float(v.bits);
+      }
+    fwt_rows_dispatch<T>(b, w, n, p.log_n, scale);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t c = 0; c < w; ++c) {
+        const T v = b[c * n + j];
+        if constexpr (std::is_same_v<S, T>) y[yo + j * ya + c] = v;
+        else if constexpr (std::is_same_v<S, Fp16Bits>) y[yo + j * ya + c].bits = float_to_fp16(v);
+        else y[yo + j * ya + c].bits = float_to_bf16(v);
+      }
+  }
+}
+
+template <class S, class T>
+void cpu_lines_all(const FwtPlan& p) {
+  const LineGroups g = line_groups(p);
+  const std::int64_t n = std::int64_t(1) << p.log_n;
+  // Groups of at least 2^16 elements each; very long lines one at a time (one buffer).
+  const std::int64_t grain = g.width * n * sizeof(T) > (std::int64_t(64) << 20) ? g.groups
+                             : std::max<std::int64_t>(1, (std::int64_t(1) << 16) / (g.width * n));
+  parallel_for(g.groups, grain, [&](std::int64_t b, std::int64_t e) { cpu_lines<S, T>(p, g, b, e); });
+}
+
+template <DType D>
+void cpu_native(const FwtPlan& p) {
+  using T = typename CpuType<D>::type;
+  if (!p.unit_axis_stride()) return cpu_lines_all<T, T>(p);
+  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
+  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) { cpu_rows_native<T>(p, b, e); });
+}
+
+void cpu_16bit(const FwtPlan& p, Format16 f) {
+  if (!p.unit_axis_stride())
+    return f == Format16::float16 ? cpu_lines_all<Fp16Bits, float>(p) : cpu_lines_all<Bf16Bits, float>(p);
+  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
+  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) { cpu_rows_16bit(p, f, b, e); });
+}
+
 }  // namespace
 
-void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n) {
-  IK_CPU_ISA_CALL(widen_16bit, f, src, dst, n)
-}
-void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
-  IK_CPU_ISA_CALL(round_16bit, f, src, dst, n)
-}
-#undef IK_CPU_ISA_CALL
-
 void fwt_cpu(const FwtPlan& p) {
-  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
-  auto body = [&](std::int64_t b, std::int64_t e) {
-    switch (p.dtype) {
-      case DType::float32: return cpu_rows_native<float>(p, b, e);
-      case DType::float64: return cpu_rows_native<double>(p, b, e);
-      case DType::float16: return cpu_rows_16bit(p, Format16::float16, b, e);
-      case DType::bfloat16: return cpu_rows_16bit(p, Format16::bfloat16, b, e);
-      case DType::int64: return;  // rejected by the plan
-    }
-  };
-  parallel_for(p.rows, grain, body);
+  switch (p.dtype) {
+    case DType::float32: return cpu_native<DType::float32>(p);
+    case DType::float64: return cpu_native<DType::float64>(p);
+    case DType::int32: return cpu_native<DType::int32>(p);
+    case DType::int64: return cpu_native<DType::int64>(p);
+    case DType::float16: return cpu_16bit(p, Format16::float16);
+    case DType::bfloat16: return cpu_16bit(p, Format16::bfloat16);
+    case DType::complex64:
+    case DType::complex128: return;  // planned as their real views
+  }
 }
 
 }  // namespace detail

@@ -61,6 +61,14 @@ template <>
 struct Mask<double> {
   typedef std::int64_t M __attribute__((vector_size(kVecBytes)));
 };
+template <>
+struct Mask<std::uint32_t> {
+  typedef std::int32_t M __attribute__((vector_size(kVecBytes)));
+};
+template <>
+struct Mask<std::uint64_t> {
+  typedef std::int64_t M __attribute__((vector_size(kVecBytes)));
+};
 
 // One butterfly stage on bit `b` inside a vector: r[i] = x[i^2^b] + (bit b of i ? -x[i] : x[i]).
 template <class T, int B>
@@ -337,6 +345,12 @@ void fwt_rows(float* x, std::int64_t rows, std::int64_t row_stride, int log_n, f
 }
 void fwt_rows(double* x, std::int64_t rows, std::int64_t row_stride, int log_n, double scale) {
   fwt_rows_impl<double>(x, rows, row_stride, log_n, scale);
+}
+void fwt_rows(std::uint32_t* x, std::int64_t rows, std::int64_t row_stride, int log_n, std::uint32_t scale) {
+  fwt_rows_impl<std::uint32_t>(x, rows, row_stride, log_n, scale);
+}
+void fwt_rows(std::uint64_t* x, std::int64_t rows, std::int64_t row_stride, int log_n, std::uint64_t scale) {
+  fwt_rows_impl<std::uint64_t>(x, rows, row_stride, log_n, scale);
 }
 
 }  // namespace ironkernels::detail::IK_CAT(cpu_, IRONKERNELS_CPU_ISA)

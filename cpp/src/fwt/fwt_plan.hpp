@@ -1,28 +1,38 @@
 #pragma once
-// A validated FWT call, reduced to what the kernels need: rows of 2^log_n contiguous elements whose
-// start offsets follow a collapsed batch of at most kMaxBatchDims dimensions (outer to inner).
+// A validated FWT call, reduced to what the kernels need: lines of 2^log_n elements, x_axis_stride
+// (y_axis_stride) elements apart along the transformed axis, whose starts follow a collapsed batch of
+// at most kFwtBatchCapacity dimensions (outer to inner). Complex arrays arrive as their real view
+// (a trailing dimension of 2, the real and imaginary parts); integers as their unsigned type
+// (two's-complement wrapping).
 #include <cstdint>
 
 #include "ironkernels/core/array.hpp"
 
 namespace ironkernels::detail {
 
-constexpr int kFwtMaxBatchDims = 8;
+constexpr int kFwtMaxBatchDims = 8;    // that a caller's array may leave after collapsing
+constexpr int kFwtBatchCapacity = 12;  // the passes of a long transform add dimensions of their own
 
 struct FwtPlan {
   const void* x = nullptr;
   void* y = nullptr;
-  DType dtype = DType::float32;
+  DType dtype = DType::float32;  // the element type transformed: float16/bfloat16/float32/float64/int32/int64
   Device device{};
   int log_n = 0;
-  std::int64_t rows = 0;
+  std::int64_t x_axis_stride = 1, y_axis_stride = 1;  // elements
+  std::int64_t rows = 0;                              // lines
   int batch_ndim = 0;
-  std::int64_t batch_shape[kFwtMaxBatchDims] = {};
-  std::int64_t x_stride[kFwtMaxBatchDims] = {};  // elements
-  std::int64_t y_stride[kFwtMaxBatchDims] = {};
-  double scale = 1.0;
+  std::int64_t batch_shape[kFwtBatchCapacity] = {};
+  std::int64_t x_stride[kFwtBatchCapacity] = {};  // elements
+  std::int64_t y_stride[kFwtBatchCapacity] = {};
+  double scale = 1.0;          // floating types
+  std::int64_t int_scale = 1;  // integer types (wrapping product)
 
-  /// Element offsets of row r in x and y.
+  bool is_integer() const { return dtype == DType::int32 || dtype == DType::int64; }
+  bool scaled() const { return is_integer() ? int_scale != 1 : scale != 1.0; }
+  bool unit_axis_stride() const { return x_axis_stride == 1 && y_axis_stride == 1; }
+
+  /// Element offsets of line r in x and y.
   void row_offsets(std::int64_t r, std::int64_t& xo, std::int64_t& yo) const {
     xo = yo = 0;
     for (int d = batch_ndim - 1; d >= 0; --d) {
@@ -34,9 +44,12 @@ struct FwtPlan {
   }
 };
 
+/// Drops size-1 dimensions of p's batch and merges neighbours that are contiguous in both x and y.
+void collapse_batch(FwtPlan& p);
+
 void fwt_cpu(const FwtPlan& plan);
 #if IRONKERNELS_WITH_CUDA
-void fwt_cuda(const FwtPlan& plan, Stream stream);  // cuda/fwt/fwt_kernels.cu
+void fwt_cuda(const FwtPlan& plan, Stream stream);  // cuda/fwt/fwt_cuda.cu
 #endif
 
 }  // namespace ironkernels::detail

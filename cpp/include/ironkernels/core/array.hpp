@@ -7,7 +7,7 @@
 
 namespace ironkernels {
 
-enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64 };
+enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64, int32, complex64, complex128 };
 
 /// Size of one element in bytes.
 std::size_t dtype_size(DType dt);
@@ -70,6 +70,10 @@ struct dtype_of<double> {
 template <>
 struct dtype_of<std::int64_t> {
   static constexpr DType value = DType::int64;
+};
+template <>
+struct dtype_of<std::int32_t> {
+  static constexpr DType value = DType::int32;
 };
 
 }  // namespace ironkernels

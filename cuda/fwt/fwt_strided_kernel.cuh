@@ -1,0 +1,172 @@
+#pragma once
+// The FWT along a strided axis, fwt_strided_kernel: the lines of a (outer, L, inner) layout, inner
+// contiguous, transformed along L without transposes. It also takes the passes of rows longer than
+// one tile (a row of N = L1·L2 is L1 strided lines of inner = L2), complex arrays (their real view,
+// inner = 2), integers, and rows whose 16-byte vectors hold several rows (inner < one vector).
+//
+// A block holds a tile of U = 2^log_u vectors of 16 bytes, u = [column bits | row bits | outer bits]
+// from the lowest: 2^cb neighbouring vectors of one row (W = 2^cb·V contiguous elements), 2^(log_l -
+// rv) rows (or row groups: with inner < V a vector holds 2^rv consecutive rows), 2^ob outer lines.
+// Each thread holds P = 2^PB vectors; a round puts a window of PB row bits of u into its registers
+// (the rest of u's bits are thread bits, lowest first, so the accesses of a warp stay contiguous),
+// transforms those bits there, and the next round exchanges the tile through shared memory to the
+// next window down. Loads and stores use the top window, whose thread bits are u's lowest.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "fwt/fwt_layouts.cuh"
+#include "fwt/fwt_plan.hpp"
+#include "fwt/fwt_values.cuh"
+
+namespace ironkernels::detail::fwt_gpu {
+
+struct StridedArgs {
+  const void* x;
+  void* y;
+  int outer_ndim;  // the outer lines' dimensions (outer to inner)
+  std::int64_t shape[kFwtBatchCapacity];
+  std::int64_t xs[kFwtBatchCapacity];
+  std::int64_t ys[kFwtBatchCapacity];
+  std::int64_t outer;                   // outer lines
+  std::int64_t x_row_stride, y_row_stride;  // elements between the tile's consecutive rows (row groups)
+  int cb, row_bits, ob, rv, log_u;
+  std::int64_t column_tiles;  // tiles across one outer line's inner extent
+  double scale;
+  std::uint64_t int_scale;
+  bool scaled;
+};
+
+// Threads per block at the largest tile; the launch bound leaves room for two blocks per SM.
+constexpr int kStridedThreads = 256;
+
+/// Vector bits of the largest tile (64 KB of shared memory) and the window, per stored type.
+template <class T>
+constexpr int strided_window_bits() {
+  return sizeof(T) == 2 ? 3 : 4;  // 16-bit: 8 vectors of 8 float32 values per thread
+}
+template <class T>
+constexpr int strided_max_log_u() {
+  return strided_window_bits<T>() + 8;  // 256 threads
+}
+
+// Vector u of the tile at register i of thread t, when the window starts at bit lo.
+template <int PB>
+__device__ __forceinline__ int strided_u(int t, int lo, int i) {
+  return (t & ((1 << lo) - 1)) | (i << lo) | ((t >> lo) << (lo + PB));
+}
+// Shared-memory slot of vector u: the low three bits xor-ed with the three above the window's width,
+// so that both the top window (threads over u's low bits) and the bottom one (threads over the bits
+// above PB) touch distinct 16-byte bank groups.
+template <int PB>
+__device__ __forceinline__ int strided_slot(int u) {
+  return u ^ ((u >> PB) & 7);
+}
+
+template <class T, int PB>
+__device__ __forceinline__ void strided_exchange(typename Compute<T>::type (&v)[1 << PB][16 / sizeof(T)], uint4* smem,
+                                                 int t, int from, int to) {
+  using C = typename Compute<T>::type;
+  constexpr int V = 16 / sizeof(T), CH = V * int(sizeof(C)) / 16;
+  __syncthreads();  // the previous exchange's reads are done
+#pragma unroll
+  for (int i = 0; i < (1 << PB); ++i) {
+    uint4* p = smem + strided_slot<PB>(strided_u<PB>(t, from, i)) * CH;
+#pragma unroll
+    for (int c = 0; c < CH; ++c) p[c] = chunk_bits(&v[i][c * 16 / sizeof(C)]);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < (1 << PB); ++i) {
+    const C* p = reinterpret_cast<const C*>(smem + strided_slot<PB>(strided_u<PB>(t, to, i)) * CH);
+    load_chunk(p, v[i]);
+  }
+}
+
+template <class T, int PB>
+__global__ void __launch_bounds__(kStridedThreads, 2) fwt_strided_kernel(const StridedArgs a) {
+  using C = typename Compute<T>::type;
+  constexpr int V = 16 / sizeof(T), P = 1 << PB, LOG_V = ilog2(V);
+  extern __shared__ uint4 strided_smem[];
+  const int t = threadIdx.x;
+  const std::int64_t og = blockIdx.x / a.column_tiles, ct = blockIdx.x % a.column_tiles;
+  const int row_hi = a.cb + a.row_bits;
+  // The first window: the top PB row bits, or (fewer row bits than PB) from the lowest row bit,
+  // as far as the tile reaches.
+  const int lowest = a.cb < a.log_u - PB ? a.cb : a.log_u - PB;
+  const int top = row_hi - PB > lowest ? row_hi - PB : lowest;
+
+  // Offsets are linear in each bit field of u inside a tile (the tile's outer lines lie along the
+  // innermost outer dimension), so a vector's offset is the block's base, plus its thread's part,
+  // plus its register's part.
+  std::int64_t o0 = og << a.ob, bx = 0, by = 0;
+  for (int d = a.outer_ndim - 1; d >= 0; --d) {
+    const std::int64_t i = d == 0 ? o0 : o0 % a.shape[d];
+    o0 = d == 0 ? 0 : o0 / a.shape[d];
+    bx += i * a.xs[d];
+    by += i * a.ys[d];
+  }
+  const std::int64_t ox = a.outer_ndim ? a.xs[a.outer_ndim - 1] : 0, oy = a.outer_ndim ? a.ys[a.outer_ndim - 1] : 0;
+  const std::int64_t first_line = og << a.ob;
+  auto part = [&](int u, std::int64_t& xo, std::int64_t& yo) {
+    const int cv = u & ((1 << a.cb) - 1), r = (u >> a.cb) & ((1 << a.row_bits) - 1), ol = u >> row_hi;
+    xo = ol * ox + r * a.x_row_stride + cv * V;
+    yo = ol * oy + r * a.y_row_stride + cv * V;
+    return ol;
+  };
+  std::int64_t tx, ty;
+  const int t_line = part(strided_u<PB>(t, top, 0), tx, ty);
+  tx += bx + (ct << a.cb) * V;
+  ty += by + (ct << a.cb) * V;
+  // Element offsets of register i's vector (top window); false past the last outer line.
+  auto offsets = [&](int i, std::int64_t& xo, std::int64_t& yo) {
+    const int line = t_line + part(i << top, xo, yo);
+    xo += tx;
+    yo += ty;
+    return first_line + line < a.outer;
+  };
+
+  C v[P][V];
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    std::int64_t xo, yo;
+    if (offsets(i, xo, yo)) {
+      VecIO<T, V>::unpack(VecIO<T, V>::load_raw(static_cast<const T*>(a.x) + xo), v[i]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) v[i][e] = C(0);
+    }
+  }
+  // Rows inside a vector (inner < V): its top rv value bits.
+#pragma unroll
+  for (int b = 0; b < LOG_V; ++b)
+    if (b >= LOG_V - a.rv) butterfly_value_bit<P, V>(v, b);
+
+  int lo = top, done = row_hi;
+  while (true) {
+#pragma unroll
+    for (int j = 0; j < PB; ++j)
+      if (lo + j >= a.cb && lo + j < done) butterfly_vector_bit<P, V>(v, j);
+    done = lo > a.cb ? lo : a.cb;
+    if (done <= a.cb) break;
+    const int next = done - PB > a.cb ? done - PB : a.cb;
+    strided_exchange<T, PB>(v, strided_smem, t, lo, next);
+    lo = next;
+  }
+  // With no column bits the last window holds u's bit 0, so a warp's vectors would be P apart:
+  // back to the top window for the stores.
+  if (lo == 0 && lo != top) strided_exchange<T, PB>(v, strided_smem, t, lo, top);
+
+  const C sc = scale_value<C>(a);
+#pragma unroll
+  for (int i = 0; i < P; ++i) {
+    std::int64_t xo, yo;
+    if (!offsets(i, xo, yo)) continue;
+    if (a.scaled)
+#pragma unroll
+      for (int e = 0; e < V; ++e) v[i][e] *= sc;
+    VecIO<T, V>::template store<false>(static_cast<T*>(a.y) + yo, v[i]);
+  }
+}
+
+}  // namespace ironkernels::detail::fwt_gpu

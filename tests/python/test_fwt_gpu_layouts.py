@@ -1,0 +1,128 @@
+"""FWT on CUDA along any axis and of any stride, for complex and integer dtypes, and rows of
+N = 2^16 … 2^24 (passes of the strided kernel), against the CPU path and the float64 (exact
+integer) reference, outputs poisoned before each run."""
+import numpy as np
+import pytest
+
+import ironkernels
+
+from fwt_helpers import DTYPES
+from fwt_layout_cases import AXIS_CASES, COMPLEX_DTYPES, INT_DTYPES, assert_transform, random_array
+
+pytestmark = pytest.mark.gpu
+ALL = DTYPES + COMPLEX_DTYPES + INT_DTYPES
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def to_cuda(t, x):
+    """NumPy (ml_dtypes bfloat16 too) -> a torch CUDA tensor of the same values and dtype."""
+    if x.dtype.name == "bfloat16":
+        return t.from_numpy(np.asarray(x).astype(np.float32)).to("cuda").to(t.bfloat16)
+    return t.from_numpy(np.ascontiguousarray(x)).to("cuda")
+
+
+def to_numpy(t, y, like):
+    if like.dtype.name == "bfloat16":
+        return y.to(t.float32).cpu().numpy().astype(like.dtype)
+    return y.cpu().numpy()
+
+
+def poisoned(t, xd):
+    out = t.empty_like(xd)
+    if out.is_floating_point() or out.is_complex():
+        out.fill_(float("nan"))
+    else:
+        out.fill_(0x5A5A5A5A)
+    return out
+
+
+def check(t, x, axis=-1, scale=None, xd=None):
+    """GPU result against the reference and, as exactly as the dtype allows, against the CPU."""
+    dtype = x.dtype.name
+    xd = to_cuda(t, x) if xd is None else xd
+    kwargs = {} if scale is None else {"scale": scale}
+    y = ironkernels.fwt(xd, axis=axis, out=poisoned(t, xd), **kwargs)
+    t.cuda.synchronize()
+    got = to_numpy(t, y, x)
+    cpu = ironkernels.fwt(x, axis=axis, **kwargs)
+    assert_transform(got, x, dtype, axis, 1.0 if scale is None else scale)
+    if dtype in INT_DTYPES:
+        np.testing.assert_array_equal(got, cpu)
+    return got
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape,axis", AXIS_CASES)
+def test_gpu_any_axis(rng, dtype, shape, axis):
+    check(_torch(), random_array(rng, shape, dtype), axis)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "complex64", "int64"])
+@pytest.mark.parametrize("shape,axis", [((4, 1024, 64), 1), ((8, 64, 2048), 1), ((2, 8192, 8), 1), ((1 << 13, 512), 0)])
+def test_gpu_strided_axis_larger(rng, dtype, shape, axis):
+    check(_torch(), random_array(rng, shape, dtype), axis, scale=3 if dtype in INT_DTYPES else 0.25)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("log_n", [0, 1, 2, 3, 5, 8, 12, 13, 14, 15, 16])
+def test_gpu_rows_every_dtype(rng, dtype, log_n):
+    """The last axis of every dtype: the table's row kernels (floating types), the strided kernel with
+    several rows per vector (integers, complex parts) and their passes past one tile."""
+    t = _torch()
+    for batch in (1, 5):
+        check(t, random_array(rng, (batch, 1 << log_n), dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES + ["complex64"])
+@pytest.mark.parametrize("log_n", [16, 17, 18, 20, 22, 24])
+def test_gpu_long_rows(rng, dtype, log_n):
+    t = _torch()
+    rows = max(1, (1 << 22) >> log_n) + (1 if log_n < 22 else 0)
+    x = random_array(rng, (rows, 1 << log_n), dtype)
+    check(t, x, scale=0.5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_gpu_long_rows_in_place_and_strided(rng, dtype):
+    t = _torch()
+    x = random_array(rng, (3, 1 << 18), dtype)
+    xd = to_cuda(t, x)
+    expect = to_numpy(t, ironkernels.fwt(xd), x)
+    ironkernels.fwt(xd, out=xd)  # in place: the outer passes read what the inner one wrote
+    np.testing.assert_array_equal(to_numpy(t, xd, x), expect)
+    base = random_array(rng, (6, 1 << 17), dtype)
+    view = to_cuda(t, base)[::2]  # rows 2·N apart
+    check(t, base[::2], xd=view)
+
+
+def test_gpu_float64_two_to_the_15_in_one_call(rng):
+    t = _torch()
+    check(t, random_array(rng, (37, 1 << 15), "float64"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex128"])
+def test_gpu_misaligned_and_odd_strides(rng, dtype):
+    """Layouts the vector kernels refuse take the shared-memory kernel, long lines in passes."""
+    t = _torch()
+    base = random_array(rng, (3, 1 + (1 << 15)), dtype)
+    xd = to_cuda(t, base)[:, 1:]  # rows start one element past 16-byte alignment
+    check(t, base[:, 1:], xd=xd)
+    base = random_array(rng, (256, 7), dtype)
+    check(t, base, axis=0)  # inner extent 7
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_gpu_errors_write_nothing(dtype):
+    t = _torch()
+    x = t.zeros((4, 8), dtype=getattr(t, dtype), device="cuda")
+    out = poisoned(t, x)
+    before = out.clone()
+    with pytest.raises(ValueError, match="axis=2"):
+        ironkernels.fwt(x, axis=2, out=out)
+    with pytest.raises(TypeError, match="dtype"):
+        ironkernels.fwt(x, out=t.zeros((4, 8), dtype=t.float64 if dtype == "int64" else t.int32, device="cuda"))
+    t.cuda.synchronize()
+    assert t.equal(out, before)
