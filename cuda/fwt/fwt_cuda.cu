@@ -4,6 +4,7 @@
 // H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into y, the outer one in
 // place on y, each as one more dimension of lines.
 #include <algorithm>
+#include <cstdlib>
 
 #include "fwt/fwt_strided.cuh"
 #include "fwt/fwt_table.cuh"
@@ -20,6 +21,8 @@ void fwt_cuda_strided_bfloat16(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_float64(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_int32(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_int64(const fwt_gpu::StridedArgs&, cudaStream_t, int);
+void fwt_cuda_rows_int32(const FwtPlan&, cudaStream_t);
+void fwt_cuda_rows_int64(const FwtPlan&, cudaStream_t);
 void fwt_cuda_smem_int32(const FwtPlan&, cudaStream_t);
 void fwt_cuda_smem_int64(const FwtPlan&, cudaStream_t);
 
@@ -29,14 +32,27 @@ namespace {
 // 256 KB, exceeds one block's registers and shared memory; it spans a cluster only when clusters
 // are enabled).
 int table_max_log_n(const FwtPlan& p) {
-  if (p.is_integer() || !p.unit_axis_stride() || !fwt_gpu::uses_tile_kernel(p)) return -1;
-  if (p.dtype == DType::float64 && !fwt_gpu::clusters_available(p.device.id)) return 14;
+  if (!p.unit_axis_stride() || !fwt_gpu::uses_tile_kernel(p)) return -1;
+  if (dtype_size(p.dtype) == 8 && !fwt_gpu::clusters_available(p.device.id)) return 14;
   return fwt_gpu::kTileMaxLog2N;
 }
 
-// Rows the shared-memory fallback holds in one block (log2), at the smallest shared memory of a
-// supported GPU: 2^14 four-byte (64 KB) values, 2^13 eight-byte ones.
-int smem_max_log_n(const FwtPlan& p) { return dtype_size(p.dtype) == 8 || p.dtype == DType::int64 ? 13 : 14; }
+// Rows the shared-memory fallback holds in one block on this device (log2): 2^15 four-byte values
+// (128 KB) on sm_80/90, 2^14 on sm_86/89.
+int smem_max_log_n(const FwtPlan& p) {
+  const int compute_bytes = dtype_size(p.dtype) == 8 ? 8 : 4;
+  return fwt_gpu::floor_log2(fwt_gpu::block_smem_limit(p.device.id) / compute_bytes);
+}
+
+// Rows of the inner pass when the table's rows are split (log2): 2^14, where float32 rows run at
+// the copy ceiling (2^15 is a few percent slower); IRONKERNELS_FWT_ROW_BITS sets it (bench sweeps).
+int split_row_bits(int table_max) {
+  static const int forced = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_ROW_BITS");
+    return env ? std::atoi(env) : 0;
+  }();
+  return forced > 0 && forced <= table_max ? forced : std::min(table_max, 14);
+}
 
 void launch_rows(const FwtPlan& p, cudaStream_t stream) {
   switch (p.dtype) {
@@ -44,6 +60,8 @@ void launch_rows(const FwtPlan& p, cudaStream_t stream) {
     case DType::float16: return fwt_cuda_rows_float16(p, stream);
     case DType::bfloat16: return fwt_cuda_rows_bfloat16(p, stream);
     case DType::float64: return fwt_cuda_rows_float64(p, stream);
+    case DType::int32: return fwt_cuda_rows_int32(p, stream);
+    case DType::int64: return fwt_cuda_rows_int64(p, stream);
     default: raise<ValueError>("fwt: no row kernel for ", dtype_name(p.dtype));
   }
 }
@@ -95,21 +113,38 @@ void add_dimension(FwtPlan& p, std::int64_t extent, std::int64_t xs, std::int64_
   collapse_batch(p);
 }
 
+// Lines of 2^j contiguous elements side by side whose rows are contiguous too (the complex parts: a
+// trailing dimension of 2, stride 1, and the axis stride 2) are rows of 2^(n+j) elements whose j
+// lowest bits are not transformed, H_N ⊗ I_{2^j}: p as such rows when the table takes them.
+bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
+  const int last = p.batch_ndim - 1;
+  if (last < 0 || p.skip_low_bits || p.x_stride[last] != 1 || p.y_stride[last] != 1) return false;
+  const std::int64_t inner = p.batch_shape[last];
+  const std::int64_t vector = 16 / static_cast<std::int64_t>(dtype_size(p.dtype));
+  if (inner > vector || (inner & (inner - 1)) || p.x_axis_stride != inner || p.y_axis_stride != inner) return false;
+  rows = p;
+  rows.batch_ndim = last;
+  rows.skip_low_bits = fwt_gpu::floor_log2(inner);
+  rows.log_n = p.log_n + rows.skip_low_bits;
+  rows.x_axis_stride = rows.y_axis_stride = 1;
+  rows.rows = p.rows / inner;
+  return table_max_log_n(rows) >= 0;
+}
+
+// One pass when a kernel holds the whole transform (the table's rows, the strided kernel, the
+// shared-memory fallback, in that order), else the inner factor as long as the first kernel that
+// applies takes.
 void run(const FwtPlan& p, cudaStream_t stream) {
-  int inner_bits = table_max_log_n(p);
-  if (inner_bits >= 0) {
-    if (p.log_n <= inner_bits) return launch_rows(p, stream);
-  } else {
-    const fwt_gpu::StridedLayout layout = fwt_gpu::strided_layout(p);
-    fwt_gpu::StridedArgs args;
-    if (fwt_gpu::strided_args(p, layout, args)) return launch_strided(p, args, stream);
-    if (layout.vectorizable && p.log_n > layout.max_log_rows()) {
-      inner_bits = layout.max_log_rows();
-    } else {
-      inner_bits = smem_max_log_n(p);
-      if (p.log_n <= inner_bits) return launch_smem(p, stream);
-    }
-  }
+  if (FwtPlan rows; as_rows_of_pairs(p, rows)) return run(rows, stream);
+  const int table_max = table_max_log_n(p);
+  if (p.log_n <= table_max) return launch_rows(p, stream);
+  if (p.skip_low_bits && table_max < 0) raise<ValueError>("fwt: internal error: rows of pairs off the table");
+  const fwt_gpu::StridedLayout layout = fwt_gpu::strided_layout(p);
+  fwt_gpu::StridedArgs args;
+  if (table_max < 0 && fwt_gpu::strided_args(p, layout, args)) return launch_strided(p, args, stream);
+  const int smem_max = smem_max_log_n(p);
+  if (table_max < 0 && p.log_n <= smem_max) return launch_smem(p, stream);
+  const int inner_bits = table_max >= 0 ? split_row_bits(table_max) : layout.vectorizable ? layout.max_log_rows() : smem_max;
   // Two factors: L2 = 2^inner_bits lines of stride s (from x into y), then L1 lines of stride L2·s
   // in place on y, which may split again.
   const int outer_bits = p.log_n - inner_bits;
@@ -123,6 +158,7 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   run(inner, stream);
 
   FwtPlan outer = p;
+  outer.skip_low_bits = 0;  // the skipped bits are the inner factor's lowest
   outer.x = p.y;
   outer.log_n = outer_bits;
   outer.rows = p.rows * l2;

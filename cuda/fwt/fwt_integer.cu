@@ -1,9 +1,11 @@
-// FWT kernels for int32 and int64, computed as unsigned (wrapping): the strided kernel (which takes
-// contiguous rows too, several rows per vector) and the shared-memory fallback.
+// FWT kernels for int32 and int64, computed as unsigned (wrapping): the table's rows (those of
+// float32 and float64), the strided kernel and the shared-memory fallback.
 #include "fwt/fwt_strided.cuh"
-#include "fwt/fwt_tile.cuh"
+#include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
+void fwt_cuda_rows_int32(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<std::uint32_t>(plan, stream); }
+void fwt_cuda_rows_int64(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<std::uint64_t>(plan, stream); }
 void fwt_cuda_strided_int32(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
   fwt_gpu::launch_strided<std::uint32_t>(a, stream, device);
 }

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "core/cuda_check.hpp"
 #include "fwt/fwt_plan.hpp"
@@ -23,7 +24,8 @@ struct StridedLayout {
   std::int64_t inner = 1;
   int column_bits_max = 0;  // log2 of the largest power of two dividing inner / V
   int rv = 0;               // rows per vector (inner < V)
-  int pb = 0, max_log_u = 0;
+  int wide = 0, narrow = 0;  // the two windows (log2 vectors per thread)
+  int max_log_u = 0;         // of the wide window's tile
   /// Rows one pass takes (log2): the tile's row bits at the narrowest column width allowed.
   int max_log_rows() const {
     const int cb = column_bits_max < kStridedMinColumnBits ? column_bits_max : kStridedMinColumnBits;
@@ -41,8 +43,9 @@ inline int floor_log2(std::int64_t v) { return 63 - __builtin_clzll(static_cast<
 inline StridedLayout strided_layout(const FwtPlan& p) {
   StridedLayout s;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype)), V = 16 / es;
-  s.pb = es == 2 ? 3 : 4;
-  s.max_log_u = s.pb + 8;
+  s.wide = es == 2 ? strided_wide_window<__half>() : strided_wide_window<float>();
+  s.narrow = s.wide - 1;
+  s.max_log_u = strided_max_log_u(s.wide);
   if (!aligned16(p.x) || !aligned16(p.y)) return s;
   int outer_dims = p.batch_ndim;
   const int last = p.batch_ndim - 1;
@@ -66,6 +69,19 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
 
 /// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
 /// (or so few elements that a tile would be less than a warp).
+// The window for `row_bits` row bits: narrow up to two rounds, wide beyond (fewer exchanges);
+// IRONKERNELS_FWT_STRIDED_WINDOW=wide|narrow fixes it (bench/fwt sweeps).
+inline int strided_window(const StridedLayout& s, int row_bits) {
+  static const int forced = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_WINDOW");
+    return env ? (env[0] == 'w' ? 1 : env[0] == 'n' ? 2 : 0) : 0;
+  }();
+  const bool narrow = forced ? forced == 2 : row_bits <= 2 * s.narrow;
+  // The narrow tile must still hold the rows at the narrowest column width allowed.
+  const int cb_min = s.column_bits_max < kStridedMinColumnBits ? s.column_bits_max : kStridedMinColumnBits;
+  return narrow && row_bits + cb_min <= strided_max_log_u(s.narrow) ? s.narrow : s.wide;
+}
+
 inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
   if (!s.vectorizable || p.log_n > s.max_log_rows()) return false;
   const std::int64_t V = 16 / static_cast<std::int64_t>(dtype_size(p.dtype));
@@ -73,7 +89,9 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a.x = p.x;
   a.y = p.y;
   const int row_bits = p.log_n - s.rv;
-  const int cb = s.column_bits_max < s.max_log_u - row_bits ? s.column_bits_max : s.max_log_u - row_bits;
+  a.pb = strided_window(s, row_bits);
+  const int max_log_u = strided_max_log_u(a.pb);
+  const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;
   a.outer_ndim = p.batch_ndim - (s.inner > 1 ? 1 : 0);
   a.outer = 1;
   for (int d = 0; d < a.outer_ndim; ++d) {
@@ -84,7 +102,7 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   }
   int ob = 0;
   if (cb == s.column_bits_max) {  // the whole inner extent: fill the tile with outer lines
-    ob = s.max_log_u - row_bits - cb;
+    ob = max_log_u - row_bits - cb;
     // Past one outer dimension, the tile's lines must not wrap its innermost one.
     const int outer_bits = a.outer_ndim > 1 ? __builtin_ctzll(static_cast<unsigned long long>(a.shape[a.outer_ndim - 1]))
                                             : ceil_log2(a.outer);
@@ -95,7 +113,7 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a.ob = ob;
   a.rv = s.rv;
   a.log_u = cb + row_bits + ob;
-  if (a.log_u < s.pb + 5) return false;
+  if (a.log_u < a.pb + 5) return false;
   a.x_row_stride = s.rv ? V : p.x_axis_stride;
   a.y_row_stride = s.rv ? V : p.y_axis_stride;
   a.column_tiles = s.inner >= V ? (s.inner / V) >> cb : 1;
@@ -105,10 +123,10 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   return true;
 }
 
-template <class T>
-void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
+template <class T, int PB>
+void launch_strided_window(const StridedArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
-  constexpr int PB = strided_window_bits<T>(), V = 16 / sizeof(T);
+  constexpr int V = 16 / sizeof(T);
   auto kernel = fwt_strided_kernel<T, PB>;
   const int smem = (V * int(sizeof(C))) << a.log_u;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
@@ -116,6 +134,12 @@ void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
   const unsigned grid = grid_size(groups * a.column_tiles, a.outer);
   kernel<<<grid, 1 << (a.log_u - PB), smem, stream>>>(a);
   IK_CUDA_CHECK_LAUNCH("fwt_strided_kernel");
+}
+
+template <class T>
+void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
+  if (a.pb == strided_wide_window<T>()) return launch_strided_window<T, strided_wide_window<T>()>(a, stream, device);
+  return launch_strided_window<T, strided_narrow_window<T>()>(a, stream, device);
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

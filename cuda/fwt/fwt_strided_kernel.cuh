@@ -30,7 +30,7 @@ struct StridedArgs {
   std::int64_t ys[kFwtBatchCapacity];
   std::int64_t outer;                   // outer lines
   std::int64_t x_row_stride, y_row_stride;  // elements between the tile's consecutive rows (row groups)
-  int cb, row_bits, ob, rv, log_u;
+  int pb, cb, row_bits, ob, rv, log_u;  // window, column / row / outer bits, rows per vector, tile
   std::int64_t column_tiles;  // tiles across one outer line's inner extent
   double scale;
   std::uint64_t int_scale;
@@ -40,14 +40,22 @@ struct StridedArgs {
 // Threads per block at the largest tile; the launch bound leaves room for two blocks per SM.
 constexpr int kStridedThreads = 256;
 
-/// Vector bits of the largest tile (64 KB of shared memory) and the window, per stored type.
+/// The window (log2 of the vectors a thread holds): wide, 256 bytes of values per thread, for
+/// transforms of many row bits (fewer exchanges); narrow, 128 bytes, for few (more blocks per SM).
 template <class T>
-constexpr int strided_window_bits() {
-  return sizeof(T) == 2 ? 3 : 4;  // 16-bit: 8 vectors of 8 float32 values per thread
+constexpr int strided_wide_window() {
+  return sizeof(T) == 2 ? 3 : 4;  // 16-bit: 8 vectors of 8 float32 values
 }
 template <class T>
-constexpr int strided_max_log_u() {
-  return strided_window_bits<T>() + 8;  // 256 threads
+constexpr int strided_narrow_window() {
+  return strided_wide_window<T>() - 1;
+}
+/// Vector bits of a full tile (256 threads).
+constexpr int strided_max_log_u(int pb) { return pb + 8; }
+/// Blocks per SM the register allocation leaves room for: 2 with the wide window, 4 with the narrow.
+template <class T, int PB>
+constexpr int strided_blocks_per_sm() {
+  return PB == strided_wide_window<T>() ? 2 : 4;
 }
 
 // Vector u of the tile at register i of thread t, when the window starts at bit lo.
@@ -84,7 +92,7 @@ __device__ __forceinline__ void strided_exchange(typename Compute<T>::type (&v)[
 }
 
 template <class T, int PB>
-__global__ void __launch_bounds__(kStridedThreads, 2) fwt_strided_kernel(const StridedArgs a) {
+__global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>()) fwt_strided_kernel(const StridedArgs a) {
   using C = typename Compute<T>::type;
   constexpr int V = 16 / sizeof(T), P = 1 << PB, LOG_V = ilog2(V);
   extern __shared__ uint4 strided_smem[];
@@ -114,23 +122,32 @@ __global__ void __launch_bounds__(kStridedThreads, 2) fwt_strided_kernel(const S
     yo = ol * oy + r * a.y_row_stride + cv * V;
     return ol;
   };
-  std::int64_t tx, ty;
-  const int t_line = part(strided_u<PB>(t, top, 0), tx, ty);
-  tx += bx + (ct << a.cb) * V;
-  ty += by + (ct << a.cb) * V;
-  // Element offsets of register i's vector (top window); false past the last outer line.
-  auto offsets = [&](int i, std::int64_t& xo, std::int64_t& yo) {
-    const int line = t_line + part(i << top, xo, yo);
-    xo += tx;
-    yo += ty;
+  // Element offsets of register i's vector when the window starts at bit w; false past the last
+  // outer line. The thread's part is computed once per window used (loads, and stores).
+  struct ThreadPart {
+    std::int64_t x, y;
+    int line;
+  };
+  auto thread_part = [&](int w) {
+    ThreadPart p;
+    p.line = part(strided_u<PB>(t, w, 0), p.x, p.y);
+    p.x += bx + (ct << a.cb) * V;
+    p.y += by + (ct << a.cb) * V;
+    return p;
+  };
+  auto offsets = [&](const ThreadPart& tp, int w, int i, std::int64_t& xo, std::int64_t& yo) {
+    const int line = tp.line + part(i << w, xo, yo);
+    xo += tp.x;
+    yo += tp.y;
     return first_line + line < a.outer;
   };
 
   C v[P][V];
+  const ThreadPart load_part = thread_part(top);
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     std::int64_t xo, yo;
-    if (offsets(i, xo, yo)) {
+    if (offsets(load_part, top, i, xo, yo)) {
       VecIO<T, V>::unpack(VecIO<T, V>::load_raw(static_cast<const T*>(a.x) + xo), v[i]);
     } else {
 #pragma unroll
@@ -153,15 +170,19 @@ __global__ void __launch_bounds__(kStridedThreads, 2) fwt_strided_kernel(const S
     strided_exchange<T, PB>(v, strided_smem, t, lo, next);
     lo = next;
   }
-  // With no column bits the last window holds u's bit 0, so a warp's vectors would be P apart:
-  // back to the top window for the stores.
-  if (lo == 0 && lo != top) strided_exchange<T, PB>(v, strided_smem, t, lo, top);
+  // The stores from the last window, whose thread bits start at u's lowest (the columns); with no
+  // column bits it holds u's bit 0, so a warp's vectors would be P apart: back to the top window.
+  if (lo == 0 && lo != top) {
+    strided_exchange<T, PB>(v, strided_smem, t, lo, top);
+    lo = top;
+  }
+  const ThreadPart store_part = thread_part(lo);
 
   const C sc = scale_value<C>(a);
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     std::int64_t xo, yo;
-    if (!offsets(i, xo, yo)) continue;
+    if (!offsets(store_part, lo, i, xo, yo)) continue;
     if (a.scaled)
 #pragma unroll
       for (int e = 0; e < V; ++e) v[i][e] *= sc;

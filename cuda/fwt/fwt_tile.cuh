@@ -45,6 +45,7 @@ inline KernelArgs make_args(const FwtPlan& p) {
   a.scale = p.scale;
   a.int_scale = static_cast<std::uint64_t>(p.int_scale);
   a.scaled = p.scaled();
+  a.skip_low_bits = p.skip_low_bits;
   return a;
 }
 

@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
     } else {
 #pragma unroll
       for (int b = 0; b < v && b < kN; ++b)
-        if (!done_by_mma(b)) butterfly_value_bit(r, b);
+        if (!done_by_mma(b) && b >= a.skip_low_bits) butterfly_value_bit(r, b);
     }
     // Bits across the thread's vectors.
 #pragma unroll
@@ -482,7 +482,10 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
       for (int e = 0; e < V; ++e) {
         bfly(lo[e], r[j][e]);
         // Scaled here, not by scale_held per vector: that call changed these kernels' register allocation.
-        if (a.scaled) lo[e] *= C(a.scale), r[j][e] *= C(a.scale);
+        if (a.scaled) {
+          if constexpr (std::is_integral_v<C>) lo[e] *= C(a.int_scale), r[j][e] *= C(a.int_scale);
+          else lo[e] *= C(a.scale), r[j][e] *= C(a.scale);
+        }
       }
       store_vector(yt, j, lo, row0, full_tile);
       store_vector(yt + (std::int64_t(1) << kN), j, r[j], row0, full_tile);

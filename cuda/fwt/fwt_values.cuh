@@ -45,6 +45,7 @@ struct KernelArgs {
   std::uint64_t int_scale;  // integer dtypes: the scale as a wrapping product
   bool scaled;
   std::int64_t tiles;  // tile kernel: number of tiles (rows per tile depend on the configuration)
+  int skip_low_bits;   // tile kernel: the lowest value bits left untransformed (H ⊗ I_{2^skip}: complex parts)
 };
 
 // Element offsets of row `r` (the common one- and zero-dimensional batches skip the divisions).
@@ -180,7 +181,10 @@ struct VecIO<__nv_bfloat16, 1> {
 // One 16-byte chunk (4 floats or 2 doubles; smaller vectors element by element) from any address space.
 template <class C, int N>
 __device__ __forceinline__ void load_chunk(const C* p, C (&o)[N]) {
-  if constexpr (N * sizeof(C) == 16 && sizeof(C) == 4) {
+  if constexpr (N * sizeof(C) == 16 && std::is_integral_v<C>) {
+    const uint4 q = *reinterpret_cast<const uint4*>(p);
+    memcpy(o, &q, 16);
+  } else if constexpr (N * sizeof(C) == 16 && sizeof(C) == 4) {
     const float4 q = *reinterpret_cast<const float4*>(p);
     o[0] = q.x, o[1] = q.y, o[2] = q.z, o[3] = q.w;
   } else if constexpr (N * sizeof(C) == 16 && sizeof(C) == 8) {
@@ -227,13 +231,25 @@ __device__ __forceinline__ void butterfly_vector_bit(C (&r)[K][V], int s) {
       for (int e = 0; e < V; ++e) bfly(r[j][e], r[j | (1 << s)][e]);
 }
 // Lane bit b: the partner lane's value and a ±1 FMA (exact: the same rounding as an add or subtract).
+// Integers: the partner's value plus or minus this one (wrapping).
 template <int K, int V, class C>
 __device__ __forceinline__ void butterfly_lane_bit(C (&r)[K][V], int lane, int b) {
-  const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+  if constexpr (std::is_integral_v<C>) {
+    const bool high = (lane >> b) & 1;
 #pragma unroll
-  for (int j = 0; j < K; ++j)
+    for (int j = 0; j < K; ++j)
 #pragma unroll
-    for (int e = 0; e < V; ++e) r[j][e] = fma(sign, r[j][e], __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b));
+      for (int e = 0; e < V; ++e) {
+        const C partner = __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b);
+        r[j][e] = high ? partner - r[j][e] : partner + r[j][e];
+      }
+  } else {
+    const C sign = (lane >> b) & 1 ? C(-1) : C(1);
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[j][e] = fma(sign, r[j][e], __shfl_xor_sync(0xffffffffu, r[j][e], 1 << b));
+  }
 }
 // The contract's scale in the compute type (integers: modulo 2^32 / 2^64).
 template <class C, class Args>

@@ -29,7 +29,8 @@ def fwt(
         x: array of float16, bfloat16, float32, float64, complex64, complex128, int32 or int64
             (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, along ``axis``;
             every dimension may have any stride (a strided axis is read in place, not transposed).
-            float16/bfloat16 are computed in float32 and rounded once; complex as its real and
+            float16/bfloat16 are computed in float32 and rounded once (on CUDA, N > 2^15 takes
+            two or three passes over memory and rounds once per pass); complex as its real and
             imaginary parts; int32/int64 exactly modulo 2^32 / 2^64 (two's-complement wrapping).
         axis: the axis to transform (negative counts from the end).
         scale: multiplies the result (overrides ``normalized``); default 1. Integers take an

@@ -34,9 +34,11 @@ def random_array(rng, shape, dtype):
     return rng.standard_normal(shape).astype(np.float32).astype(np_dtype(dtype))
 
 
-def assert_transform(got, x, dtype, axis=-1, scale=1.0):
+def assert_transform(got, x, dtype, axis=-1, scale=1.0, roundings=1):
     """Integers: equal to the exact reference. Floating and complex: every element (each part)
-    within the contract's bound around the float64 reference, normalised per line of the axis."""
+    within the contract's bound around the float64 reference, normalised per line of the axis.
+    `roundings` > 1: a 16-bit result rounded to its type between passes, each rounding an error of
+    up to u times the line's RMS carried through the later passes (orthogonal up to their scale)."""
     got = np.asarray(got)
     ref = fwt_reference(np.asarray(x) if dtype != "bfloat16" else np.asarray(x).astype(np.float64), scale, axis)
     if dtype in INT_DTYPES:
@@ -47,6 +49,9 @@ def assert_transform(got, x, dtype, axis=-1, scale=1.0):
     parts = [(got.real, ref.real), (got.imag, ref.imag)] if dtype in COMPLEX_DTYPES else [(got, ref)]
     line_norm = np.sqrt(np.sum(np.abs(ref) ** 2, axis=axis, keepdims=True))
     bound = UNIT_ROUNDOFF[real] * np.abs(ref) + COMPUTE_EPS[real] * line_norm + 1e-300
+    if roundings > 1:
+        rms = line_norm / np.sqrt(ref.shape[axis])
+        bound = bound + 4 * (roundings - 1) * UNIT_ROUNDOFF[real] * rms
     for g, r in parts:
         g = np.asarray(g).astype(np.float64)
         assert np.isfinite(g).all(), "non-finite output (unwritten element or overflow)"

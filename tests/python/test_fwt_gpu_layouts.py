@@ -39,7 +39,7 @@ def poisoned(t, xd):
     return out
 
 
-def check(t, x, axis=-1, scale=None, xd=None):
+def check(t, x, axis=-1, scale=None, xd=None, roundings=1):
     """GPU result against the reference and, as exactly as the dtype allows, against the CPU."""
     dtype = x.dtype.name
     xd = to_cuda(t, x) if xd is None else xd
@@ -48,7 +48,7 @@ def check(t, x, axis=-1, scale=None, xd=None):
     t.cuda.synchronize()
     got = to_numpy(t, y, x)
     cpu = ironkernels.fwt(x, axis=axis, **kwargs)
-    assert_transform(got, x, dtype, axis, 1.0 if scale is None else scale)
+    assert_transform(got, x, dtype, axis, 1.0 if scale is None else scale, roundings)
     if dtype in INT_DTYPES:
         np.testing.assert_array_equal(got, cpu)
     return got
@@ -82,7 +82,8 @@ def test_gpu_long_rows(rng, dtype, log_n):
     t = _torch()
     rows = max(1, (1 << 22) >> log_n) + (1 if log_n < 22 else 0)
     x = random_array(rng, (rows, 1 << log_n), dtype)
-    check(t, x, scale=0.5)
+    passes = 2 if log_n <= 24 else 3
+    check(t, x, scale=0.5, roundings=passes if dtype in ("float16", "bfloat16") else 1)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
