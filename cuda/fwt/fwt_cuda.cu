@@ -44,15 +44,26 @@ int smem_max_log_n(const FwtPlan& p) {
   return fwt_gpu::floor_log2(fwt_gpu::block_smem_limit(p.device.id) / compute_bytes);
 }
 
-// Rows of the inner pass when the table's rows are split (log2): 2^14, where float32 rows run at
-// the copy ceiling (2^15 is a few percent slower); IRONKERNELS_FWT_ROW_BITS sets it (bench sweeps).
-int split_row_bits(int table_max) {
+// Rows of the inner pass when the table's rows are split (log2): 2^14, where float32 rows run at the
+// copy ceiling (2^15 is a few percent slower), while the outer pass keeps columns of 256 bytes
+// (at most 8 row bits); 2^15 beyond; IRONKERNELS_FWT_ROW_BITS sets it (bench sweeps).
+int split_row_bits(int log_n, int table_max) {
   static const int forced = [] {
     const char* env = std::getenv("IRONKERNELS_FWT_ROW_BITS");
     return env ? std::atoi(env) : 0;
   }();
-  return forced > 0 && forced <= table_max ? forced : std::min(table_max, 14);
+  if (forced > 0 && forced <= table_max) return forced;
+  return std::min(table_max, log_n - 14 <= 8 ? 14 : 15);
 }
+
+// The inner factor of a strided transform too long for one pass (log2): half of it, as far as one
+// pass takes it with 256-byte columns (the outer factor's columns are wider: its inner extent
+// includes the inner factor).
+int split_strided_bits(int log_n, const fwt_gpu::StridedLayout& layout) {
+  return std::max(1, std::min(log_n / 2, layout.good_log_rows()));
+}
+
+bool is_16bit(DType d) { return d == DType::float16 || d == DType::bfloat16; }
 
 void launch_rows(const FwtPlan& p, cudaStream_t stream) {
   switch (p.dtype) {
@@ -132,8 +143,7 @@ bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
 }
 
 // One pass when a kernel holds the whole transform (the table's rows, the strided kernel, the
-// shared-memory fallback, in that order), else the inner factor as long as the first kernel that
-// applies takes.
+// shared-memory fallback, in that order), else two factors, each of which may split again.
 void run(const FwtPlan& p, cudaStream_t stream) {
   if (FwtPlan rows; as_rows_of_pairs(p, rows)) return run(rows, stream);
   const int table_max = table_max_log_n(p);
@@ -142,9 +152,13 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   const fwt_gpu::StridedLayout layout = fwt_gpu::strided_layout(p);
   fwt_gpu::StridedArgs args;
   if (table_max < 0 && fwt_gpu::strided_args(p, layout, args)) return launch_strided(p, args, stream);
+  // 16-bit values are rounded to their type between passes: one pass through shared memory instead,
+  // where it holds the line.
   const int smem_max = smem_max_log_n(p);
-  if (table_max < 0 && p.log_n <= smem_max) return launch_smem(p, stream);
-  const int inner_bits = table_max >= 0 ? split_row_bits(table_max) : layout.vectorizable ? layout.max_log_rows() : smem_max;
+  if (table_max < 0 && p.log_n <= smem_max && (!layout.vectorizable || is_16bit(p.dtype))) return launch_smem(p, stream);
+  const int inner_bits = table_max >= 0         ? split_row_bits(p.log_n, table_max)
+                         : layout.vectorizable ? split_strided_bits(p.log_n, layout)
+                                               : smem_max;
   // Two factors: L2 = 2^inner_bits lines of stride s (from x into y), then L1 lines of stride L2·s
   // in place on y, which may split again.
   const int outer_bits = p.log_n - inner_bits;

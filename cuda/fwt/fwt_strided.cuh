@@ -1,6 +1,6 @@
 #pragma once
-// Host side of the strided kernel: whether a plan's layout suits it, the tile it takes (how many
-// columns, rows and outer lines), and its launcher.
+// Host side of the strided kernel: whether a plan's layout suits it, the tile it takes (its shape,
+// and how many columns, rows and outer lines), and its launcher.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -13,9 +13,17 @@
 
 namespace ironkernels::detail::fwt_gpu {
 
-// A tile narrower than 2^kStridedMinColumnBits vectors (64 bytes of each row) when the inner extent
-// allows a wider one is not taken: the transform is split into more passes instead.
+// Columns of a tile (log2 vectors of a row side by side): a pass whose tile would be narrower than
+// kStridedMinColumnBits (64 bytes of each row) while its inner extent allows more is split
+// instead; kStridedGoodColumnBits (256 bytes) is as wide as the shape choice tries to reach.
 constexpr int kStridedMinColumnBits = 2;
+constexpr int kStridedGoodColumnBits = 4;
+
+/// Vector bits of a shape's tile (threads × vectors per thread), and of the largest.
+inline int strided_max_log_u(std::int64_t elem_bytes, StridedShape shape) {
+  const int window = (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
+  return window + (shape == StridedShape::tall ? 9 : 8);
+}
 
 /// The strided kernel's layout of plan p: its inner extent (the innermost batch dimension when it is
 /// contiguous in x and y, else 1), its outer lines (the other batch dimensions), the vector split.
@@ -24,11 +32,13 @@ struct StridedLayout {
   std::int64_t inner = 1;
   int column_bits_max = 0;  // log2 of the largest power of two dividing inner / V
   int rv = 0;               // rows per vector (inner < V)
-  int wide = 0, narrow = 0;  // the two windows (log2 vectors per thread)
-  int max_log_u = 0;         // of the wide window's tile
-  /// Rows one pass takes (log2): the tile's row bits at the narrowest column width allowed.
-  int max_log_rows() const {
-    const int cb = column_bits_max < kStridedMinColumnBits ? column_bits_max : kStridedMinColumnBits;
+  int max_log_u = 0;        // of the largest shape's tile
+  int min_column_bits() const { return column_bits_max < kStridedMinColumnBits ? column_bits_max : kStridedMinColumnBits; }
+  /// Rows one pass takes (log2): the largest tile's row bits at the narrowest column width allowed.
+  int max_log_rows() const { return max_log_u - min_column_bits() + rv; }
+  /// Rows one pass takes with columns as wide as the inner extent allows up to 256 bytes.
+  int good_log_rows() const {
+    const int cb = column_bits_max < kStridedGoodColumnBits ? column_bits_max : kStridedGoodColumnBits;
     return max_log_u - cb + rv;
   }
 };
@@ -43,9 +53,7 @@ inline int floor_log2(std::int64_t v) { return 63 - __builtin_clzll(static_cast<
 inline StridedLayout strided_layout(const FwtPlan& p) {
   StridedLayout s;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype)), V = 16 / es;
-  s.wide = es == 2 ? strided_wide_window<__half>() : strided_wide_window<float>();
-  s.narrow = s.wide - 1;
-  s.max_log_u = strided_max_log_u(s.wide);
+  s.max_log_u = strided_max_log_u(es, StridedShape::tall);
   if (!aligned16(p.x) || !aligned16(p.y)) return s;
   int outer_dims = p.batch_ndim;
   const int last = p.batch_ndim - 1;
@@ -69,17 +77,25 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
 
 /// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
 /// (or so few elements that a tile would be less than a warp).
-// The window for `row_bits` row bits: narrow up to two rounds, wide beyond (fewer exchanges);
-// IRONKERNELS_FWT_STRIDED_WINDOW=wide|narrow fixes it (bench/fwt sweeps).
-inline int strided_window(const StridedLayout& s, int row_bits) {
+// The shape for `row_bits` row bits: the one whose tile has the widest columns (up to 256 bytes),
+// the smallest of those (more blocks per SM); IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|tall fixes
+// it where the rows fit (bench sweeps).
+inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits) {
   static const int forced = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_WINDOW");
-    return env ? (env[0] == 'w' ? 1 : env[0] == 'n' ? 2 : 0) : 0;
+    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_SHAPE");
+    return env ? (env[0] == 'n' ? 0 : env[0] == 'w' ? 1 : env[0] == 't' ? 2 : -1) : -1;
   }();
-  const bool narrow = forced ? forced == 2 : row_bits <= 2 * s.narrow;
-  // The narrow tile must still hold the rows at the narrowest column width allowed.
-  const int cb_min = s.column_bits_max < kStridedMinColumnBits ? s.column_bits_max : kStridedMinColumnBits;
-  return narrow && row_bits + cb_min <= strided_max_log_u(s.narrow) ? s.narrow : s.wide;
+  auto columns = [&](StridedShape shape) {
+    const int room = strided_max_log_u(elem_bytes, shape) - row_bits;
+    const int cb = s.column_bits_max < room ? s.column_bits_max : room;
+    return cb < s.min_column_bits() ? -1 : cb < kStridedGoodColumnBits ? cb : kStridedGoodColumnBits;
+  };
+  const StridedShape shapes[] = {StridedShape::narrow, StridedShape::wide, StridedShape::tall};
+  if (forced >= 0 && columns(shapes[forced]) >= 0) return shapes[forced];
+  StridedShape best = StridedShape::tall;
+  for (int i = 2; i >= 0; --i)
+    if (columns(shapes[i]) >= columns(best)) best = shapes[i];
+  return best;
 }
 
 inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
@@ -88,9 +104,11 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a = StridedArgs{};
   a.x = p.x;
   a.y = p.y;
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
   const int row_bits = p.log_n - s.rv;
-  a.pb = strided_window(s, row_bits);
-  const int max_log_u = strided_max_log_u(a.pb);
+  const StridedShape shape = strided_shape(s, es, row_bits);
+  a.tile_shape = static_cast<int>(shape);
+  const int max_log_u = strided_max_log_u(es, shape);
   const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;
   a.outer_ndim = p.batch_ndim - (s.inner > 1 ? 1 : 0);
   a.outer = 1;
@@ -113,9 +131,16 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a.ob = ob;
   a.rv = s.rv;
   a.log_u = cb + row_bits + ob;
-  if (a.log_u < a.pb + 5) return false;
+  if (a.log_u < max_log_u - (shape == StridedShape::tall ? 4 : 3)) return false;  // fewer threads than a warp
   a.x_row_stride = s.rv ? V : p.x_axis_stride;
   a.y_row_stride = s.rv ? V : p.y_axis_stride;
+  // Memory is contiguous over the columns, and over the rows too where they lie back to back.
+  auto contiguous_bits = [&](std::int64_t row_stride) {
+    const int bits = row_stride == (V << cb) ? cb + row_bits : cb;
+    return bits < 5 ? bits : 5;
+  };
+  a.x_contiguous_bits = contiguous_bits(a.x_row_stride);
+  a.y_contiguous_bits = contiguous_bits(a.y_row_stride);
   a.column_tiles = s.inner >= V ? (s.inner / V) >> cb : 1;
   a.scale = p.scale;
   a.int_scale = static_cast<std::uint64_t>(p.int_scale);
@@ -123,23 +148,26 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   return true;
 }
 
-template <class T, int PB>
-void launch_strided_window(const StridedArgs& a, cudaStream_t stream, int device) {
+template <class T, StridedShape S>
+void launch_strided_shape(const StridedArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
   constexpr int V = 16 / sizeof(T);
-  auto kernel = fwt_strided_kernel<T, PB>;
+  auto kernel = fwt_strided_kernel<T, S>;
   const int smem = (V * int(sizeof(C))) << a.log_u;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   const std::int64_t groups = (a.outer + (std::int64_t(1) << a.ob) - 1) >> a.ob;
   const unsigned grid = grid_size(groups * a.column_tiles, a.outer);
-  kernel<<<grid, 1 << (a.log_u - PB), smem, stream>>>(a);
+  kernel<<<grid, 1 << (a.log_u - strided_window<T, S>()), smem, stream>>>(a);
   IK_CUDA_CHECK_LAUNCH("fwt_strided_kernel");
 }
 
 template <class T>
 void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
-  if (a.pb == strided_wide_window<T>()) return launch_strided_window<T, strided_wide_window<T>()>(a, stream, device);
-  return launch_strided_window<T, strided_narrow_window<T>()>(a, stream, device);
+  switch (static_cast<StridedShape>(a.tile_shape)) {
+    case StridedShape::narrow: return launch_strided_shape<T, StridedShape::narrow>(a, stream, device);
+    case StridedShape::wide: return launch_strided_shape<T, StridedShape::wide>(a, stream, device);
+    case StridedShape::tall: return launch_strided_shape<T, StridedShape::tall>(a, stream, device);
+  }
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -10,7 +10,8 @@
 // Each thread holds P = 2^PB vectors; a round puts a window of PB row bits of u into its registers
 // (the rest of u's bits are thread bits, lowest first, so the accesses of a warp stay contiguous),
 // transforms those bits there, and the next round exchanges the tile through shared memory to the
-// next window down. Loads and stores use the top window, whose thread bits are u's lowest.
+// next window down. Loads and stores use the first and last windows where their thread bits cover
+// the bits over which memory is contiguous, else the tile's top window and one more exchange.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -30,32 +31,32 @@ struct StridedArgs {
   std::int64_t ys[kFwtBatchCapacity];
   std::int64_t outer;                   // outer lines
   std::int64_t x_row_stride, y_row_stride;  // elements between the tile's consecutive rows (row groups)
-  int pb, cb, row_bits, ob, rv, log_u;  // window, column / row / outer bits, rows per vector, tile
+  int tile_shape;                              // StridedShape
+  int cb, row_bits, ob, rv, log_u;            // column / row / outer bits, rows per vector, tile
+  int x_contiguous_bits, y_contiguous_bits;    // low bits of u over which x (y) is contiguous, at most 5
   std::int64_t column_tiles;  // tiles across one outer line's inner extent
   double scale;
   std::uint64_t int_scale;
   bool scaled;
 };
 
-// Threads per block at the largest tile; the launch bound leaves room for two blocks per SM.
-constexpr int kStridedThreads = 256;
-
-/// The window (log2 of the vectors a thread holds): wide, 256 bytes of values per thread, for
-/// transforms of many row bits (fewer exchanges); narrow, 128 bytes, for few (more blocks per SM).
-template <class T>
-constexpr int strided_wide_window() {
-  return sizeof(T) == 2 ? 3 : 4;  // 16-bit: 8 vectors of 8 float32 values
+/// The tile shapes: the window (log2 of the vectors a thread holds) and threads per block. Wide,
+/// 256 bytes of values per thread, for many row bits (fewer exchanges); narrow, 128 bytes, for few
+/// (more blocks per SM); tall, the wide window in 512 threads (128 KB of shared memory), for the
+/// rows of the long passes whose lines are strided (wider columns per row).
+enum class StridedShape : int { narrow = 0, wide = 1, tall = 2 };
+template <class T, StridedShape S>
+constexpr int strided_window() {
+  return (sizeof(T) == 2 ? 3 : 4) - (S == StridedShape::narrow ? 1 : 0);  // 16-bit: vectors of 8 float32
 }
-template <class T>
-constexpr int strided_narrow_window() {
-  return strided_wide_window<T>() - 1;
+template <StridedShape S>
+constexpr int strided_threads() {
+  return S == StridedShape::tall ? 512 : 256;
 }
-/// Vector bits of a full tile (256 threads).
-constexpr int strided_max_log_u(int pb) { return pb + 8; }
-/// Blocks per SM the register allocation leaves room for: 2 with the wide window, 4 with the narrow.
-template <class T, int PB>
+/// Blocks per SM the register allocation leaves room for.
+template <StridedShape S>
 constexpr int strided_blocks_per_sm() {
-  return PB == strided_wide_window<T>() ? 2 : 4;
+  return S == StridedShape::narrow ? 4 : S == StridedShape::wide ? 2 : 1;
 }
 
 // Vector u of the tile at register i of thread t, when the window starts at bit lo.
@@ -91,10 +92,10 @@ __device__ __forceinline__ void strided_exchange(typename Compute<T>::type (&v)[
   }
 }
 
-template <class T, int PB>
-__global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>()) fwt_strided_kernel(const StridedArgs a) {
+template <class T, StridedShape S>
+__global__ void __launch_bounds__(strided_threads<S>(), strided_blocks_per_sm<S>()) fwt_strided_kernel(const StridedArgs a) {
   using C = typename Compute<T>::type;
-  constexpr int V = 16 / sizeof(T), P = 1 << PB, LOG_V = ilog2(V);
+  constexpr int PB = strided_window<T, S>(), V = 16 / sizeof(T), P = 1 << PB, LOG_V = ilog2(V);
   extern __shared__ uint4 strided_smem[];
   const int t = threadIdx.x;
   const std::int64_t og = blockIdx.x / a.column_tiles, ct = blockIdx.x % a.column_tiles;
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>(
   // The first window: the top PB row bits, or (fewer row bits than PB) from the lowest row bit,
   // as far as the tile reaches.
   const int lowest = a.cb < a.log_u - PB ? a.cb : a.log_u - PB;
-  const int top = row_hi - PB > lowest ? row_hi - PB : lowest;
+  const int first = row_hi - PB > lowest ? row_hi - PB : lowest;
 
   // Offsets are linear in each bit field of u inside a tile (the tile's outer lines lie along the
   // innermost outer dimension), so a vector's offset is the block's base, plus its thread's part,
@@ -142,12 +143,17 @@ __global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>(
     return first_line + line < a.outer;
   };
 
+  // Global accesses in a window whose thread bits start with the bits over which memory is
+  // contiguous (a warp's 32 vectors in one run where the layout allows); else in the tile's top
+  // window, with an exchange to or from the butterflies' window.
+  const int outermost = a.log_u - PB;
+  const int load_window = first >= a.x_contiguous_bits ? first : outermost;
   C v[P][V];
-  const ThreadPart load_part = thread_part(top);
+  const ThreadPart load_part = thread_part(load_window);
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     std::int64_t xo, yo;
-    if (offsets(load_part, top, i, xo, yo)) {
+    if (offsets(load_part, load_window, i, xo, yo)) {
       VecIO<T, V>::unpack(VecIO<T, V>::load_raw(static_cast<const T*>(a.x) + xo), v[i]);
     } else {
 #pragma unroll
@@ -159,7 +165,8 @@ __global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>(
   for (int b = 0; b < LOG_V; ++b)
     if (b >= LOG_V - a.rv) butterfly_value_bit<P, V>(v, b);
 
-  int lo = top, done = row_hi;
+  if (load_window != first) strided_exchange<T, PB>(v, strided_smem, t, load_window, first);
+  int lo = first, done = row_hi;
   while (true) {
 #pragma unroll
     for (int j = 0; j < PB; ++j)
@@ -170,11 +177,9 @@ __global__ void __launch_bounds__(kStridedThreads, strided_blocks_per_sm<T, PB>(
     strided_exchange<T, PB>(v, strided_smem, t, lo, next);
     lo = next;
   }
-  // The stores from the last window, whose thread bits start at u's lowest (the columns); with no
-  // column bits it holds u's bit 0, so a warp's vectors would be P apart: back to the top window.
-  if (lo == 0 && lo != top) {
-    strided_exchange<T, PB>(v, strided_smem, t, lo, top);
-    lo = top;
+  if (lo < a.y_contiguous_bits) {
+    strided_exchange<T, PB>(v, strided_smem, t, lo, outermost);
+    lo = outermost;
   }
   const ThreadPart store_part = thread_part(lo);
 
