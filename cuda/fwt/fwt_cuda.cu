@@ -56,11 +56,11 @@ int split_row_bits(int log_n, int table_max) {
   return std::min(table_max, log_n - 14 <= 8 ? 14 : 15);
 }
 
-// The inner factor of a strided transform too long for one pass (log2): half of it, as far as one
-// pass takes it with 256-byte columns (the outer factor's columns are wider: its inner extent
-// includes the inner factor).
+// The inner factor of a strided transform too long for one pass (log2): half of it (the outer
+// factor's columns are wider: its inner extent includes the inner factor), as far as one pass
+// takes it.
 int split_strided_bits(int log_n, const fwt_gpu::StridedLayout& layout) {
-  return std::max(1, std::min(log_n / 2, layout.good_log_rows()));
+  return std::max(1, std::min(log_n / 2, layout.max_log_rows()));
 }
 
 bool is_16bit(DType d) { return d == DType::float16 || d == DType::bfloat16; }
@@ -155,12 +155,17 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   // 16-bit values are rounded to their type between passes: one pass through shared memory instead,
   // where it holds the line.
   const int smem_max = smem_max_log_n(p);
-  if (table_max < 0 && p.log_n <= smem_max && (!layout.vectorizable || is_16bit(p.dtype))) return launch_smem(p, stream);
+  // Also the lines the strided kernel holds but refuses: too few elements in all for a warp.
+  if (table_max < 0 && p.log_n <= smem_max &&
+      (!layout.vectorizable || is_16bit(p.dtype) || p.log_n <= layout.max_log_rows()))
+    return launch_smem(p, stream);
   const int inner_bits = table_max >= 0         ? split_row_bits(p.log_n, table_max)
                          : layout.vectorizable ? split_strided_bits(p.log_n, layout)
                                                : smem_max;
   // Two factors: L2 = 2^inner_bits lines of stride s (from x into y), then L1 lines of stride L2·s
   // in place on y, which may split again.
+  if (inner_bits < 1 || inner_bits >= p.log_n)
+    raise<ValueError>("fwt: internal error: no split of N = 2^", p.log_n, " (inner factor 2^", inner_bits, ")");
   const int outer_bits = p.log_n - inner_bits;
   const std::int64_t l1 = std::int64_t(1) << outer_bits, l2 = std::int64_t(1) << inner_bits;
   FwtPlan inner = p;

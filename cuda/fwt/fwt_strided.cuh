@@ -3,6 +3,7 @@
 // and how many columns, rows and outer lines), and its launcher.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
@@ -13,11 +14,10 @@
 
 namespace ironkernels::detail::fwt_gpu {
 
-// Columns of a tile (log2 vectors of a row side by side): a pass whose tile would be narrower than
-// kStridedMinColumnBits (64 bytes of each row) while its inner extent allows more is split
-// instead; kStridedGoodColumnBits (256 bytes) is as wide as the shape choice tries to reach.
-constexpr int kStridedMinColumnBits = 2;
-constexpr int kStridedGoodColumnBits = 4;
+// Columns of a tile (log2 vectors of a row side by side) when rows are strided: a pass whose tile
+// would be narrower than kStridedWantedColumnBits (128 bytes of each row) while the inner extent
+// allows more is split instead.
+constexpr int kStridedWantedColumnBits = 3;
 
 /// Vector bits of a shape's tile (threads × vectors per thread), and of the largest.
 inline int strided_max_log_u(std::int64_t elem_bytes, StridedShape shape) {
@@ -33,14 +33,9 @@ struct StridedLayout {
   int column_bits_max = 0;  // log2 of the largest power of two dividing inner / V
   int rv = 0;               // rows per vector (inner < V)
   int max_log_u = 0;        // of the largest shape's tile
-  int min_column_bits() const { return column_bits_max < kStridedMinColumnBits ? column_bits_max : kStridedMinColumnBits; }
+  int min_column_bits() const { return std::min(column_bits_max, kStridedWantedColumnBits); }
   /// Rows one pass takes (log2): the largest tile's row bits at the narrowest column width allowed.
   int max_log_rows() const { return max_log_u - min_column_bits() + rv; }
-  /// Rows one pass takes with columns as wide as the inner extent allows up to 256 bytes.
-  int good_log_rows() const {
-    const int cb = column_bits_max < kStridedGoodColumnBits ? column_bits_max : kStridedGoodColumnBits;
-    return max_log_u - cb + rv;
-  }
 };
 
 inline int ceil_log2(std::int64_t v) {
@@ -77,25 +72,28 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
 
 /// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
 /// (or so few elements that a tile would be less than a warp).
-// The shape for `row_bits` row bits: the one whose tile has the widest columns (up to 256 bytes),
-// the smallest of those (more blocks per SM); IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|tall fixes
-// it where the rows fit (bench sweeps).
-inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits) {
+// The shape for `row_bits` row bits, measured on H200 (bench/DECISIONS.md, fwt): rows whose lines
+// lie back to back (contiguous slabs) take the smallest shape that holds them; strided rows the
+// smallest whose columns are at least 128 bytes wide (narrower ones cost more than the tall shape's
+// single block per SM), or as wide as any shape reaches. IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|
+// tall fixes it where the rows fit (bench sweeps).
+inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits, bool contiguous_rows) {
   static const int forced = [] {
     const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_SHAPE");
     return env ? (env[0] == 'n' ? 0 : env[0] == 'w' ? 1 : env[0] == 't' ? 2 : -1) : -1;
   }();
-  auto columns = [&](StridedShape shape) {
-    const int room = strided_max_log_u(elem_bytes, shape) - row_bits;
-    const int cb = s.column_bits_max < room ? s.column_bits_max : room;
-    return cb < s.min_column_bits() ? -1 : cb < kStridedGoodColumnBits ? cb : kStridedGoodColumnBits;
-  };
   const StridedShape shapes[] = {StridedShape::narrow, StridedShape::wide, StridedShape::tall};
-  if (forced >= 0 && columns(shapes[forced]) >= 0) return shapes[forced];
-  StridedShape best = StridedShape::tall;
-  for (int i = 2; i >= 0; --i)
-    if (columns(shapes[i]) >= columns(best)) best = shapes[i];
-  return best;
+  int columns[3];
+  int best = -1;
+  for (int i = 0; i < 3; ++i) {
+    const int room = strided_max_log_u(elem_bytes, shapes[i]) - row_bits;
+    columns[i] = room < 0 ? -1 : contiguous_rows ? kStridedWantedColumnBits : std::min(s.column_bits_max, room);
+    best = std::max(best, columns[i]);
+  }
+  if (forced >= 0 && columns[forced] >= s.min_column_bits()) return shapes[forced];
+  for (int i = 0; i < 3; ++i)
+    if (columns[i] >= std::min(best, kStridedWantedColumnBits)) return shapes[i];
+  return StridedShape::tall;
 }
 
 inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
@@ -106,7 +104,8 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a.y = p.y;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
   const int row_bits = p.log_n - s.rv;
-  const StridedShape shape = strided_shape(s, es, row_bits);
+  const bool contiguous_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner);
+  const StridedShape shape = strided_shape(s, es, row_bits, contiguous_rows);
   a.tile_shape = static_cast<int>(shape);
   const int max_log_u = strided_max_log_u(es, shape);
   const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;

@@ -1,0 +1,150 @@
+"""FWT on the GPU past the contiguous rows of N <= 2^15: long rows (passes), strided axes, complex
+and integer dtypes, per ../BENCHMARKS protocol (see bench/README.md).
+
+Every case times ironkernels against torch.clone of the same tensor (the copy ceiling) and against
+the case it is judged by: long rows against a plain PyTorch FWT (log2 N butterfly stages on
+reshapes) and the original experiments' float32 batch-128 rows; a strided axis against the
+contiguous rows of the same size; complex against float of the same bytes; integers against the
+float of their width. Medians of 15 timed calls (CUDA events, calls back to back, after >= 25 ms of
+warm-up), over two rounds in rotated order; the row keeps the faster round of each. Outputs are
+checked on sampled lines against a float64 (exact integer) reference before timing.
+
+    python bench/bench_fwt_layouts.py [--out bench/results/fwt-h200-layouts.json] [--mb 256]
+                                      [--sections long,original,axis,complex,integer]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ironkernels  # noqa: E402
+from ironkernels.reference import fwt_reference  # noqa: E402
+from _common import gpu_hardware, time_cuda, write_result  # noqa: E402
+
+DT = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
+      "complex64": torch.complex64, "complex128": torch.complex128, "int32": torch.int32, "int64": torch.int64}
+
+
+def torch_fwt(x: torch.Tensor) -> torch.Tensor:
+    """The plain PyTorch FWT along the last axis: one (add, subtract) stage per bit on reshapes."""
+    n = x.shape[-1]
+    y, h = x, 1
+    while h < n:
+        y = y.reshape(-1, n // (2 * h), 2, h)
+        y = torch.stack((y[:, :, 0] + y[:, :, 1], y[:, :, 0] - y[:, :, 1]), dim=2)
+        h *= 2
+    return y.reshape(x.shape)
+
+
+def make(dtype: str, shape) -> torch.Tensor:
+    if dtype.startswith("int"):
+        return torch.randint(-1000, 1000, shape, device="cuda", dtype=DT[dtype])
+    return torch.randn(shape, device="cuda", dtype=torch.complex64 if dtype == "complex128" else torch.float32).to(DT[dtype])
+
+
+def checked(x: torch.Tensor, axis: int, y: torch.Tensor) -> float:
+    """Max error on 4 sampled lines against the reference, relative to the largest reference value."""
+    xm, ym = torch.movedim(x, axis, -1), torch.movedim(y, axis, -1)
+    flat_x, flat_y = xm.reshape(-1, xm.shape[-1]), ym.reshape(-1, ym.shape[-1])
+    idx = torch.linspace(0, flat_x.shape[0] - 1, 4, device=x.device).long()
+    sx, sy = flat_x[idx].cpu(), flat_y[idx].cpu()
+    if x.dtype in (torch.float16, torch.bfloat16):
+        sx, sy = sx.float(), sy.float()
+    ref = fwt_reference(sx.numpy())
+    got = sy.numpy()
+    if x.dtype in (torch.int32, torch.int64):
+        return 0.0 if np.array_equal(got, ref) else float("inf")
+    return float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-300))
+
+
+def time_group(label: str, impls: dict, nbytes: int) -> list:
+    """Rows of one case: each implementation's best-round median, two rounds in rotated order."""
+    best = {}
+    names = list(impls)
+    for rnd in range(2):
+        order = names[rnd % len(names):] + names[:rnd % len(names)]
+        for name in order:
+            ms = time_cuda(torch, impls[name], reps=15)["median_ms"]
+            best[name] = min(best.get(name, math.inf), ms)
+    return [{"case": label, "impl": k, "median_ms": v, "bytes": nbytes, "gbps": 2 * nbytes / (v * 1e6)}
+            for k, v in best.items()]
+
+
+def run_case(label, x, axis=-1, extra=None, judge=None):
+    """ours, clone, and the named comparison implementations (`extra`: name -> fn)."""
+    out = torch.empty_like(x)
+    ironkernels.fwt(x, axis=axis, out=out)
+    err = checked(x, axis, out)
+    impls = {"ironkernels": lambda: ironkernels.fwt(x, axis=axis, out=out), "clone": lambda: x.clone()}
+    impls.update(extra or {})
+    rows = time_group(label, impls, x.numel() * x.element_size())
+    by = {r["impl"]: r["median_ms"] for r in rows}
+    for r in rows:
+        r.update({"dtype": str(x.dtype).replace("torch.", ""), "shape": list(x.shape), "axis": axis, "rel_err": err})
+    ratios = "  ".join(f"ik/{k}={by['ironkernels'] / by[k]:.3f}" for k in by if k != "ironkernels")
+    print(f"{label:34s} {by['ironkernels'] * 1e3:8.1f} us  err {err:.1e}  {ratios}", flush=True)
+    return rows
+
+
+def rows_for(mb: int, itemsize: int, n: int) -> int:
+    return max(1, math.ceil((mb << 20) / (n * itemsize)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "fwt-h200-layouts.json"))
+    ap.add_argument("--mb", type=int, default=256)
+    ap.add_argument("--sections", default="long,original,axis,complex,integer")
+    args = ap.parse_args()
+    sections = args.sections.split(",")
+    torch.manual_seed(0)
+    rows = []
+    if "long" in sections:
+        for dtype, logs in [("float32", range(16, 25)), ("float16", (16, 20, 24)), ("bfloat16", (16, 20, 24)),
+                            ("float64", (15, 16, 20, 24))]:
+            size = DT[dtype].itemsize
+            for log_n in logs:
+                x = make(dtype, (rows_for(args.mb, size, 1 << log_n), 1 << log_n))
+                extra = {"torch_fwt": lambda x=x: torch_fwt(x)} if dtype == "float32" and log_n in (16, 20, 24) else None
+                rows += run_case(f"{dtype} rows 2^{log_n}", x, extra=extra)
+                del x
+    if "original" in sections:  # the experiments' contract: float32, batch 128
+        for log_n in (15, 16, 20):
+            x = make("float32", (128, 1 << log_n))
+            rows += run_case(f"float32 128 x 2^{log_n}", x, extra={"torch_fwt": lambda x=x: torch_fwt(x)})
+    if "axis" in sections:  # (B, N, inner) along axis 1 against (B·inner, N) rows
+        for log_n, inner in [(4, 8), (6, 64), (9, 64), (10, 64), (12, 64), (6, 4096), (9, 4096), (12, 4096), (10, 8)]:
+            n = 1 << log_n
+            b = rows_for(args.mb, 4 * inner, n)
+            x = make("float32", (b, n, inner))
+            rows_x = make("float32", (b * inner, n))
+            rows += run_case(f"float32 ({b}, 2^{log_n}, {inner}) axis 1", x, axis=1,
+                             extra={"rows": lambda r=rows_x: ironkernels.fwt(r)})
+            del x, rows_x
+    if "complex" in sections:  # complex (B, N) against float (B, 2N) of the same bytes
+        for dtype, real, logs in [("complex64", "float32", (4, 10, 13, 14, 15, 16, 20)), ("complex128", "float64", (10, 13, 15))]:
+            size = DT[dtype].itemsize
+            for log_n in logs:
+                x = make(dtype, (rows_for(args.mb, size, 1 << log_n), 1 << log_n))
+                f = make(real, (x.shape[0], 2 << log_n))
+                rows += run_case(f"{dtype} rows 2^{log_n}", x, extra={"float_same_bytes": lambda f=f: ironkernels.fwt(f)})
+                del x, f
+    if "integer" in sections:  # integers against the float of their width, same shape
+        for dtype, real, logs in [("int32", "float32", (4, 10, 14, 15, 16, 20)), ("int64", "float64", (10, 14, 16))]:
+            size = DT[dtype].itemsize
+            for log_n in logs:
+                x = make(dtype, (rows_for(args.mb, size, 1 << log_n), 1 << log_n))
+                f = make(real, tuple(x.shape))
+                rows += run_case(f"{dtype} rows 2^{log_n}", x, extra={"float_same_shape": lambda f=f: ironkernels.fwt(f)})
+                del x, f
+    write_result(args.out, gpu_hardware(torch), rows, {"sections": sections})
+
+
+if __name__ == "__main__":
+    main()
