@@ -126,10 +126,13 @@ void add_dimension(FwtPlan& p, std::int64_t extent, std::int64_t xs, std::int64_
 
 // Lines of 2^j contiguous elements side by side whose rows are contiguous too (the complex parts: a
 // trailing dimension of 2, stride 1, and the axis stride 2) are rows of 2^(n+j) elements whose j
-// lowest bits are not transformed, H_N ⊗ I_{2^j}: p as such rows when the table takes them.
+// lowest bits are not transformed, H_N ⊗ I_{2^j}: p as such rows when the table takes them (32-
+// and 64-bit types).
 bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
   const int last = p.batch_ndim - 1;
-  if (last < 0 || p.skip_low_bits || p.x_stride[last] != 1 || p.y_stride[last] != 1) return false;
+  // 16-bit rows do bits 0 and 2 on the tensor cores, which cannot leave one out.
+  if (last < 0 || p.skip_low_bits || dtype_size(p.dtype) == 2 || p.x_stride[last] != 1 || p.y_stride[last] != 1)
+    return false;
   const std::int64_t inner = p.batch_shape[last];
   const std::int64_t vector = 16 / static_cast<std::int64_t>(dtype_size(p.dtype));
   if (inner > vector || (inner & (inner - 1)) || p.x_axis_stride != inner || p.y_axis_stride != inner) return false;

@@ -72,12 +72,12 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
 
 /// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
 /// (or so few elements that a tile would be less than a warp).
-// The shape for `row_bits` row bits, measured on H200 (bench/DECISIONS.md, fwt): rows whose lines
-// lie back to back (contiguous slabs) take the smallest shape that holds them; strided rows the
+// The shape for `row_bits` row bits, measured on H200 (bench/DECISIONS.md, fwt): rows that lie
+// back to back (slabs) take the smallest shape that spans them; strided rows the
 // smallest whose columns are at least 128 bytes wide (narrower ones cost more than the tall shape's
 // single block per SM), or as wide as any shape reaches. IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|
 // tall fixes it where the rows fit (bench sweeps).
-inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits, bool contiguous_rows) {
+inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits, bool slab_rows) {
   static const int forced = [] {
     const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_SHAPE");
     return env ? (env[0] == 'n' ? 0 : env[0] == 'w' ? 1 : env[0] == 't' ? 2 : -1) : -1;
@@ -87,7 +87,8 @@ inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_byte
   int best = -1;
   for (int i = 0; i < 3; ++i) {
     const int room = strided_max_log_u(elem_bytes, shapes[i]) - row_bits;
-    columns[i] = room < 0 ? -1 : contiguous_rows ? kStridedWantedColumnBits : std::min(s.column_bits_max, room);
+    // A tile across the whole inner extent of rows that lie back to back reads one contiguous run.
+    columns[i] = room < 0 ? -1 : slab_rows && room >= s.column_bits_max ? kStridedWantedColumnBits : std::min(s.column_bits_max, room);
     best = std::max(best, columns[i]);
   }
   if (forced >= 0 && columns[forced] >= s.min_column_bits()) return shapes[forced];
@@ -104,8 +105,10 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   a.y = p.y;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
   const int row_bits = p.log_n - s.rv;
-  const bool contiguous_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner);
-  const StridedShape shape = strided_shape(s, es, row_bits, contiguous_rows);
+  // Rows back to back, each one tile width (inner = V·2^column_bits_max, the axis stride inner).
+  const bool slab_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner &&
+                                  s.inner == (V << s.column_bits_max));
+  const StridedShape shape = strided_shape(s, es, row_bits, slab_rows);
   a.tile_shape = static_cast<int>(shape);
   const int max_log_u = strided_max_log_u(es, shape);
   const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;
