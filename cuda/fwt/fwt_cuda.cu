@@ -142,7 +142,11 @@ bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
   rows.log_n = p.log_n + rows.skip_low_bits;
   rows.x_axis_stride = rows.y_axis_stride = 1;
   rows.rows = p.rows / inner;
-  return table_max_log_n(rows) >= 0;
+  // Longer than one pass, the rows must be packed, so that the passes' lines stay the table's.
+  const std::int64_t n = std::int64_t(1) << rows.log_n;
+  const bool packed = rows.batch_ndim == 0 || (rows.batch_ndim == 1 && rows.x_stride[0] == n && rows.y_stride[0] == n);
+  const int table_max = table_max_log_n(rows);
+  return table_max >= 0 && (rows.log_n <= table_max || packed);
 }
 
 // One pass when a kernel holds the whole transform (the table's rows, the strided kernel, the

@@ -73,7 +73,8 @@ def test_gpu_rows_every_dtype(rng, dtype, log_n):
     several rows per vector (integers, complex parts) and their passes past one tile."""
     t = _torch()
     for batch in (1, 5):
-        check(t, random_array(rng, (batch, 1 << log_n), dtype))
+        check(t, random_array(rng, (batch, 1 << log_n), dtype),
+              roundings=2 if log_n > 15 and dtype in ("float16", "bfloat16") else 1)
 
 
 @pytest.mark.parametrize("dtype", DTYPES + ["complex64"])
@@ -119,7 +120,7 @@ def test_gpu_misaligned_and_odd_strides(rng, dtype):
 def test_gpu_errors_write_nothing(dtype):
     t = _torch()
     x = t.zeros((4, 8), dtype=getattr(t, dtype), device="cuda")
-    out = poisoned(t, x)
+    out = t.full_like(x, 7)
     before = out.clone()
     with pytest.raises(ValueError, match="axis=2"):
         ironkernels.fwt(x, axis=2, out=out)
