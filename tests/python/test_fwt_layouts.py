@@ -72,3 +72,22 @@ def test_complex_matches_parts(rng):
     y = ironkernels.fwt(x, normalized=True)
     np.testing.assert_allclose(y.real, ironkernels.fwt(np.ascontiguousarray(x.real), normalized=True), rtol=0, atol=1e-13)
     np.testing.assert_allclose(y.imag, ironkernels.fwt(np.ascontiguousarray(x.imag), normalized=True), rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_one_long_row_over_threads(rng, dtype):
+    """A row of 2^20 (fewer rows than threads) is shared by the threads, blocks then strips: the
+    same result, bit for bit, as one thread, and within the contract."""
+    from ironkernels import _core
+
+    x = random_array(rng, (1, 1 << 20), dtype)
+    threads = _core.cpu_threads()
+    try:
+        _core.set_cpu_threads(max(2, threads))
+        shared = ironkernels.fwt(x, scale=3 if dtype in INT_DTYPES else 0.5)
+        _core.set_cpu_threads(1)
+        alone = ironkernels.fwt(x, scale=3 if dtype in INT_DTYPES else 0.5)
+    finally:
+        _core.set_cpu_threads(threads)
+    np.testing.assert_array_equal(shared, alone)
+    assert_transform(shared, x, dtype, -1, 3 if dtype in INT_DTYPES else 0.5)

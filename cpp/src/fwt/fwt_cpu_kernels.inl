@@ -186,42 +186,96 @@ void row_scalar(T* x, int log_n, bool scaled, T scale) {
     for (std::int64_t i = 0; i < n; ++i) x[i] *= scale;
 }
 
+// Rows longer than an L1-sized block B: (I_A ⊗ H_B), each block while it sits in L1; then
+// (H_A ⊗ I_B), column strips of kStrip vectors. The rows of a strip are B elements apart, a
+// power-of-two stride that maps them onto a few cache sets, so a strip is copied into a contiguous
+// buffer, transformed there and copied back. Blocks (and strips) are independent of each other:
+// one row may be spread over threads, blocks first, then strips.
 template <class T>
-void fwt_row(T* x, int log_n, T scale) {
+struct RowSplit {
+  static constexpr int kL1Bytes = 16 * 1024;
+  static constexpr int log_b = __builtin_ctz(kL1Bytes / sizeof(T));
+  static constexpr std::int64_t kStrip = 512 / kVecBytes > 0 ? 512 / kVecBytes : 1;
+  static constexpr std::int64_t kMaxBuffered = std::int64_t(1) << 20;  // bytes of one buffered strip
+  static std::int64_t blocks(int log_n) { return log_n > log_b ? std::int64_t(1) << (log_n - log_b) : 0; }
+  static std::int64_t strips(int log_n) { return log_n > log_b ? (std::int64_t(1) << log_b) / Simd<T>::L / kStrip : 0; }
+};
+
+template <class T>
+void row_blocks(T* x, int log_n, std::int64_t begin, std::int64_t end) {
+  using S = RowSplit<T>;
+  for (std::int64_t i = begin; i < end; ++i) row_in_cache<T>(x + (i << S::log_b), S::log_b, false, T(1));
+}
+
+template <class T>
+void row_strips(T* x, int log_n, std::int64_t begin, std::int64_t end, T scale) {
   using V = typename Simd<T>::V;
+  using S = RowSplit<T>;
   constexpr int L = Simd<T>::L;
   const bool scaled = scale != T(1);
-  if ((std::int64_t(1) << log_n) < L) return row_scalar<T>(x, log_n, scaled, scale);
-  constexpr int kL1Bytes = 16 * 1024;
-  constexpr int log_b = __builtin_ctz(kL1Bytes / sizeof(T));
-  if (log_n <= log_b) return row_in_cache<T>(x, log_n, scaled, scale);
-  // (I_A ⊗ H_B): each L1-sized block; then (H_A ⊗ I_B): column strips of kStrip vectors. The rows
-  // of a strip are B elements apart, a power-of-two stride that maps them onto a few cache sets,
-  // so a strip is copied into a contiguous buffer, transformed there and copied back.
-  const std::int64_t B = std::int64_t(1) << log_b, A = std::int64_t(1) << (log_n - log_b);
-  for (std::int64_t i = 0; i < A; ++i) row_in_cache<T>(x + i * B, log_b, false, T(1));
-  constexpr std::int64_t kStrip = 512 / kVecBytes > 0 ? 512 / kVecBytes : 1;
-  const std::int64_t bv = B / L;
+  const std::int64_t A = S::blocks(log_n), bv = (std::int64_t(1) << S::log_b) / L, k_strip = S::kStrip;
   V* v = reinterpret_cast<V*>(x);
-  constexpr std::int64_t kMaxBuffered = std::int64_t(1) << 20;  // bytes of one buffered strip
-  if (A * kStrip * kVecBytes > kMaxBuffered) {
-    for (std::int64_t c = 0; c < bv; c += kStrip) hadamard_rows<T>(v + c, log_n - log_b, bv, kStrip, scaled, scale);
+  if (A * k_strip * kVecBytes > S::kMaxBuffered) {
+    for (std::int64_t c = begin * k_strip; c < end * k_strip; c += k_strip)
+      hadamard_rows<T>(v + c, log_n - S::log_b, bv, k_strip, scaled, scale);
     return;
   }
   thread_local std::vector<T> buffer;  // of T: std::vector drops the vector type's attributes
-  buffer.resize(static_cast<std::size_t>(A * kStrip * L));
+  buffer.resize(static_cast<std::size_t>(A * k_strip * L));
   V* buf = reinterpret_cast<V*>(buffer.data());
-  for (std::int64_t c = 0; c < bv; c += kStrip) {
+  for (std::int64_t c = begin * k_strip; c < end * k_strip; c += k_strip) {
     for (std::int64_t i = 0; i < A; ++i)
-      for (std::int64_t k = 0; k < kStrip; ++k) buf[i * kStrip + k] = v[i * bv + c + k];
-    hadamard_rows<T>(buf, log_n - log_b, kStrip, kStrip, scaled, scale);
+      for (std::int64_t k = 0; k < k_strip; ++k) buf[i * k_strip + k] = v[i * bv + c + k];
+    hadamard_rows<T>(buf, log_n - S::log_b, k_strip, k_strip, scaled, scale);
     for (std::int64_t i = 0; i < A; ++i)
-      for (std::int64_t k = 0; k < kStrip; ++k) v[i * bv + c + k] = buf[i * kStrip + k];
+      for (std::int64_t k = 0; k < k_strip; ++k) v[i * bv + c + k] = buf[i * k_strip + k];
   }
 }
 
 template <class T>
+void fwt_row(T* x, int log_n, T scale) {
+  const bool scaled = scale != T(1);
+  if ((std::int64_t(1) << log_n) < Simd<T>::L) return row_scalar<T>(x, log_n, scaled, scale);
+  if (log_n <= RowSplit<T>::log_b) return row_in_cache<T>(x, log_n, scaled, scale);
+  row_blocks<T>(x, log_n, 0, RowSplit<T>::blocks(log_n));
+  row_strips<T>(x, log_n, 0, RowSplit<T>::strips(log_n), scale);
+}
+
+// A row of NV vectors that fits the vector registers (NV ≤ 16): one load, every stage in registers,
+// one store (the in-cache path loads and stores the row once per radix pass).
+template <class T, int NV>
+inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
+  using V = typename Simd<T>::V;
+  V* v = reinterpret_cast<V*>(row);
+  V r[NV];
+  for (int i = 0; i < NV; ++i) r[i] = in_vector_all<T>(v[i]);
+  for (int s = 1; s < NV; s <<= 1)
+    for (int j = 0; j < NV; ++j)
+      if (!(j & s)) butterfly<T>(r[j], r[j | s]);
+  if (scaled)
+    for (int i = 0; i < NV; ++i) r[i] *= sv;
+  for (int i = 0; i < NV; ++i) v[i] = r[i];
+}
+
+template <class T, int NV>
+void rows_in_registers(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
+  const bool scaled = scale != T(1);
+  const auto sv = splat<T>(scale);
+  for (std::int64_t r = 0; r < rows; ++r) row_in_registers<T, NV>(x + r * row_stride, scaled, sv);
+}
+
+template <class T>
 void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, T scale) {
+  constexpr int L = Simd<T>::L;
+  const std::int64_t nv = (std::int64_t(1) << log_n) / L;
+  switch (nv) {  // rows that fit the registers: the row loop inside, one dispatch per call
+    case 1: return rows_in_registers<T, 1>(x, rows, row_stride, scale);
+    case 2: return rows_in_registers<T, 2>(x, rows, row_stride, scale);
+    case 4: return rows_in_registers<T, 4>(x, rows, row_stride, scale);
+    case 8: return rows_in_registers<T, 8>(x, rows, row_stride, scale);
+    case 16: return rows_in_registers<T, 16>(x, rows, row_stride, scale);
+    default: break;
+  }
   for (std::int64_t r = 0; r < rows; ++r) fwt_row<T>(x + r * row_stride, log_n, scale);
 }
 
@@ -339,6 +393,18 @@ void widen_16bit(Format16 f, const std::uint16_t* src, float* dst, std::int64_t 
 void round_16bit(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n) {
   f == Format16::float16 ? round_fp16(src, dst, n) : round_bf16(src, dst, n);
 }
+
+#define IK_ROW_PARTS(T)                                                                              \
+  RowParts fwt_row_parts(const T*, int log_n) { return {RowSplit<T>::blocks(log_n), RowSplit<T>::strips(log_n)}; } \
+  void fwt_row_blocks(T* x, int log_n, std::int64_t begin, std::int64_t end) { row_blocks<T>(x, log_n, begin, end); } \
+  void fwt_row_strips(T* x, int log_n, std::int64_t begin, std::int64_t end, T scale) {          \
+    row_strips<T>(x, log_n, begin, end, scale);                                                  \
+  }
+IK_ROW_PARTS(float)
+IK_ROW_PARTS(double)
+IK_ROW_PARTS(std::uint32_t)
+IK_ROW_PARTS(std::uint64_t)
+#undef IK_ROW_PARTS
 
 void fwt_rows(float* x, std::int64_t rows, std::int64_t row_stride, int log_n, float scale) {
   fwt_rows_impl<float>(x, rows, row_stride, log_n, scale);
