@@ -58,7 +58,7 @@ def strided_view(draw, shape, dtype, *, allow_repeats: bool):
         step = {"packed": span, "gap": span + draw(st.integers(1, 3)), "zero": 0,
                 "fold": max(1, span // 2)}[kind]
         if d == nd - 1 and kind in ("packed", "gap") and draw(st.booleans()):
-            step = 1  # most calls keep the last axis contiguous, as fwt needs
+            step = 1  # most calls keep the last axis contiguous (fwt's fast rows)
         strides[d] = step * (-1 if draw(st.integers(0, 5)) == 0 else 1)
         span = max(span, abs(strides[d]) * (shape[d] - 1) + 1) if shape[d] else span
     low = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0 and n)
@@ -76,11 +76,13 @@ def shifted(view: np.ndarray, shift: int) -> np.ndarray:
 
 
 def draw_fwt_case(data):
-    """(x, out or None, how out was made)."""
+    """(x, out or None, how out was made, axis): the transformed axis anywhere."""
     dtype = data.draw(st.sampled_from([np.float32, np.float64]))
     batch = data.draw(st.lists(st.integers(0, 3), min_size=0, max_size=3))
     log_n = data.draw(st.integers(0, 5))
-    shape = tuple(batch) + (1 << log_n,)
+    at = data.draw(st.integers(0, len(batch)))
+    shape = tuple(batch[:at]) + (1 << log_n,) + tuple(batch[at:])
+    axis = at - len(shape) if data.draw(st.booleans()) else at
     x = data.draw(strided_view(shape, dtype, allow_repeats=False))
     choice = data.draw(st.sampled_from(["new", "in_place", "view", "shares_x"]))
     out = {"new": None, "in_place": x}.get(choice)
@@ -88,7 +90,7 @@ def draw_fwt_case(data):
         out = data.draw(strided_view(shape, dtype, allow_repeats=True))
     elif choice == "shares_x":
         out = shifted(x, data.draw(st.integers(-PAD, PAD)))
-    return x, out, choice
+    return x, out, choice, axis
 
 
 def draw_gemm_case(data):
@@ -109,17 +111,17 @@ def draw_gemm_case(data):
 @SETTINGS
 @given(st.data())
 def test_fwt_random_layouts_and_aliasing(data):
-    x, out, choice = draw_fwt_case(data)
+    x, out, choice, axis = draw_fwt_case(data)
     shape, dtype = x.shape, x.dtype
     x_before = x.copy()
     out_before = None if out is None else out.copy()
-    expect = fwt_reference(x_before.astype(np.float64))
+    expect = fwt_reference(x_before.astype(np.float64), axis=axis)
     refuse = out is not None and (repeats(out) or (shares_bytes(out, x) and not same_elements(out, x)))
     try:
-        y = ik.fwt(x, out=out)
+        y = ik.fwt(x, out=out, axis=axis)
     except ValueError as e:
         event("refused (must)" if refuse else "refused")
-        assert "repeats elements" in str(e) or "overlaps" in str(e) or "contiguous" in str(e), str(e)
+        assert "repeats elements" in str(e) or "overlaps" in str(e), str(e)
         np.testing.assert_array_equal(x, x_before)
         if out is not None:
             np.testing.assert_array_equal(out, out_before)
@@ -213,11 +215,11 @@ def test_fwt_layouts_on_the_device_as_on_the_host(data):
     """Device arrays and device outs of every layout above: refused exactly where the host call is
     (with the same message, nothing written), otherwise the CPU's result within rounding."""
     cp = pytest.importorskip("cupy")
-    x, out, _ = draw_fwt_case(data)
+    x, out, _, axis = draw_fwt_case(data)
     (dx, dout), buffers = mirror(cp, [x, out])
     before = [b.copy() for b in buffers]
-    host = outcome(lambda: np.array(ik.fwt(x, out=out), copy=True))
-    dev = outcome(lambda: cp.asnumpy(ik.fwt(dx, out=dout)))
+    host = outcome(lambda: np.array(ik.fwt(x, out=out, axis=axis), copy=True))
+    dev = outcome(lambda: cp.asnumpy(ik.fwt(dx, out=dout, axis=axis)))
     if misread_negative_strides(cp, dev, [x, out]):
         for b, b0 in zip(buffers, before):
             cp.testing.assert_array_equal(b, b0)
