@@ -159,10 +159,10 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   const fwt_gpu::StridedLayout layout = fwt_gpu::strided_layout(p);
   fwt_gpu::StridedArgs args;
   if (table_max < 0 && fwt_gpu::strided_args(p, layout, args)) return launch_strided(p, args, stream);
-  // 16-bit values are rounded to their type between passes: one pass through shared memory instead,
-  // where it holds the line.
+  // The shared-memory kernel: for layouts the vector kernels cannot read, for lines the strided
+  // kernel holds but refuses (too few elements in all for a warp), and for 16-bit lines, whose
+  // values would be rounded to their type between passes.
   const int smem_max = smem_max_log_n(p);
-  // Also the lines the strided kernel holds but refuses: too few elements in all for a warp.
   if (table_max < 0 && p.log_n <= smem_max &&
       (!layout.vectorizable || is_16bit(p.dtype) || p.log_n <= layout.max_log_rows()))
     return launch_smem(p, stream);

@@ -19,7 +19,8 @@ namespace ironkernels::detail::fwt_gpu {
 // allows more is split instead.
 constexpr int kStridedWantedColumnBits = 3;
 
-/// Vector bits of a shape's tile (threads × vectors per thread), and of the largest.
+/// Vector bits of a shape's tile (threads × vectors per thread; strided_window and strided_threads
+/// at run time).
 inline int strided_max_log_u(std::int64_t elem_bytes, StridedShape shape) {
   const int window = (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
   return window + (shape == StridedShape::tall ? 9 : 8);
@@ -70,8 +71,6 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
   return s;
 }
 
-/// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
-/// (or so few elements that a tile would be less than a warp).
 // The shape for `row_bits` row bits, measured on H200 (bench/DECISIONS.md, fwt): rows that lie
 // back to back (slabs) take the smallest shape that spans them; strided rows the
 // smallest whose columns are at least 128 bytes wide (narrower ones cost more than the tall shape's
@@ -97,13 +96,14 @@ inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_byte
   return StridedShape::tall;
 }
 
+/// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
+/// (or so few elements that a tile would be less than a warp).
 inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
   if (!s.vectorizable || p.log_n > s.max_log_rows()) return false;
-  const std::int64_t V = 16 / static_cast<std::int64_t>(dtype_size(p.dtype));
+  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype)), V = 16 / es;
   a = StridedArgs{};
   a.x = p.x;
   a.y = p.y;
-  const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype));
   const int row_bits = p.log_n - s.rv;
   // Rows back to back, each one tile width (inner = V·2^column_bits_max, the axis stride inner).
   const bool slab_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner &&

@@ -1,8 +1,9 @@
 #pragma once
 // The FWT along a strided axis, fwt_strided_kernel: the lines of a (outer, L, inner) layout, inner
-// contiguous, transformed along L without transposes. It also takes the passes of rows longer than
-// one tile (a row of N = L1·L2 is L1 strided lines of inner = L2), complex arrays (their real view,
-// inner = 2), integers, and rows whose 16-byte vectors hold several rows (inner < one vector).
+// contiguous, transformed along L without transposes. It also takes the outer passes of rows longer
+// than one tile (a row of N = L1·L2 is L1 strided lines of inner = L2), and lines whose 16-byte
+// vectors hold several rows (inner < one vector: complex parts and short inner extents off the
+// table's layouts).
 //
 // A block holds a tile of U = 2^log_u vectors of 16 bytes, u = [column bits | row bits | outer bits]
 // from the lowest: 2^cb neighbouring vectors of one row (W = 2^cb·V contiguous elements), 2^(log_l -
