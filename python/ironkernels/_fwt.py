@@ -17,6 +17,7 @@ def fwt(
     axis: int = -1,
     scale: Optional[float] = None,
     normalized: bool = False,
+    order: str = "natural",
     out: Any = None,
     stream: Any = None,
 ) -> Any:
@@ -36,6 +37,9 @@ def fwt(
         scale: multiplies the result (overrides ``normalized``); default 1. Integers take an
             integer scale only (the product wraps like the sums).
         normalized: scale by 1/√N (not for integers).
+        order: ``"natural"`` (Hadamard), ``"sequency"`` (Walsh: output k is the coefficient of the
+            row with k sign changes) or ``"dyadic"`` (Paley: bit-reversed natural order). The CPU
+            takes all three; CUDA ``"natural"`` only, for now.
         out: array of x's shape, dtype and device to write into; may be ``x`` itself (in place).
             Default: a new C-contiguous array of x's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default: the current
@@ -55,6 +59,8 @@ def fwt(
         raise TypeError(f"fwt: scale must be a real number or None, got {type(scale).__name__}")
     if not isinstance(normalized, (bool, numbers.Integral)):
         raise TypeError(f"fwt: normalized must be a bool, got {type(normalized).__name__}")
+    if not isinstance(order, str):
+        raise TypeError(f"fwt: order must be a str ('natural', 'sequency' or 'dyadic'), got {type(order).__name__}")
     x_dev = device_of(x)
     if out is not None:
         framework_of(out, "fwt: out")
@@ -74,7 +80,7 @@ def fwt(
         result = empty_like(x)
     try:
         _core.fwt(core_view(x), core_view(result), axis=int(axis), scale=None if scale is None else float(scale),
-                  normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x))
+                  normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x), order=order)
     except TypeError as e:  # an array nanobind could not view: say which and why (nothing ran)
         raise_unviewable("fwt", e, {"x": x, "out": result}, ", ".join(_DTYPES))
     return result

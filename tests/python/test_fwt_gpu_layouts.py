@@ -124,6 +124,8 @@ def test_gpu_errors_write_nothing(dtype):
     before = out.clone()
     with pytest.raises(ValueError, match="axis=2"):
         ironkernels.fwt(x, axis=2, out=out)
+    with pytest.raises(ValueError, match="order='sequency' is not supported on CUDA yet"):
+        ironkernels.fwt(x, order="sequency", out=out)
     with pytest.raises(TypeError, match="dtype"):
         ironkernels.fwt(x, out=t.zeros((4, 8), dtype=t.float64 if dtype == "int64" else t.int32, device="cuda"))
     t.cuda.synchronize()

@@ -91,3 +91,44 @@ def test_one_long_row_over_threads(rng, dtype):
         _core.set_cpu_threads(threads)
     np.testing.assert_array_equal(shared, alone)
     assert_transform(shared, x, dtype, -1, 3 if dtype in INT_DTYPES else 0.5)
+
+
+def _bitreverse(k, bits):
+    return int(format(k, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+@pytest.mark.parametrize("log_n", [0, 1, 2, 3, 4, 6, 9])
+def test_orders_against_their_definitions(log_n):
+    """sequency: row k of the transform changes sign k times; dyadic: row k is natural row
+    bitreverse(k). The rows are those of fwt(I) along axis 0 (column j is the transform of e_j)."""
+    n = 1 << log_n
+    natural = ironkernels.fwt(np.eye(n), axis=0)
+    walsh = ironkernels.fwt(np.eye(n), axis=0, order="sequency")
+    paley = ironkernels.fwt(np.eye(n), axis=0, order="dyadic")
+    changes = [int(np.sum(walsh[k, 1:] != walsh[k, :-1])) for k in range(n)]
+    assert changes == list(range(n))
+    np.testing.assert_array_equal(paley, natural[[_bitreverse(k, log_n) for k in range(n)]])
+    assert sorted(map(tuple, walsh)) == sorted(map(tuple, natural))  # a permutation of the rows
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int64", "bfloat16"])
+@pytest.mark.parametrize("order", ["sequency", "dyadic"])
+def test_orders_on_any_axis_in_place(rng, dtype, order):
+    x = random_array(rng, (3, 256, 5), dtype)
+    natural = ironkernels.fwt(x, axis=1)
+    log_n = 8
+    perm = [_bitreverse(k ^ (k >> 1) if order == "sequency" else k, log_n) for k in range(256)]
+    got = ironkernels.fwt(x, axis=1, order=order)
+    np.testing.assert_array_equal(got, natural[:, perm, :])
+    ironkernels.fwt(x, axis=1, order=order, out=x)
+    np.testing.assert_array_equal(x, got)
+
+
+@pytest.mark.parametrize("order,error,match", [("walsh", ValueError, "order='walsh' is not an order"),
+                                                (3, TypeError, "order must be a str")])
+def test_order_refusals(order, error, match):
+    x = np.ones((2, 8), np.float32)
+    out = np.full_like(x, 7)
+    with pytest.raises(error, match=match):
+        ironkernels.fwt(x, order=order, out=out)
+    assert (out == 7).all()

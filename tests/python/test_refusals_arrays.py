@@ -77,6 +77,8 @@ def fwt_cases():
     add(Refusal("fwt-scale-str", lambda: ik.fwt(x, scale="2"), TypeError, ["scale", "str"], [x]))
     add(Refusal("fwt-scale-complex", lambda: ik.fwt(x, scale=1j), TypeError, ["scale", "complex"], [x]))
     add(Refusal("fwt-normalized-str", lambda: ik.fwt(x, normalized="yes"), TypeError, ["normalized", "str"], [x]))
+    add(Refusal("fwt-order-unknown", lambda: ik.fwt(x, order="paley"), ValueError, ["order='paley'", "accepted: 'natural', 'sequency', 'dyadic'"], [x]))
+    add(Refusal("fwt-order-not-str", lambda: ik.fwt(x, order=1), TypeError, ["order", "str", "int"], [x]))
     xi = np.ones((2, 8), np.int32)
     add(Refusal("fwt-int-normalized", lambda: ik.fwt(xi, normalized=True), ValueError, ["normalized=True", "int32", "integer scale"], [xi]))
     add(Refusal("fwt-int-fractional-scale", lambda: ik.fwt(xi, scale=0.25), ValueError, ["scale=0.25", "integer"], [xi]))

@@ -20,8 +20,14 @@
 
 namespace ironkernels {
 
+/// The order of the output: natural (Hadamard, H_N as above), sequency (Walsh: output k is the
+/// coefficient of the row with k sign changes, natural index bitreverse(k ^ (k >> 1))) or dyadic
+/// (Paley: natural index bitreverse(k)). On the CPU; CUDA takes natural only for now.
+enum class FwtOrder { natural, sequency, dyadic };
+
 struct FwtOptions {
   int axis = -1;                ///< the transformed axis (negative: from the end)
+  FwtOrder order = FwtOrder::natural;
   std::optional<double> scale;  ///< overrides `normalized`
   bool normalized = false;      ///< scale = 1/sqrt(N)
 };

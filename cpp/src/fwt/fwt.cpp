@@ -66,6 +66,9 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   const int log_n = __builtin_ctzll(static_cast<unsigned long long>(n));
   if (log_n > kFwtMaxLog2N)
     raise<ValueError>("fwt: N = 2^", log_n, " is too large; accepted: N = 2^0 … 2^", kFwtMaxLog2N);
+  if (x.device.type == DeviceType::cuda && opt.order != FwtOrder::natural)
+    raise<ValueError>("fwt: order='", opt.order == FwtOrder::sequency ? "sequency" : "dyadic",
+                      "' is not supported on CUDA yet; accepted there: order='natural' (the CPU takes all three)");
   if (x.device.type == DeviceType::cuda && !IRONKERNELS_WITH_CUDA)
     raise<UnsupportedError>("fwt: x is on ", device_name(x.device), " but this copy of ironkernels was built without CUDA");
 
@@ -83,6 +86,7 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   const int parts = is_complex(x.dtype) ? 2 : 1;
   if (p.is_integer()) p.int_scale = integer_scale(x.dtype, opt);
   else p.scale = opt.scale ? *opt.scale : (opt.normalized ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0);
+  p.order = opt.order;
   p.x_axis_stride = x.strides[axis] * parts;
   p.y_axis_stride = out.strides[axis] * parts;
   if (p.rows == 0) return p;
@@ -356,9 +360,7 @@ void cpu_16bit(const FwtPlan& p, Format16 f) {
   parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) { cpu_rows_16bit(p, f, b, e); });
 }
 
-}  // namespace
-
-void fwt_cpu(const FwtPlan& p) {
+void fwt_cpu_natural(const FwtPlan& p) {
   switch (p.dtype) {
     case DType::float32: return cpu_native<DType::float32>(p);
     case DType::float64: return cpu_native<DType::float64>(p);
@@ -368,6 +370,47 @@ void fwt_cpu(const FwtPlan& p) {
     case DType::bfloat16: return cpu_16bit(p, Format16::bfloat16);
     case DType::complex64:
     case DType::complex128: return;  // planned as their real views
+  }
+}
+
+// Natural index of output k in sequency (Walsh) or dyadic (Paley) order.
+std::uint64_t natural_index(std::uint64_t k, int log_n, FwtOrder order) {
+  if (log_n == 0) return 0;
+  const std::uint64_t g = order == FwtOrder::sequency ? k ^ (k >> 1) : k;
+  std::uint64_t r = g;  // bit-reverse 64 bits, then keep the top log_n
+  r = ((r >> 1) & 0x5555555555555555ull) | ((r & 0x5555555555555555ull) << 1);
+  r = ((r >> 2) & 0x3333333333333333ull) | ((r & 0x3333333333333333ull) << 2);
+  r = ((r >> 4) & 0x0f0f0f0f0f0f0f0full) | ((r & 0x0f0f0f0f0f0f0f0full) << 4);
+  r = __builtin_bswap64(r);
+  return r >> (64 - log_n);
+}
+
+// The order as a permutation of every line of y (elements of E bytes), through a buffer per line.
+template <class E>
+void reorder_lines(const FwtPlan& p) {
+  const std::int64_t n = std::int64_t(1) << p.log_n, ya = p.y_axis_stride;
+  E* y = static_cast<E*>(p.y);
+  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
+  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) {
+    std::vector<E> line(static_cast<std::size_t>(n));
+    for (std::int64_t r = b; r < e; ++r) {
+      std::int64_t xo, yo;
+      p.row_offsets(r, xo, yo);
+      for (std::int64_t k = 0; k < n; ++k) line[k] = y[yo + static_cast<std::int64_t>(natural_index(k, p.log_n, p.order)) * ya];
+      for (std::int64_t k = 0; k < n; ++k) y[yo + k * ya] = line[k];
+    }
+  });
+}
+
+}  // namespace
+
+void fwt_cpu(const FwtPlan& p) {
+  fwt_cpu_natural(p);
+  if (p.order == FwtOrder::natural || p.log_n < 2) return;
+  switch (dtype_size(p.dtype)) {
+    case 2: return reorder_lines<std::uint16_t>(p);
+    case 4: return reorder_lines<std::uint32_t>(p);
+    default: return reorder_lines<std::uint64_t>(p);
   }
 }
 

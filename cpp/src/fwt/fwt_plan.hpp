@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "ironkernels/core/array.hpp"
+#include "ironkernels/fwt.hpp"
 
 namespace ironkernels::detail {
 
@@ -28,6 +29,7 @@ struct FwtPlan {
   double scale = 1.0;          // floating types
   std::int64_t int_scale = 1;  // integer types (wrapping product)
   int skip_low_bits = 0;       // CUDA rows only: H_{N/2^s} ⊗ I_{2^s}, the lowest s bits untransformed
+  FwtOrder order = FwtOrder::natural;
 
   bool is_integer() const { return dtype == DType::int32 || dtype == DType::int64; }
   bool scaled() const { return is_integer() ? int_scale != 1 : scale != 1.0; }
