@@ -28,7 +28,8 @@ def fwt(
 
     Args:
         x: array of float16, bfloat16, float32, float64, complex64, complex128, int32 or int64
-            (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, along ``axis``;
+            (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, along ``axis``
+            (on the CPU also N = m·2^k, m = 12, 20, 28: ``H_m ⊗ H_{2^k}``, H_m Paley's);
             every dimension may have any stride (a strided axis is read in place, not transposed).
             float16/bfloat16 are computed in float32 and rounded once (on CUDA, N > 2^15 takes
             two or three passes over memory and rounds once per pass); complex as its real and

@@ -219,8 +219,8 @@ def test_gpu_cupy_in_cupy_out(rng):
 
 def test_gpu_errors_leave_out_untouched(rng):
     t = _torch()
-    odd = t.zeros((24, 8), device="cuda")
-    with pytest.raises(ValueError, match="x.shape\\[0\\] = 24"):
+    odd = t.zeros((36, 8), device="cuda")
+    with pytest.raises(ValueError, match="x.shape\\[0\\] = 36"):
         ironkernels.fwt(odd, axis=0)
     x = t.ones((2, 8), device="cuda")
     host_out = np.full((2, 8), 7.0, np.float32)

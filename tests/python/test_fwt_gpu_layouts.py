@@ -126,6 +126,11 @@ def test_gpu_errors_write_nothing(dtype):
         ironkernels.fwt(x, axis=2, out=out)
     with pytest.raises(ValueError, match="order='sequency' is not supported on CUDA yet"):
         ironkernels.fwt(x, order="sequency", out=out)
+    twelve = t.zeros((4, 12), dtype=x.dtype, device="cuda")
+    out12 = t.full_like(twelve, 7)
+    with pytest.raises(ValueError, match="N = 12 = 12·2\\^0 is not supported on CUDA yet"):
+        ironkernels.fwt(twelve, out=out12)
+    assert bool((out12 == 7).all())
     with pytest.raises(TypeError, match="dtype"):
         ironkernels.fwt(x, out=t.zeros((4, 8), dtype=t.float64 if dtype == "int64" else t.int32, device="cuda"))
     t.cuda.synchronize()

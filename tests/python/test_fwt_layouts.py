@@ -132,3 +132,49 @@ def test_order_refusals(order, error, match):
     with pytest.raises(error, match=match):
         ironkernels.fwt(x, order=order, out=out)
     assert (out == 7).all()
+
+
+def _paley_first(q):
+    """An independent Paley I matrix of order q + 1 (q prime, 3 mod 4), for the tests."""
+    squares = {(a * a) % q for a in range(1, q)}
+    chi = lambda a: 0 if a % q == 0 else (1 if a % q in squares else -1)  # noqa: E731
+    s = np.zeros((q + 1, q + 1), np.int64)
+    s[0, 1:], s[1:, 0] = 1, -1
+    for i in range(q):
+        for j in range(q):
+            s[i + 1, j + 1] = chi(j - i)
+    return s + np.eye(q + 1, dtype=np.int64)
+
+
+@pytest.mark.parametrize("m", [12, 20, 28, 40])
+@pytest.mark.parametrize("k", [0, 1, 4])
+def test_m_times_power_of_two_is_hadamard(m, k):
+    """N = m·2^k: the transform's matrix (fwt of the identity) has entries ±1 and H·Hᵀ = N·I,
+    and is H_m ⊗ H_{2^k} with H_m the transform of length m; integers exact."""
+    n = m << k
+    h = ironkernels.fwt(np.eye(n, dtype=np.int64), axis=0)
+    assert set(np.unique(h)) == {-1, 1}
+    np.testing.assert_array_equal(h @ h.T, n * np.eye(n, dtype=np.int64))
+    base = m if m != 40 else 20  # 40·2^k is 20·2^(k+1)
+    hm = ironkernels.fwt(np.eye(base, dtype=np.int64), axis=0)
+    np.testing.assert_array_equal(h, np.kron(hm, ironkernels.fwt(np.eye(n // base, dtype=np.int64), axis=0)))
+    if base in (12, 20):  # the factor is Paley's first construction
+        np.testing.assert_array_equal(hm, _paley_first(base - 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int32", "bfloat16"])
+def test_m_times_power_of_two_any_axis_scaled_in_place(rng, dtype):
+    n = 12 * 16
+    h = ironkernels.fwt(np.eye(n), axis=0)
+    x = random_array(rng, (3, n, 5), dtype)
+    scale = 3 if dtype in INT_DTYPES else 0.25
+    got = ironkernels.fwt(x, axis=1, scale=scale)
+    if dtype in INT_DTYPES:
+        expect = (np.einsum("ij,ajb->aib", h.astype(np.int64), x.astype(np.int64)) * scale).astype(dtype)
+        np.testing.assert_array_equal(got, expect)
+    else:
+        expect = np.einsum("ij,ajb->aib", h, np.asarray(x).astype(np.complex128 if "complex" in dtype else np.float64)) * scale
+        tol = {"float32": 1e-5, "float64": 1e-12, "complex64": 1e-5, "bfloat16": 2e-2}[dtype]
+        np.testing.assert_allclose(np.asarray(got).astype(expect.dtype), expect, rtol=tol, atol=tol * np.abs(expect).max())
+    ironkernels.fwt(x, axis=1, scale=scale, out=x)
+    np.testing.assert_array_equal(x, got)

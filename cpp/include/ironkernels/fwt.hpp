@@ -3,7 +3,8 @@
 //
 // Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
 // H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
-// N = 2^k, k = 0 … kFwtMaxLog2N, along any axis of any stride; the other dimensions may have any
+// N = 2^k, k = 0 … kFwtMaxLog2N, along any axis of any stride (on the CPU also N = m·2^k, m = 12, 20,
+// 28: H_N = H_m ⊗ H_{2^k}, H_m Paley's construction); the other dimensions may have any
 // shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
 // CUDA, N > 2^15 takes two or three passes over memory and rounds once per pass);
 // float32 in float32; float64 in float64; complex64 and complex128 as their real and imaginary parts

@@ -14,6 +14,7 @@
 #include "ironkernels/core/runtime.hpp"
 #include "fwt/fwt_cpu.hpp"
 #include "fwt/fwt_plan.hpp"
+#include "fwt/hadamard_factors.hpp"
 #include "ironkernels/core/error.hpp"
 
 namespace ironkernels {
@@ -61,11 +62,19 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   if (axis < 0 || axis >= nd)
     raise<ValueError>("fwt: axis=", opt.axis, " is out of range for an array of ", nd, " dimensions");
   const std::int64_t n = x.shape[axis];
-  if (n < 1 || (n & (n - 1)) != 0)
-    raise<ValueError>("fwt: the transform length N = x.shape[", axis, "] = ", n, " must be a power of two >= 1");
-  const int log_n = __builtin_ctzll(static_cast<unsigned long long>(n));
+  const int factor = hadamard_factor_of(n);
+  if (factor == 0)
+    raise<ValueError>("fwt: the transform length N = x.shape[", axis, "] = ", n,
+                      " is not 2^k or m·2^k; accepted: N = 2^k (k >= 0) or m·2^k with m = 12, 20, 28 (k >= 0)");
+  const int log_n = __builtin_ctzll(static_cast<unsigned long long>(n / factor));
   if (log_n > kFwtMaxLog2N)
     raise<ValueError>("fwt: N = 2^", log_n, " is too large; accepted: N = 2^0 … 2^", kFwtMaxLog2N);
+  if (factor > 1 && x.device.type == DeviceType::cuda)
+    raise<ValueError>("fwt: N = ", n, " = ", factor, "·2^", log_n,
+                      " is not supported on CUDA yet; accepted there: N = 2^k (the CPU takes m·2^k too)");
+  if (factor > 1 && opt.order != FwtOrder::natural)
+    raise<ValueError>("fwt: order='", opt.order == FwtOrder::sequency ? "sequency" : "dyadic", "' is defined for N = 2^k; N = ",
+                      n, " takes order='natural'");
   if (x.device.type == DeviceType::cuda && opt.order != FwtOrder::natural)
     raise<ValueError>("fwt: order='", opt.order == FwtOrder::sequency ? "sequency" : "dyadic",
                       "' is not supported on CUDA yet; accepted there: order='natural' (the CPU takes all three)");
@@ -77,6 +86,7 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   p.y = out.data;
   p.device = x.device;
   p.log_n = log_n;
+  p.factor = factor;
   p.rows = n ? x.size() / n : 0;
   switch (x.dtype) {  // complex: the real view, whose trailing dimension of 2 joins the batch
     case DType::complex64: p.dtype = DType::float32; p.rows *= 2; break;
@@ -404,7 +414,77 @@ void reorder_lines(const FwtPlan& p) {
 
 }  // namespace
 
+// H_m along the factor's dimension of y (m lines 2^k·s apart), in place, and the scale: for each
+// line, chunks of up to 256 of its 2^k neighbours at once (contiguous where s = 1).
+template <class S, class T>
+void apply_factor(const FwtPlan& p) {
+  const int m = p.factor;
+  const std::vector<std::int8_t>& h = hadamard_factor(m);
+  const std::int64_t k_len = std::int64_t(1) << p.log_n, ya = p.y_axis_stride, step = k_len * ya;
+  constexpr std::int64_t kChunk = 256;
+  const std::int64_t chunks = (k_len + kChunk - 1) / kChunk;
+  S* y = static_cast<S*>(p.y);
+  const T scale = plan_scale<T>(p);
+  auto load = [](S v) -> T {
+    if constexpr (std::is_same_v<S, Fp16Bits>) return fp16_to_float(v.bits);
+    else if constexpr (std::is_same_v<S, Bf16Bits>) return bf16_to_float(v.bits);
+    else return v;
+  };
+  auto store = [](T v) -> S {
+    if constexpr (std::is_same_v<S, Fp16Bits>) return S{float_to_fp16(v)};
+    else if constexpr (std::is_same_v<S, Bf16Bits>) return S{float_to_bf16(v)};
+    else return v;
+  };
+  parallel_for(p.rows * chunks, 1, [&](std::int64_t b, std::int64_t e) {
+    std::vector<T> in(static_cast<std::size_t>(m * kChunk)), out(static_cast<std::size_t>(kChunk));
+    for (std::int64_t i = b; i < e; ++i) {
+      std::int64_t xo, yo;
+      p.row_offsets(i / chunks, xo, yo);
+      const std::int64_t c0 = (i % chunks) * kChunk, w = std::min(kChunk, k_len - c0);
+      S* base = y + yo + c0 * ya;
+      for (int a = 0; a < m; ++a)
+        for (std::int64_t c = 0; c < w; ++c) in[a * kChunk + c] = load(base[a * step + c * ya]);
+      for (int r = 0; r < m; ++r) {
+        for (std::int64_t c = 0; c < w; ++c) out[c] = T(0);
+        for (int a = 0; a < m; ++a) {
+          const T* src = &in[a * kChunk];
+          if (h[r * m + a] > 0)
+            for (std::int64_t c = 0; c < w; ++c) out[c] += src[c];
+          else
+            for (std::int64_t c = 0; c < w; ++c) out[c] -= src[c];
+        }
+        for (std::int64_t c = 0; c < w; ++c) base[r * step + c * ya] = store(out[c] * scale);
+      }
+    }
+  });
+}
+
+// N = m·2^k: H_{2^k} along the 2^k neighbours (x into y, scale 1), then H_m across them.
+void fwt_cpu_factor(const FwtPlan& p) {
+  FwtPlan inner = p;
+  inner.factor = 1;
+  inner.scale = 1.0;
+  inner.int_scale = 1;
+  inner.rows = p.rows * p.factor;
+  inner.batch_shape[inner.batch_ndim] = p.factor;
+  inner.x_stride[inner.batch_ndim] = (std::int64_t(1) << p.log_n) * p.x_axis_stride;
+  inner.y_stride[inner.batch_ndim] = (std::int64_t(1) << p.log_n) * p.y_axis_stride;
+  ++inner.batch_ndim;
+  fwt_cpu_natural(inner);
+  switch (p.dtype) {
+    case DType::float32: return apply_factor<float, float>(p);
+    case DType::float64: return apply_factor<double, double>(p);
+    case DType::int32: return apply_factor<std::uint32_t, std::uint32_t>(p);
+    case DType::int64: return apply_factor<std::uint64_t, std::uint64_t>(p);
+    case DType::float16: return apply_factor<Fp16Bits, float>(p);
+    case DType::bfloat16: return apply_factor<Bf16Bits, float>(p);
+    case DType::complex64:
+    case DType::complex128: return;  // planned as their real views
+  }
+}
+
 void fwt_cpu(const FwtPlan& p) {
+  if (p.factor > 1) return fwt_cpu_factor(p);
   fwt_cpu_natural(p);
   if (p.order == FwtOrder::natural || p.log_n < 2) return;
   switch (dtype_size(p.dtype)) {
