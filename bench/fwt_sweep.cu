@@ -222,16 +222,15 @@ void run_split() {
   });
 }
 
-// The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15.
-template <class T, int LOG_N, int STAGES, bool ROWBUF = false, bool SCALAR = false, bool SPLIT = false, bool RESIDENT = true,
-          bool DIRECT = false>
+// The single-exchange kernel (cuda/fwt/fwt_single_exchange.cuh): 16-bit rows of 2^12-2^15, a block
+// per row.
+template <class T, int LOG_N, int STAGES, bool SPLIT = false, bool DIRECT = false>
 void run_single_exchange() {
   char label[96];
-  std::snprintf(label, sizeof label, "single exchange, stages=%d%s%s%s%s%s", STAGES, ROWBUF ? " row-buffer" : "",
-                SCALAR ? " 4-byte units" : "", SPLIT ? " split" : "", RESIDENT ? "" : " block-per-row",
+  std::snprintf(label, sizeof label, "single exchange, stages=%d%s%s", STAGES, SPLIT ? " split" : "",
                 DIRECT ? " direct stores" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_single_exchange<T, LOG_N, STAGES, ROWBUF, SCALAR, SPLIT, RESIDENT, DIRECT>(a, stream, 0);
+    fg::launch_single_exchange<T, LOG_N, STAGES, SPLIT, DIRECT>(a, stream, 0);
   });
 }
 
@@ -259,18 +258,11 @@ void sweep_16bit() {
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, true>();
   if constexpr (staged) run<T, 16, LOG_N, 0, 2, 2, false, true>();  // lane turn, direct stores (512-byte segments)
   if constexpr (staged) run<T, 16, LOG_N, 0, 1, 2, true, true>();
-  if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 2>();
-  if constexpr (LOG_N >= 12) run_single_exchange<T, LOG_N, 1>();
-  if constexpr (LOG_N >= 13) run_single_exchange<T, LOG_N, 1, true>();
-  if constexpr (LOG_N == 13) run_single_exchange<T, LOG_N, 2, true>();
-  if constexpr (LOG_N == 15) run_single_exchange<T, LOG_N, 1, true, true>();  // no shuffle stage
+  if constexpr (LOG_N >= 12 && LOG_N <= 14) run_single_exchange<T, LOG_N, 1>();  // unsplit
+  if constexpr (LOG_N >= 12 && LOG_N <= 14) run_single_exchange<T, LOG_N, 1, false, true>();
   if constexpr (LOG_N >= 13) {  // split rows: both halves staged, each half's pipeline reads both
-    run_single_exchange<T, LOG_N, 1, false, false, true>();
-    run_single_exchange<T, LOG_N, 1, false, false, true, false>();
-    run_single_exchange<T, LOG_N, 1, false, false, true, true, true>();
-    run_single_exchange<T, LOG_N, 1, false, false, true, false, true>();
-    if constexpr (LOG_N <= 14) run_single_exchange<T, LOG_N, 1, false, false, false, false>();  // unsplit, a block per row
-    if constexpr (LOG_N <= 14) run_single_exchange<T, LOG_N, 1, false, false, false, false, true>();
+    run_single_exchange<T, LOG_N, 1, true>();
+    run_single_exchange<T, LOG_N, 1, true, true>();
   }
   run<T, 8, LOG_N, 16, 0>();
   run<T, 8, LOG_N, 24, 0>();  // 80 registers: 25 warps per SM instead of 21

@@ -14,12 +14,8 @@ constexpr bool has(unsigned options, TileOption o) { return (options & o) != 0; 
 
 // Warps per block when rows fit one warp (several rows per warp): one, so that a finished warp's
 // slot on the SM is refilled at once instead of waiting for the block's other warps (sweep on
-// H200: one-warp rows +0.5-1.5% against 4 warps per block). A macro only so that
-// bench/fwt_sweep.cu can be built with another value to compare.
-#ifndef IRONKERNELS_FWT_LOCAL_WARPS
-#define IRONKERNELS_FWT_LOCAL_WARPS 1
-#endif
-constexpr int kLocalWarps = IRONKERNELS_FWT_LOCAL_WARPS;
+// H200: one-warp rows +0.5-1.5% against 4 warps per block; bench/DECISIONS.md, fwt).
+constexpr int kLocalWarps = 1;
 
 // Resident blocks per SM of the architecture being compiled (a larger launch bound is ignored, with a
 // ptxas warning): 16 on sm_86/87, 24 on sm_89, 32 elsewhere.

@@ -189,26 +189,4 @@ struct SingleExchangeLayout {
   static constexpr int kFinalVectorBits = kW == 0 ? 2 : kW == 1 ? 3 : 4;
 };
 
-// 2^15 with 4-byte exchange units (SCALAR_UNITS): the two passes split the row by logical bit 0,
-// which stays value bit 0 on both sides, so value bits 1 and 2 become places too and the exchange
-// places all six bits the gathered layout leaves (logical 6-8 on lanes, 12-14 on warps): no
-// shuffle stage. Each pass writes 16-byte units (value bits 1 and 2 adjacent) and reads 4-byte ones.
-//   final: e 0 6 7, l 1 2 3 4 5, j 8 12 13 14, u 9 10 11
-// The row leaves in 4-byte writes (value bit 0 packed, lanes 32 consecutive words).
-struct ScalarExchangeLayout : SingleExchangeLayout<15> {
-  __host__ __device__ static constexpr int final_index(int lane, int warp, int j, int e) {
-    return bit(e, 0) | (lane & 31) << 1 | bit(e, 1) << 6 | bit(e, 2) << 7 | bit(j, 0) << 8 | warp << 9 | (j >> 1) << 12;
-  }
-  // Float slot of logical index idx in its pass's buffer (bit 0 is the pass): slot bit 4 XOR logical 6
-  // keeps the 16-byte writes (a quarter warp's lanes: logical 3, 4, 6) and the 4-byte reads (a
-  // warp's lanes: logical 1-5) on distinct banks.
-  __host__ __device__ static constexpr int slot(int idx) { return (idx >> 1) ^ bit(idx, 6) << 4; }
-  // slot(gathered(lane, warp, j, pass)) == slot(gathered(lane, warp, j & 1, 0)) + gathered_slot_j(j);
-  // slot(final_index(lane, warp, j, e)) == slot(final_index(lane, warp, 0, e & 2)) + final_slot_j(j, e).
-  __host__ __device__ static constexpr int gathered_slot_j(int j) { return (j >> 1) << 8; }
-  __host__ __device__ static constexpr int final_slot_j(int j, int e) {
-    return bit(e, 2) << 6 | bit(j, 0) << 7 | (j >> 1) << 11;
-  }
-};
-
 }  // namespace ironkernels::detail::fwt_gpu

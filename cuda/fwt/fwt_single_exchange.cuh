@@ -2,14 +2,14 @@
 // 16-bit rows of 2^12-2^15 with one float32 shared-memory exchange per row instead of two (the lane
 // turn and the corner turn of fwt_tile_kernel's staged configuration), on compute capability 9.0
 // (it leaves through bulk copies). Rows of 2^15 have one bit more than an exchange of 8-byte units
-// can place: that bit takes a shuffle stage, or (SCALAR_UNITS, ScalarExchangeLayout) the exchange
-// moves 4-byte units and has the places, or (SPLIT_TOP) the row's top bit is butterflied as its
+// can place: that bit takes a shuffle stage, or (SPLIT_TOP) the row's top bit is butterflied as its
 // inputs come in and each half runs the 2^14 layout. launch_tile takes the split rows, a block per
 // row, for 2^13 (each half leaving in one bulk copy from the exchange buffer) and 2^15 (each half
 // stored straight from registers, which leaves two blocks per SM the room the bulk store's own
 // row buffer would take). Rows of 2^12 fit one warp, whose blocks then need no barrier across warps.
-// The other shapes are sweep entries (bench/fwt_sweep.cu); they ran level with or slower than the
-// table's kernels (bench/DECISIONS.md, fwt).
+// The unsplit rows and a stage of more than one row are sweep entries (bench/fwt_sweep.cu); they, and
+// the variants removed since (a resident grid, a separate row buffer, 4-byte exchange units), ran
+// level with or slower than the table's kernels (bench/DECISIONS.md, fwt).
 //
 // Why one exchange is enough here. A thread holds 16 vectors of 8 values (128 values, the row spread
 // over 2^(n-12) warps). The tensor cores take logical bits {0, 2, 3, 4} and a register add bit 1;
@@ -34,37 +34,32 @@
 
 namespace ironkernels::detail::fwt_gpu {
 
-// Shared memory: one pass of the exchange, the input stages, then (ROW_BUFFER) the row buffer. A
-// split row (SPLIT_TOP) runs the 2^(n-1) layout on each half and stages both halves' inputs.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SPLIT_TOP = false>
+// Shared memory: one pass of the exchange, then the input stages. A split row (SPLIT_TOP) runs the
+// 2^(n-1) layout on each half and stages both halves' inputs.
+template <class T, int LOG_N, int STAGES, bool SPLIT_TOP = false>
 constexpr int single_exchange_smem_bytes() {
   using Lay = SingleExchangeLayout<LOG_N - SPLIT_TOP>;
-  return 8 * Lay::kUnits + STAGES * (1 + SPLIT_TOP) * Lay::kK * Lay::kThreads * 16 +
-         (ROW_BUFFER ? int(sizeof(T)) << (LOG_N - SPLIT_TOP) : 0);
+  return 8 * Lay::kUnits + STAGES * (1 + SPLIT_TOP) * Lay::kK * Lay::kThreads * 16;
 }
 
-// One row per block and tile, on a resident grid (the next STAGES rows' inputs in flight by
-// cp.async) or a block per row; the row leaves in one bulk copy (sm_90+) from the exchange buffer or
-// (ROW_BUFFER) its own, which follows the stages, or (DIRECT_STORES) straight from registers.
+// A block per row (STAGES rows of a grid's stride in flight by cp.async); the row leaves in one bulk
+// copy (sm_90+) from the exchange buffer, or (DIRECT_STORES) straight from registers.
 //
 // SPLIT_TOP: the row's top bit is butterflied as the inputs come in, and each half runs the 2^(n-1)
 // layout with half the registers. Both halves' 16-bit inputs stay in the stage, and each half reads
 // them both: half h is H·(x_lo + x_hi) or H·(x_lo - x_hi), the tensor cores accumulating the second
 // product onto the first (float32, as every other sum). So a row of 2^15 needs 64 KB of registers
 // instead of 128 KB, and two 4-warp blocks share an SM; still one read and one write of global memory.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS = false, bool SPLIT_TOP = false,
-          bool DIRECT_STORES = false>
+template <class T, int LOG_N, int STAGES, bool SPLIT_TOP = false, bool DIRECT_STORES = false>
 __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThreads)
     fwt_single_exchange_kernel(const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(!SCALAR_UNITS || (LOG_N == 15 && !SPLIT_TOP), "4-byte exchange units are the 2^15 layout");
-  static_assert(!DIRECT_STORES || !ROW_BUFFER, "direct stores need no row buffer");
   constexpr int kLogPart = LOG_N - SPLIT_TOP, kParts = 1 + SPLIT_TOP;  // the part of a row each pipeline runs
-  using Lay = std::conditional_t<SCALAR_UNITS, ScalarExchangeLayout, SingleExchangeLayout<kLogPart>>;
+  using Lay = SingleExchangeLayout<kLogPart>;
   constexpr int K = Lay::kK, kThreads = Lay::kThreads, kW = Lay::kW;
   static_assert(STAGES >= 1, "the gathered layout is read from the cp.async stage");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  float2* const xbuf = reinterpret_cast<float2*>(smem_raw);  // one pass; then (no ROW_BUFFER) the row
+  float2* const xbuf = reinterpret_cast<float2*>(smem_raw);  // one pass; then the row
   uint4* const stages = reinterpret_cast<uint4*>(smem_raw + 8 * Lay::kUnits);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const T* __restrict__ x = static_cast<const T*>(a.x);
@@ -98,18 +93,10 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
                                     stages + warp * 32 + Lay::stage_lane(Lay::source_lane(lane, 1))};
   const int src_vector0 = Lay::source_vector(lane, 0);
   int unit_gathered[4], unit_final[4];
-  if constexpr (SCALAR_UNITS) {  // float slots: [j bit 0] for the writes, [value bit 1] for the reads
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      unit_gathered[k] = Lay::slot(Lay::gathered(lane, warp, k, 0));
-      unit_final[k] = Lay::slot(Lay::final_index(lane, warp, 0, 2 * k));
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      unit_gathered[k] = Lay::unit(Lay::gathered(lane, warp, k >> 1, 4 * (k & 1)));
-      unit_final[k] = Lay::unit(Lay::final_index(lane, warp, k >> 1, 4 * (k & 1)));
-    }
+  for (int k = 0; k < 4; ++k) {
+    unit_gathered[k] = Lay::unit(Lay::gathered(lane, warp, k >> 1, 4 * (k & 1)));
+    unit_final[k] = Lay::unit(Lay::final_index(lane, warp, k >> 1, 4 * (k & 1)));
   }
   const int out_base = Lay::final_index(lane, warp, 0, 0);
 
@@ -141,89 +128,51 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
       butterfly_value_bit(r, 1);  // logical bit 1
 #pragma unroll
       for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical bits 5, 9, 10, 11
-      if constexpr (kW == 3 && !SCALAR_UNITS) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
+      if constexpr (kW == 3) butterfly_lane_bit(r, lane, 4);  // 2^15: logical 8; no place left for it
 
-      // Before a pass writes the exchange buffer, every thread has read it: the pass before, or (no
-      // ROW_BUFFER) the previous row's (half's) bulk copy. With ROW_BUFFER, pass 0 follows the previous
-      // row's barrier after its last reads.
+      // Before a pass writes the exchange buffer, every thread has read it: the pass before, or the
+      // previous row's (half's) bulk copy.
       auto begin_pass = [&](int pass) {
-        if (!ROW_BUFFER || pass > 0) {
-          if (!ROW_BUFFER && !DIRECT_STORES && pass == 0 && threadIdx.x == 0) bulk_wait<true>();
-          __syncthreads();
-        }
+        if (!DIRECT_STORES && pass == 0 && threadIdx.x == 0) bulk_wait<true>();
+        __syncthreads();
       };
 
-      if constexpr (SCALAR_UNITS) {
-        // The exchange, one pass per value of logical bit 0 (value bit 0).
-        float* const xf = reinterpret_cast<float*>(smem_raw);
+      // The exchange, one pass per value of logical bit 1 (value bit 1).
 #pragma unroll
-        for (int pass = 0; pass < 2; ++pass) {
-          begin_pass(pass);
+      for (int pass = 0; pass < 2; ++pass) {
+        begin_pass(pass);
 #pragma unroll
-          for (int j = 0; j < K; ++j)
-            *reinterpret_cast<float4*>(xf + unit_gathered[j & 1] + Lay::gathered_slot_j(j)) =
-                make_float4(r[j][pass], r[j][pass + 2], r[j][pass + 4], r[j][pass + 6]);
-          __syncthreads();
+        for (int j = 0; j < K; ++j)
 #pragma unroll
-          for (int j = 0; j < K; ++j)
+          for (int c = 0; c < 2; ++c)
+            xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
+                make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
+        __syncthreads();
 #pragma unroll
-            for (int e = pass; e < 8; e += 2) r[j][e] = xf[unit_final[(e >> 1) & 1] + Lay::final_slot_j(j, e)];
-        }
-        butterfly_value_bit(r, 1);  // logical bit 6
-        butterfly_value_bit(r, 2);  // logical bit 7
+        for (int j = 0; j < K; ++j)
 #pragma unroll
-        for (int s = 0; s < 4; ++s) butterfly_vector_bit(r, s);  // logical 8, 12-14
-      } else {
-        // The exchange, one pass per value of logical bit 1 (value bit 1).
-#pragma unroll
-        for (int pass = 0; pass < 2; ++pass) {
-          begin_pass(pass);
-#pragma unroll
-          for (int j = 0; j < K; ++j)
-#pragma unroll
-            for (int c = 0; c < 2; ++c)
-              xbuf[unit_gathered[(j & 1) << 1 | c] + Lay::gathered_unit_j(j)] =
-                  make_float2(r[j][4 * c + 2 * pass], r[j][4 * c + 2 * pass + 1]);
-          __syncthreads();
-#pragma unroll
-          for (int j = 0; j < K; ++j)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-              const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
-              r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
-            }
-        }
-        butterfly_value_bit(r, 2);  // logical bit 6
-#pragma unroll
-        for (int s = 0; s < Lay::kFinalVectorBits; ++s)
-          butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
+          for (int c = 0; c < 2; ++c) {
+            const float2 q = xbuf[unit_final[(j & 1) << 1 | c] + Lay::final_unit_j(j)];
+            r[j][4 * c + 2 * pass] = q.x, r[j][4 * c + 2 * pass + 1] = q.y;
+          }
       }
+      butterfly_value_bit(r, 2);  // logical bit 6
+#pragma unroll
+      for (int s = 0; s < Lay::kFinalVectorBits; ++s)
+        butterfly_vector_bit(r, s);  // logical 7, 8 or 12, 12-14
 
       scale_held(r, a);
       // The row (part) in memory order, 4 values, 8 bytes, per write (a half warp's 16 writes cover 128
       // contiguous bytes): into the buffer that leaves in one bulk copy, or (DIRECT_STORES) straight to
       // global memory, with plain stores (0.5% faster than evict-first at 2^15).
-      T* const row = DIRECT_STORES ? y + tile * ys + (part << kLogPart)
-                                   : reinterpret_cast<T*>(smem_raw + (ROW_BUFFER ? single_exchange_smem_bytes<T, LOG_N, STAGES, false, SPLIT_TOP>() : 0));
-      if constexpr (!DIRECT_STORES) {
-        if (ROW_BUFFER && threadIdx.x == 0) bulk_wait<true>();  // the previous row's bulk copy has read its buffer
-        __syncthreads();  // every thread's exchange reads are done
-      }
-      if constexpr (SCALAR_UNITS) {  // 2 values, 4 bytes, per write
+      T* const row = DIRECT_STORES ? y + tile * ys + (part << kLogPart) : reinterpret_cast<T*>(smem_raw);
+      if constexpr (!DIRECT_STORES) __syncthreads();  // every thread's exchange reads are done
 #pragma unroll
-        for (int j = 0; j < K; ++j)
+      for (int j = 0; j < K; ++j)
 #pragma unroll
-          for (int e = 0; e < 8; e += 2)
-            *reinterpret_cast<std::uint32_t*>(row + out_base + Lay::final_index(0, 0, j, e)) =
-                pack_two<T>(r[j][e], r[j][e + 1]);
-      } else {
-#pragma unroll
-        for (int j = 0; j < K; ++j)
-#pragma unroll
-          for (int c = 0; c < 2; ++c)
-            *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
-                make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
-      }
+        for (int c = 0; c < 2; ++c)
+          *reinterpret_cast<uint2*>(row + out_base + Lay::final_index(0, 0, j, 4 * c)) =
+              make_uint2(pack_two<T>(r[j][4 * c], r[j][4 * c + 1]), pack_two<T>(r[j][4 * c + 2], r[j][4 * c + 3]));
       if constexpr (!DIRECT_STORES) {
         ptx::fence_proxy_async_shared();
         __syncthreads();
@@ -239,21 +188,19 @@ __global__ void __launch_bounds__(SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThre
 #endif
 }
 
-// Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0.
-// RESIDENT: a grid that stays on the SMs and stages the next rows; otherwise a block per row.
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER, bool SCALAR_UNITS, bool SPLIT_TOP, bool RESIDENT, bool DIRECT_STORES>
+// Rows of a uniform stride (the tile kernel's vector-path conditions), compute capability 9.0; a
+// block per row.
+template <class T, int LOG_N, int STAGES, bool SPLIT_TOP, bool DIRECT_STORES>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device) {
-  constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, ROW_BUFFER, SPLIT_TOP>();
+  constexpr int smem = single_exchange_smem_bytes<T, LOG_N, STAGES, SPLIT_TOP>();
   static_assert(smem <= kMaxBlockSmem);
-  auto kernel = fwt_single_exchange_kernel<T, LOG_N, STAGES, ROW_BUFFER, SCALAR_UNITS, SPLIT_TOP, DIRECT_STORES>;
+  auto kernel = fwt_single_exchange_kernel<T, LOG_N, STAGES, SPLIT_TOP, DIRECT_STORES>;
   constexpr int threads = SingleExchangeLayout<LOG_N - SPLIT_TOP>::kThreads;
   KernelArgs args = a;
   args.tiles = a.rows;  // one row per tile
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
-  const std::int64_t blocks =
-      RESIDENT ? resident_grid_blocks(reinterpret_cast<const void*>(kernel), threads, smem, args.tiles, device) : args.tiles;
-  if (blocks <= 0) return;
-  kernel<<<grid_size(blocks, a.rows), threads, smem, stream>>>(args);
+  if (args.tiles <= 0) return;
+  kernel<<<grid_size(args.tiles, a.rows), threads, smem, stream>>>(args);
   IK_CUDA_CHECK_LAUNCH("fwt_single_exchange_kernel");
 }
 

@@ -54,9 +54,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
             return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, kChainedMma>(a, stream, device);
         }
         if constexpr (LOG_N == 13 || LOG_N == 15) {
-          constexpr bool kSplit = true, kResident = false, kDirectStores = LOG_N == 15;
-          if (hopper_or_newer(device))
-            return launch_single_exchange<T, LOG_N, 1, false, false, kSplit, kResident, kDirectStores>(a, stream, device);
+          constexpr bool kSplit = true, kDirectStores = LOG_N == 15;
+          if (hopper_or_newer(device)) return launch_single_exchange<T, LOG_N, 1, kSplit, kDirectStores>(a, stream, device);
         }
         if constexpr (LOG_N == 12) {
           return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);

@@ -181,8 +181,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
 }
 
 // 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).
-template <class T, int LOG_N, int STAGES, bool ROW_BUFFER = false, bool SCALAR_UNITS = false, bool SPLIT_TOP = false,
-          bool RESIDENT = true, bool DIRECT_STORES = false>
+template <class T, int LOG_N, int STAGES, bool SPLIT_TOP, bool DIRECT_STORES>
 void launch_single_exchange(const KernelArgs& a, cudaStream_t stream, int device);
 
 template <class T>

@@ -397,95 +397,6 @@ void check_split_single_exchange() {
   }
 }
 
-// The 2^15 single exchange with 4-byte units (ScalarExchangeLayout: passes over logical bit 0, no
-// shuffle stage): the final layout, the slot decompositions the kernel uses, conflict-free 16-byte
-// writes (per quarter warp), 4-byte reads and 4-byte row writes (per warp), each pass's slots
-// written once and read back by the same index, every bit butterflied once, and the data flow.
-void check_scalar_exchange() {
-  using Lay = fg::ScalarExchangeLayout;
-  constexpr int LOG_N = 15, n = 1 << LOG_N, warps = 1 << Lay::kW, K = Lay::kK, kSlots = n / 2;
-  std::vector<int> seen(n);
-  for (int warp = 0; warp < warps; ++warp)
-    for (int lane = 0; lane < 32; ++lane)
-      for (int j = 0; j < K; ++j)
-        for (int e = 0; e < 8; ++e) {
-          ++seen.at(Lay::final_index(lane, warp, j, e));
-          const int g = Lay::gathered(lane, warp, j, e), f = Lay::final_index(lane, warp, j, e);
-          CHECK((e & 6) != 0 || (Lay::slot(g) % 4 == 0 &&
-                                 Lay::slot(g) == Lay::slot(Lay::gathered(lane, warp, j & 1, 0)) + Lay::gathered_slot_j(j)),
-                "2^15 4-byte units: write slot of lane %d vector %d not base plus constant", lane, j);
-          CHECK(Lay::slot(g) % 4 == (e >> 1), "2^15 4-byte units: value %d not in its 16-byte unit's place", e);
-          CHECK(Lay::slot(f) == Lay::slot(Lay::final_index(lane, warp, 0, e & 2)) + Lay::final_slot_j(j, e),
-                "2^15 4-byte units: read slot of lane %d vector %d value %d not base plus constant", lane, j, e);
-          CHECK(e % 2 || f == Lay::final_index(lane, warp, 0, 0) + Lay::final_index(0, 0, j, e),
-                "2^15 4-byte units: row offset not base plus constant");
-          CHECK((g & 1) == (e & 1) && (f & 1) == (e & 1), "2^15 4-byte units: value bit 0 is not logical 0 on both sides");
-        }
-  for (int i = 0; i < n; ++i) CHECK(seen[i] == 1, "2^15 4-byte units: final index %d not a permutation", i);
-  for (int warp = 0; warp < warps; ++warp)
-    for (int j = 0; j < K; ++j) {
-      for (int q = 0; q < 4; ++q) {
-        std::set<int> groups;
-        for (int lane = 8 * q; lane < 8 * q + 8; ++lane) groups.insert(Lay::slot(Lay::gathered(lane, warp, j, 0)) / 4 % 8);
-        CHECK(groups.size() == 8, "2^15 4-byte units: 16-byte writes conflict (vector %d)", j);
-      }
-      for (int e = 0; e < 8; ++e) {
-        std::set<int> banks, words;
-        for (int lane = 0; lane < 32; ++lane) {
-          banks.insert(Lay::slot(Lay::final_index(lane, warp, j, e)) % 32);
-          words.insert((Lay::final_index(lane, warp, j, e) >> 1) % 32);
-        }
-        CHECK(banks.size() == 32 && words.size() == 32, "2^15 4-byte units: reads or row writes conflict (vector %d)", j);
-      }
-    }
-  for (int pass = 0; pass < 2; ++pass) {
-    std::vector<int> holder(kSlots, -1);
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int e = pass; e < 8; e += 2) {
-            const int idx = Lay::gathered(lane, warp, j, e), u = Lay::slot(idx);
-            CHECK(u >= 0 && u < kSlots && holder[u] < 0, "2^15 4-byte units pass %d: slot %d written twice or outside", pass, u);
-            if (u >= 0 && u < kSlots) holder[u] = idx;
-          }
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int e = pass; e < 8; e += 2) {
-            const int idx = Lay::final_index(lane, warp, j, e);
-            CHECK(holder[Lay::slot(idx)] == idx, "2^15 4-byte units pass %d: index %d reads another value", pass, idx);
-          }
-  }
-  std::vector<int> done(LOG_N);
-  for (int e : {1, 4}) ++done[bit_position(Lay::gathered(0, 0, 0, e))];  // tensor cores: value bits 0, 2
-  for (int l : {1, 2}) ++done[bit_position(Lay::gathered(l, 0, 0, 0))];  // and lane bits 0, 1
-  ++done[bit_position(Lay::gathered(0, 0, 0, 2))];                       // value bit 1
-  for (int s = 0; s < 4; ++s) ++done[bit_position(Lay::gathered(0, 0, 1 << s, 0))];
-  for (int e : {2, 4}) ++done[bit_position(Lay::final_index(0, 0, 0, e))];  // after the exchange: value bits 1, 2
-  for (int s = 0; s < 4; ++s) ++done[bit_position(Lay::final_index(0, 0, 1 << s, 0))];
-  for (int b = 0; b < LOG_N; ++b) CHECK(done[b] == 1, "2^15 4-byte units: logical bit %d butterflied %d times", b, done[b]);
-  std::vector<double> x, ref, reg, slots(kSlots);
-  random_row_and_transform(LOG_N, x, ref);
-  gathered_row_first_bits<Lay>(reg, x);
-  auto at = [&](int warp, int lane, int j, int e) -> double& { return reg[((size_t(warp) * 32 + lane) * K + j) * 8 + e]; };
-  auto final_layout = [](int l, int w, int j, int e) { return Lay::final_index(l, w, j, e); };
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int e = pass; e < 8; e += 2) slots[Lay::slot(Lay::gathered(lane, warp, j, e))] = at(warp, lane, j, e);
-    for (int warp = 0; warp < warps; ++warp)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int j = 0; j < K; ++j)
-          for (int e = pass; e < 8; e += 2) at(warp, lane, j, e) = slots[Lay::slot(Lay::final_index(lane, warp, j, e))];
-  }
-  for (int e : {2, 4}) butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 0, e)));
-  for (int s = 0; s < 4; ++s)
-    butterfly_held<K, 8>(reg, warps, n, final_layout, bit_position(Lay::final_index(0, 0, 1 << s, 0)));
-  const double worst = final_layout_error<Lay>(reg, ref);
-  CHECK(worst == 0, "2^15 4-byte units: data flow differs from the transform by %g", worst);
-}
-
 // The chained tensor-core stages on a 16-bit row of 2^11 (one warp, 8 vectors of 8 values per lane),
 // with the fragment layouts of mma.m16n8k16 (B: rows 2t, 2t+1 | 2t+8, 2t+9 of column g = lane / 4,
 // t = lane % 4; D: rows g | g+8, columns 2t, 2t+1) and mma.m16n8k8 (A: rows g | g+8, columns t | t+4;
@@ -607,7 +518,6 @@ int main() {
   check_single_exchange<15>();
   check_split_single_exchange<13>();  // the table's 16-bit 2^13 and 2^15 on Hopper
   check_split_single_exchange<15>();
-  check_scalar_exchange();
   check_chained_mma();
   return report_and_exit_code();
 }
