@@ -37,8 +37,8 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     if constexpr (sizeof(T) == 2) {
       // 16-bit rows: the element rate is twice float32's. Rows up to 2^11 load directly (2^11: 64
       // values per thread, 80 registers, 25 warps per SM). Hopper's 2^12-2^15 below; elsewhere 2^12
-      // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages, bulk
-      // stores and the lane turn (no shuffles).
+      // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages and
+      // the lane turn (no shuffles).
       if constexpr (LOG_N <= 10) {
         return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
       } else if constexpr (LOG_N == 11) {
@@ -60,7 +60,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         if constexpr (LOG_N == 12) {
           return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
         } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
-          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, kBulkStore | kLaneTurn>(a, stream, device);
+          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, kLaneTurn>(a, stream, device);
         }
       }
     } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
