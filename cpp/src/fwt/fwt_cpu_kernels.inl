@@ -232,17 +232,31 @@ void row_strips(T* x, int log_n, std::int64_t begin, std::int64_t end, T scale) 
   }
 }
 
+// One thread's long row, depth first: the 2^t sub-rows of the lower bits (each recursively, down to
+// L1-sized blocks), then one radix-2^t pass over the whole of it, its 2^t streams 2^(n-t) apart,
+// while it is still in cache (t = 3; the first level takes what is left). Every level's pass runs
+// right after its sub-rows, so the row is read from memory about once per level above L2's size.
+template <class T>
+void row_depth_first(T* x, int log_n, bool scaled, T scale) {
+  using V = typename Simd<T>::V;
+  constexpr int L = Simd<T>::L, log_b = RowSplit<T>::log_b;
+  if (log_n <= log_b) return row_in_cache<T>(x, log_n, scaled, scale);
+  const int t = (log_n - log_b) % 3 ? (log_n - log_b) % 3 : 3, sub = log_n - t;
+  for (std::int64_t i = 0; i < (std::int64_t(1) << t); ++i) row_depth_first<T>(x + (i << sub), sub, false, T(1));
+  const std::int64_t w = (std::int64_t(1) << sub) / L;
+  hadamard_rows<T>(reinterpret_cast<V*>(x), t, w, w, scaled, scale);
+}
+
 template <class T>
 void fwt_row(T* x, int log_n, T scale) {
   const bool scaled = scale != T(1);
   if ((std::int64_t(1) << log_n) < Simd<T>::L) return row_scalar<T>(x, log_n, scaled, scale);
-  if (log_n <= RowSplit<T>::log_b) return row_in_cache<T>(x, log_n, scaled, scale);
-  row_blocks<T>(x, log_n, 0, RowSplit<T>::blocks(log_n));
-  row_strips<T>(x, log_n, 0, RowSplit<T>::strips(log_n), scale);
+  row_depth_first<T>(x, log_n, scaled, scale);
 }
 
-// A row of NV vectors that fits the vector registers (NV ≤ 16): one load, every stage in registers,
-// one store (the in-cache path loads and stores the row once per radix pass).
+// A row of NV vectors that fits the vector registers (NV ≤ 8: 16 vectors spill on AVX2, and ran
+// slower than the in-cache path): one load, every stage in registers, one store (the in-cache path
+// loads and stores the row once per radix pass).
 template <class T, int NV>
 inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
   using V = typename Simd<T>::V;
@@ -264,6 +278,27 @@ void rows_in_registers(T* x, std::int64_t rows, std::int64_t row_stride, T scale
   for (std::int64_t r = 0; r < rows; ++r) row_in_registers<T, NV>(x + r * row_stride, scaled, sv);
 }
 
+// A row of 16 vectors: each half of 8 in registers, then their butterflies pairwise (16 at once
+// spill on AVX2).
+template <class T>
+void rows_of_two_halves(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
+  using V = typename Simd<T>::V;
+  const bool scaled = scale != T(1);
+  const auto sv = splat<T>(scale), one = splat<T>(T(1));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    T* row = x + r * row_stride;
+    row_in_registers<T, 8>(row, false, one);
+    row_in_registers<T, 8>(row + 8 * Simd<T>::L, false, one);
+    V* v = reinterpret_cast<V*>(row);
+    for (int i = 0; i < 8; ++i) {
+      V a = v[i], b = v[i + 8];
+      butterfly<T>(a, b);
+      if (scaled) a *= sv, b *= sv;
+      v[i] = a, v[i + 8] = b;
+    }
+  }
+}
+
 template <class T>
 void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, T scale) {
   constexpr int L = Simd<T>::L;
@@ -273,7 +308,7 @@ void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, 
     case 2: return rows_in_registers<T, 2>(x, rows, row_stride, scale);
     case 4: return rows_in_registers<T, 4>(x, rows, row_stride, scale);
     case 8: return rows_in_registers<T, 8>(x, rows, row_stride, scale);
-    case 16: return rows_in_registers<T, 16>(x, rows, row_stride, scale);
+    case 16: return rows_of_two_halves<T>(x, rows, row_stride, scale);
     default: break;
   }
   for (std::int64_t r = 0; r < rows; ++r) fwt_row<T>(x + r * row_stride, log_n, scale);
