@@ -257,13 +257,27 @@ void cpu_rows_16bit(const FwtPlan& p, Format16 f, std::int64_t begin, std::int64
   }
 }
 
-// float16 / bfloat16 elements as cpu_lines reads and writes them.
+// float16 / bfloat16 elements as the strided-line and m·2^k paths read and write them, and the
+// conversions of a stored element S to the computed type T and back (16-bit: float32, rounded to
+// nearest even on the way back; every other type: itself).
 struct Fp16Bits {
   std::uint16_t bits;
 };
 struct Bf16Bits {
   std::uint16_t bits;
 };
+template <class T, class S>
+T widen(S v) {
+  if constexpr (std::is_same_v<S, Fp16Bits>) return fp16_to_float(v.bits);
+  else if constexpr (std::is_same_v<S, Bf16Bits>) return bf16_to_float(v.bits);
+  else return v;
+}
+template <class S, class T>
+S narrow(T v) {
+  if constexpr (std::is_same_v<S, Fp16Bits>) return S{float_to_fp16(v)};
+  else if constexpr (std::is_same_v<S, Bf16Bits>) return S{float_to_bf16(v)};
+  else return v;
+}
 
 // Lines along a strided axis: a group of `width` neighbouring lines (columns of the innermost batch
 // dimension when it is contiguous) is gathered into rows of a buffer, transformed by the row kernels
@@ -300,20 +314,10 @@ void cpu_lines(const FwtPlan& p, const LineGroups& g, std::int64_t begin, std::i
     std::int64_t xo, yo;
     p.row_offsets((i / per) * g.inner + c0, xo, yo);
     for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t c = 0; c < w; ++c) {
-        const S v = x[xo + j * xa + c];
-        if constexpr (std::is_same_v<S, T>) b[c * n + j] = v;
-        else if constexpr (std::is_same_v<S, Fp16Bits>) b[c * n + j] = fp16_to_float(v.bits);
-        else b[c * n + j] = bf16_to_float(v.bits);
-      }
+      for (std::int64_t c = 0; c < w; ++c) b[c * n + j] = widen<T>(x[xo + j * xa + c]);
     fwt_rows_dispatch<T>(b, w, n, p.log_n, scale);
     for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t c = 0; c < w; ++c) {
-        const T v = b[c * n + j];
-        if constexpr (std::is_same_v<S, T>) y[yo + j * ya + c] = v;
-        else if constexpr (std::is_same_v<S, Fp16Bits>) y[yo + j * ya + c].bits = float_to_fp16(v);
-        else y[yo + j * ya + c].bits = float_to_bf16(v);
-      }
+      for (std::int64_t c = 0; c < w; ++c) y[yo + j * ya + c] = narrow<S>(b[c * n + j]);
   }
 }
 
@@ -425,16 +429,6 @@ void apply_factor(const FwtPlan& p) {
   const std::int64_t chunks = (k_len + kChunk - 1) / kChunk;
   S* y = static_cast<S*>(p.y);
   const T scale = plan_scale<T>(p);
-  auto load = [](S v) -> T {
-    if constexpr (std::is_same_v<S, Fp16Bits>) return fp16_to_float(v.bits);
-    else if constexpr (std::is_same_v<S, Bf16Bits>) return bf16_to_float(v.bits);
-    else return v;
-  };
-  auto store = [](T v) -> S {
-    if constexpr (std::is_same_v<S, Fp16Bits>) return S{float_to_fp16(v)};
-    else if constexpr (std::is_same_v<S, Bf16Bits>) return S{float_to_bf16(v)};
-    else return v;
-  };
   parallel_for(p.rows * chunks, 1, [&](std::int64_t b, std::int64_t e) {
     std::vector<T> in(static_cast<std::size_t>(m * kChunk)), out(static_cast<std::size_t>(kChunk));
     for (std::int64_t i = b; i < e; ++i) {
@@ -443,7 +437,7 @@ void apply_factor(const FwtPlan& p) {
       const std::int64_t c0 = (i % chunks) * kChunk, w = std::min(kChunk, k_len - c0);
       S* base = y + yo + c0 * ya;
       for (int a = 0; a < m; ++a)
-        for (std::int64_t c = 0; c < w; ++c) in[a * kChunk + c] = load(base[a * step + c * ya]);
+        for (std::int64_t c = 0; c < w; ++c) in[a * kChunk + c] = widen<T>(base[a * step + c * ya]);
       for (int r = 0; r < m; ++r) {
         for (std::int64_t c = 0; c < w; ++c) out[c] = T(0);
         for (int a = 0; a < m; ++a) {
@@ -453,7 +447,7 @@ void apply_factor(const FwtPlan& p) {
           else
             for (std::int64_t c = 0; c < w; ++c) out[c] -= src[c];
         }
-        for (std::int64_t c = 0; c < w; ++c) base[r * step + c * ya] = store(out[c] * scale);
+        for (std::int64_t c = 0; c < w; ++c) base[r * step + c * ya] = narrow<S>(T(out[c] * scale));
       }
     }
   });
