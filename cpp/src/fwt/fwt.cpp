@@ -221,6 +221,48 @@ T plan_scale(const FwtPlan& p) {
   else return static_cast<T>(p.scale);
 }
 
+// Natural index of output k in sequency (Walsh) or dyadic (Paley) order.
+std::uint64_t natural_index(std::uint64_t k, int log_n, FwtOrder order) {
+  if (log_n == 0) return 0;
+  const std::uint64_t g = order == FwtOrder::sequency ? k ^ (k >> 1) : k;
+  std::uint64_t r = g;  // bit-reverse 64 bits, then keep the top log_n
+  r = ((r >> 1) & 0x5555555555555555ull) | ((r & 0x5555555555555555ull) << 1);
+  r = ((r >> 2) & 0x3333333333333333ull) | ((r & 0x3333333333333333ull) << 2);
+  r = ((r >> 4) & 0x0f0f0f0f0f0f0f0full) | ((r & 0x0f0f0f0f0f0f0f0full) << 4);
+  r = __builtin_bswap64(r);
+  return r >> (64 - log_n);
+}
+
+// The order as a permutation of lines [begin, end) of y (elements of E bytes), right after their
+// transform, through a buffer per line.
+template <class E>
+void reorder_rows(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
+  if (p.order == FwtOrder::natural) return;
+  const std::int64_t n = std::int64_t(1) << p.log_n, ya = p.y_axis_stride;
+  E* y = static_cast<E*>(p.y);
+  thread_local std::vector<E> line;
+  line.resize(static_cast<std::size_t>(n));
+  for (std::int64_t r = begin; r < end; ++r) {
+    std::int64_t xo, yo;
+    p.row_offsets(r, xo, yo);
+    for (std::int64_t k = 0; k < n; ++k) line[k] = y[yo + static_cast<std::int64_t>(natural_index(k, p.log_n, p.order)) * ya];
+    for (std::int64_t k = 0; k < n; ++k) y[yo + k * ya] = line[k];
+  }
+}
+
+// fn(b, e) over sub-ranges of [begin, end) of about 2^16 elements each when p has an order, so that
+// each sub-range is reordered while it is still in cache; over the whole range otherwise.
+template <class E, class F>
+void rows_then_order(const FwtPlan& p, std::int64_t begin, std::int64_t end, F&& fn) {
+  if (p.order == FwtOrder::natural) return fn(begin, end);
+  const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
+  for (std::int64_t b = begin; b < end; b += step) {
+    const std::int64_t e = std::min(end, b + step);
+    fn(b, e);
+    reorder_rows<E>(p, b, e);
+  }
+}
+
 // Contiguous lines of 32/64-bit elements: copy them to out (unless in place), transform there. A
 // one-dimensional batch goes to the kernel in one call (no per-row dispatch for short rows).
 template <class T>
@@ -309,6 +351,7 @@ void cpu_lines(const FwtPlan& p, const LineGroups& g, std::int64_t begin, std::i
   if (buffer.size() < static_cast<std::size_t>(g.width * n)) buffer.resize(static_cast<std::size_t>(g.width * n));
   T* b = buffer.data();
   const T scale = plan_scale<T>(p);
+  const bool ordered = p.order != FwtOrder::natural;
   for (std::int64_t i = begin; i < end; ++i) {
     const std::int64_t c0 = (i % per) * g.width, w = std::min(g.width, g.inner - c0);
     std::int64_t xo, yo;
@@ -316,8 +359,10 @@ void cpu_lines(const FwtPlan& p, const LineGroups& g, std::int64_t begin, std::i
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t c = 0; c < w; ++c) b[c * n + j] = widen<T>(x[xo + j * xa + c]);
     fwt_rows_dispatch<T>(b, w, n, p.log_n, scale);
-    for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t c = 0; c < w; ++c) y[yo + j * ya + c] = narrow<S>(b[c * n + j]);
+    for (std::int64_t j = 0; j < n; ++j) {  // stored in the order asked for
+      const std::int64_t src = ordered ? static_cast<std::int64_t>(natural_index(j, p.log_n, p.order)) : j;
+      for (std::int64_t c = 0; c < w; ++c) y[yo + j * ya + c] = narrow<S>(b[c * n + src]);
+    }
   }
 }
 
@@ -354,6 +399,7 @@ bool cpu_rows_shared(const FwtPlan& p) {
     parallel_for(parts.strips, 1, [&](std::int64_t b, std::int64_t e) {
       row_strips_dispatch<T>(y + yo, p.log_n, b, e, plan_scale<T>(p));
     });
+    reorder_rows<T>(p, r, r + 1);
   }
   return true;
 }
@@ -364,14 +410,18 @@ void cpu_native(const FwtPlan& p) {
   if (!p.unit_axis_stride()) return cpu_lines_all<T, T>(p);
   if (cpu_rows_shared<T>(p)) return;
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
-  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) { cpu_rows_native<T>(p, b, e); });
+  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) {
+    rows_then_order<T>(p, b, e, [&](std::int64_t rb, std::int64_t re) { cpu_rows_native<T>(p, rb, re); });
+  });
 }
 
 void cpu_16bit(const FwtPlan& p, Format16 f) {
   if (!p.unit_axis_stride())
     return f == Format16::float16 ? cpu_lines_all<Fp16Bits, float>(p) : cpu_lines_all<Bf16Bits, float>(p);
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
-  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) { cpu_rows_16bit(p, f, b, e); });
+  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) {
+    rows_then_order<std::uint16_t>(p, b, e, [&](std::int64_t rb, std::int64_t re) { cpu_rows_16bit(p, f, rb, re); });
+  });
 }
 
 void fwt_cpu_natural(const FwtPlan& p) {
@@ -386,37 +436,6 @@ void fwt_cpu_natural(const FwtPlan& p) {
     case DType::complex128: return;  // planned as their real views
   }
 }
-
-// Natural index of output k in sequency (Walsh) or dyadic (Paley) order.
-std::uint64_t natural_index(std::uint64_t k, int log_n, FwtOrder order) {
-  if (log_n == 0) return 0;
-  const std::uint64_t g = order == FwtOrder::sequency ? k ^ (k >> 1) : k;
-  std::uint64_t r = g;  // bit-reverse 64 bits, then keep the top log_n
-  r = ((r >> 1) & 0x5555555555555555ull) | ((r & 0x5555555555555555ull) << 1);
-  r = ((r >> 2) & 0x3333333333333333ull) | ((r & 0x3333333333333333ull) << 2);
-  r = ((r >> 4) & 0x0f0f0f0f0f0f0f0full) | ((r & 0x0f0f0f0f0f0f0f0full) << 4);
-  r = __builtin_bswap64(r);
-  return r >> (64 - log_n);
-}
-
-// The order as a permutation of every line of y (elements of E bytes), through a buffer per line.
-template <class E>
-void reorder_lines(const FwtPlan& p) {
-  const std::int64_t n = std::int64_t(1) << p.log_n, ya = p.y_axis_stride;
-  E* y = static_cast<E*>(p.y);
-  const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t(1) << 16) >> p.log_n);
-  parallel_for(p.rows, grain, [&](std::int64_t b, std::int64_t e) {
-    std::vector<E> line(static_cast<std::size_t>(n));
-    for (std::int64_t r = b; r < e; ++r) {
-      std::int64_t xo, yo;
-      p.row_offsets(r, xo, yo);
-      for (std::int64_t k = 0; k < n; ++k) line[k] = y[yo + static_cast<std::int64_t>(natural_index(k, p.log_n, p.order)) * ya];
-      for (std::int64_t k = 0; k < n; ++k) y[yo + k * ya] = line[k];
-    }
-  });
-}
-
-}  // namespace
 
 // H_m along the factor's dimension of y (m lines 2^k·s apart), in place, and the scale: for each
 // line, chunks of up to 256 of its 2^k neighbours at once (contiguous where s = 1).
@@ -477,16 +496,9 @@ void fwt_cpu_factor(const FwtPlan& p) {
   }
 }
 
-void fwt_cpu(const FwtPlan& p) {
-  if (p.factor > 1) return fwt_cpu_factor(p);
-  fwt_cpu_natural(p);
-  if (p.order == FwtOrder::natural || p.log_n < 2) return;
-  switch (dtype_size(p.dtype)) {
-    case 2: return reorder_lines<std::uint16_t>(p);
-    case 4: return reorder_lines<std::uint32_t>(p);
-    default: return reorder_lines<std::uint64_t>(p);
-  }
-}
+}  // namespace
+
+void fwt_cpu(const FwtPlan& p) { return p.factor > 1 ? fwt_cpu_factor(p) : fwt_cpu_natural(p); }
 
 }  // namespace detail
 
