@@ -2,9 +2,10 @@
 the same tensor (256 MB), best of two rotated rounds, for case groups of long rows, float64, other
 dtypes, complex, integers and strided axes. Run once per setting, each read once per process:
 IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|tall, IRONKERNELS_FWT_ROW_BITS=14|15,
-IRONKERNELS_FWT_CLUSTERS=1.
+IRONKERNELS_FWT_CLUSTERS=1 (the tile kernel's clusters), IRONKERNELS_FWT_STRIDED_CLUSTERS=0|all and
+IRONKERNELS_FWT_CLUSTER_BITS=1|2 (the strided kernel's).
 
-    python bench/sweep_fwt_passes.py large,f64,dtypes,complex,int,axis [tag]   # -> $OUT/fwt_speed_<tag>_<groups>.json
+    python bench/sweep_fwt_passes.py large,f64,dtypes,complex,int,axis,cluster [tag]   # -> $OUT/fwt_speed_<tag>_<groups>.json
 """
 import sys, os, json, torch, ironkernels
 sys.path.insert(0, "bench")
@@ -59,4 +60,19 @@ if "axis" in groups:
     for log_n in (12, 14, 16):
         n = 1 << log_n
         case(f"c64 axis0 (2^{log_n},m)", torch.randn(n, (MB << 20) // (8 * n), device="cuda", dtype=torch.complex64), axis=0)
+if "cluster" in groups:  # the lines one block cannot hold: one pass over a cluster, or two passes
+    for dt, name, es, logs in [(torch.float32, "f32", 4, (16, 17, 18)), (torch.float64, "f64", 8, (15, 16, 17)),
+                               (torch.float16, "f16", 2, (16, 17, 18))]:
+        for log_n in logs:
+            case(f"{name} rows 2^{log_n}", rows_of(dt, log_n, es))
+    for log_n in (15, 16, 17):
+        n = 1 << log_n
+        case(f"c64 rows 2^{log_n}", torch.randn((MB << 20) // (8 * n), n, device="cuda", dtype=torch.complex64))
+    for log_n in (20, 22, 24, 26):
+        case(f"f32 rows 2^{log_n}", rows_of(torch.float32, log_n, 4))
+    case("f64 rows 2^20", rows_of(torch.float64, 20, 8))
+    for inner in (8, 64, 512):
+        for log_n in (9, 10, 11, 12, 13):
+            n = 1 << log_n
+            case(f"f32 axis1 (b,2^{log_n},{inner})", torch.randn(max(1, (MB << 20) // (4 * n * inner)), n, inner, device="cuda"), axis=1)
 json.dump(rows, open(os.environ.get("OUT", ".") + f"/fwt_speed_{tag or 'x'}_{'_'.join(groups)}.json", "w"), indent=1)

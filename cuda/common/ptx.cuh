@@ -27,6 +27,27 @@ __device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
 }
 #endif
 
+// ------------------------------------------------------------------ cluster barrier (sm_90+)
+/// barrier.cluster.arrive.release.aligned: this thread's earlier memory accesses (shared memory of
+/// the cluster's CTAs included) are ordered before the barrier completes.
+__device__ __forceinline__ void cluster_arrive_release() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+/// barrier.cluster.wait.acquire.aligned: until every thread of the cluster has arrived; their
+/// released accesses are visible after it.
+__device__ __forceinline__ void cluster_wait_acquire() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+/// Both: a cluster-wide barrier with release/acquire ordering.
+__device__ __forceinline__ void cluster_sync() {
+  cluster_arrive_release();
+  cluster_wait_acquire();
+}
+
 /// %globaltimer: nanoseconds of the GPU's global timer.
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;

@@ -149,15 +149,20 @@ bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
   return table_max >= 0 && (rows.log_n <= table_max || packed);
 }
 
-// One pass when a kernel holds the whole transform (the table's rows, the strided kernel, the
-// shared-memory fallback, in that order), else two factors, each of which may split again.
+// One pass when a kernel holds the whole transform (the table's rows, the strided kernel on one
+// block or on a cluster, the shared-memory fallback, in that order), else two factors, each of
+// which may split again.
 void run(const FwtPlan& p, cudaStream_t stream) {
-  if (FwtPlan rows; as_rows_of_pairs(p, rows)) return run(rows, stream);
+  FwtPlan rows;
+  const bool pairs = as_rows_of_pairs(p, rows);
+  if (pairs && rows.log_n <= table_max_log_n(rows)) return launch_rows(rows, stream);
   const int table_max = table_max_log_n(p);
   if (p.log_n <= table_max) return launch_rows(p, stream);
-  if (p.skip_low_bits && table_max < 0) raise<ValueError>("fwt: internal error: rows of pairs off the table");
   const fwt_gpu::StridedLayout layout = fwt_gpu::strided_layout(p);
   fwt_gpu::StridedArgs args;
+  if (!p.skip_low_bits && fwt_gpu::strided_cluster_args(p, layout, args)) return launch_strided(p, args, stream);
+  if (pairs) return run(rows, stream);
+  if (p.skip_low_bits && table_max < 0) raise<ValueError>("fwt: internal error: rows of pairs off the table");
   if (table_max < 0 && fwt_gpu::strided_args(p, layout, args)) return launch_strided(p, args, stream);
   // The shared-memory kernel: for layouts the vector kernels cannot read, for lines the strided
   // kernel holds but refuses (too few elements in all for a warp), and for 16-bit lines, whose

@@ -19,11 +19,13 @@ namespace ironkernels::detail::fwt_gpu {
 // allows more is split instead.
 constexpr int kStridedWantedColumnBits = 3;
 
-/// Vector bits of a shape's tile (threads × vectors per thread; strided_window and strided_threads
-/// at run time).
+/// A shape's window (log2 vectors per thread) and the vector bits of its tile (threads × vectors per
+/// thread): strided_window and strided_threads at run time.
+inline int strided_window_bits(std::int64_t elem_bytes, StridedShape shape) {
+  return (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
+}
 inline int strided_max_log_u(std::int64_t elem_bytes, StridedShape shape) {
-  const int window = (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
-  return window + (shape == StridedShape::tall ? 9 : 8);
+  return strided_window_bits(elem_bytes, shape) + (shape == StridedShape::tall ? 9 : 8);
 }
 
 /// The strided kernel's layout of plan p: its inner extent (the innermost batch dimension when it is
@@ -96,19 +98,24 @@ inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_byte
   return StridedShape::tall;
 }
 
-/// The kernel's arguments for plan p in one pass, or false when p needs more rows than one tile holds
-/// (or so few elements that a tile would be less than a warp).
-inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
-  if (!s.vectorizable || p.log_n > s.max_log_rows()) return false;
+/// The kernel's arguments for plan p in one pass, its lines' top `cluster_bits` row bits across the
+/// blocks of a cluster; false when p needs more rows than one tile holds (or so few elements that a
+/// tile would be less than a warp).
+inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a, int cluster_bits = 0) {
+  if (!s.vectorizable || p.log_n - cluster_bits > s.max_log_rows()) return false;
   const std::int64_t es = static_cast<std::int64_t>(dtype_size(p.dtype)), V = 16 / es;
   a = StridedArgs{};
   a.x = p.x;
   a.y = p.y;
-  const int row_bits = p.log_n - s.rv;
+  a.cluster_bits = cluster_bits;
+  const int row_bits = p.log_n - s.rv - cluster_bits;  // of one block's tile
+  if (row_bits < 0) return false;
   // Rows back to back, each one tile width (inner = V·2^column_bits_max, the axis stride inner).
   const bool slab_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner &&
                                   s.inner == (V << s.column_bits_max));
-  const StridedShape shape = strided_shape(s, es, row_bits, slab_rows);
+  StridedShape shape = strided_shape(s, es, row_bits, slab_rows);
+  // A block's slice of the cluster is at least one vector per thread.
+  if (cluster_bits > strided_window_bits(es, shape)) shape = StridedShape::wide;
   a.tile_shape = static_cast<int>(shape);
   const int max_log_u = strided_max_log_u(es, shape);
   const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;
@@ -150,25 +157,99 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   return true;
 }
 
-template <class T, StridedShape S>
+/// Cluster bits the strided kernel may use on `device` (log2 of the blocks per cluster): 3 (the
+/// portable 8) where clusters launch (compute capability 9.0), else 0.
+inline int strided_cluster_bits_max(int device) {
+  return hopper_or_newer(device) && once_per(device, [&] {
+           int cluster_launch = 0;
+           IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
+           return cluster_launch != 0;
+         })
+             ? 3
+             : 0;
+}
+
+/// IRONKERNELS_FWT_STRIDED_CLUSTERS (bench sweeps): "0" never, "all" wherever a cluster's tiles are
+/// narrow or wide, else (unset) the measured rule of strided_cluster_args.
+enum class ClusterUse { never, rule, all };
+inline ClusterUse strided_cluster_use() {
+  static const ClusterUse use = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_CLUSTERS");
+    return !env ? ClusterUse::rule : env[0] == '0' ? ClusterUse::never : env[0] == 'a' ? ClusterUse::all : ClusterUse::rule;
+  }();
+  return use;
+}
+
+/// The arguments of one pass over a cluster of 8 blocks (IRONKERNELS_FWT_CLUSTER_BITS=1|2 asks for
+/// 2 or 4, bench sweeps), for lines one block holds only on the tall shape or not at all, where
+/// each block's tile is then narrow or wide: measured on H200, the tiles of 4 and 2 blocks per SM
+/// overlap their loads with their partners' exchanges, while a tall one (a block per SM) waits on
+/// both. 16-bit lines are left to two passes. False where the rule does not hold.
+inline bool strided_cluster_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
+  static const int forced = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTER_BITS");
+    return env ? std::atoi(env) : 0;
+  }();
+  const int most = strided_cluster_bits_max(p.device.id);
+  const ClusterUse use = strided_cluster_use();
+  if (!s.vectorizable || most == 0 || use == ClusterUse::never || dtype_size(p.dtype) == 2) return false;
+  const int bits = forced > 0 && forced < most ? forced : most;
+  if (use == ClusterUse::rule && p.log_n <= s.max_log_rows() &&
+      (!strided_args(p, s, a) || a.tile_shape != static_cast<int>(StridedShape::tall)))
+    return false;  // one block, on a narrow or wide tile
+  return strided_args(p, s, a, bits) && a.tile_shape != static_cast<int>(StridedShape::tall);
+}
+
+template <class T, StridedShape S, int CB>
 void launch_strided_shape(const StridedArgs& a, cudaStream_t stream, int device) {
   using C = typename Compute<T>::type;
   constexpr int V = 16 / sizeof(T);
-  auto kernel = fwt_strided_kernel<T, S>;
+  auto kernel = fwt_strided_kernel<T, S, CB>;
   const int smem = (V * int(sizeof(C))) << a.log_u;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
   const std::int64_t groups = (a.outer + (std::int64_t(1) << a.ob) - 1) >> a.ob;
-  const unsigned grid = grid_size(groups * a.column_tiles, a.outer);
-  kernel<<<grid, 1 << (a.log_u - strided_window<T, S>()), smem, stream>>>(a);
-  IK_CUDA_CHECK_LAUNCH("fwt_strided_kernel");
+  const unsigned grid = grid_size((groups * a.column_tiles) << CB, a.outer);
+  const unsigned threads = 1u << (a.log_u - strided_window<T, S>());
+  if constexpr (CB == 0) {
+    kernel<<<grid, threads, smem, stream>>>(a);
+    IK_CUDA_CHECK_LAUNCH("fwt_strided_kernel");
+  } else {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1u << CB;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+  }
+}
+
+template <class T, int CB>
+void launch_strided_clustered(const StridedArgs& a, cudaStream_t stream, int device) {
+  switch (static_cast<StridedShape>(a.tile_shape)) {
+    case StridedShape::narrow:
+      if constexpr (CB <= strided_window<T, StridedShape::narrow>())
+        return launch_strided_shape<T, StridedShape::narrow, CB>(a, stream, device);
+      raise<ValueError>("fwt: internal error: ", CB, " cluster bits on the narrow shape");
+    case StridedShape::wide: return launch_strided_shape<T, StridedShape::wide, CB>(a, stream, device);
+    case StridedShape::tall: return launch_strided_shape<T, StridedShape::tall, CB>(a, stream, device);
+  }
 }
 
 template <class T>
 void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
-  switch (static_cast<StridedShape>(a.tile_shape)) {
-    case StridedShape::narrow: return launch_strided_shape<T, StridedShape::narrow>(a, stream, device);
-    case StridedShape::wide: return launch_strided_shape<T, StridedShape::wide>(a, stream, device);
-    case StridedShape::tall: return launch_strided_shape<T, StridedShape::tall>(a, stream, device);
+  switch (a.cluster_bits) {
+    case 0: return launch_strided_clustered<T, 0>(a, stream, device);
+    case 1: return launch_strided_clustered<T, 1>(a, stream, device);
+    case 2: return launch_strided_clustered<T, 2>(a, stream, device);
+    case 3: return launch_strided_clustered<T, 3>(a, stream, device);
+    default: raise<ValueError>("fwt: internal error: ", a.cluster_bits, " cluster bits");
   }
 }
 

@@ -13,10 +13,18 @@
 // transforms those bits there, and the next round exchanges the tile through shared memory to the
 // next window down. Loads and stores use the first and last windows where their thread bits cover
 // the bits over which memory is contiguous, else the tile's top window and one more exchange.
+//
+// Lines longer than one tile (Hopper) span a cluster of 2^CB blocks: block `rank` holds rows
+// [rank·2^row_bits, (rank+1)·2^row_bits) of the same tile and transforms them; then each block
+// parks its tile in its shared memory, and block `rank` reads slice `rank` of the tile (the vectors
+// whose top CB bits of u equal `rank`) from every block of the cluster, does the CB cluster bits in
+// registers and stores that slice for all 2^CB row blocks. One pass over global memory; each block
+// reads (2^CB - 1)/2^CB of a tile from its partners.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "common/ptx.cuh"
 #include "fwt/fwt_layouts.cuh"
 #include "fwt/fwt_plan.hpp"
 #include "fwt/fwt_values.cuh"
@@ -36,6 +44,7 @@ struct StridedArgs {
   int cb, row_bits, ob, rv, log_u;            // column / row / outer bits, rows per vector, tile
   int x_contiguous_bits, y_contiguous_bits;    // low bits of u over which x (y) is contiguous, at most 5
   std::int64_t column_tiles;  // tiles across one outer line's inner extent
+  int cluster_bits;           // the line's top row bits across a cluster's blocks (0: one block)
   double scale;
   std::uint64_t int_scale;
   bool scaled;
@@ -93,13 +102,16 @@ __device__ __forceinline__ void strided_exchange(typename Compute<T>::type (&v)[
   }
 }
 
-template <class T, StridedShape S>
+template <class T, StridedShape S, int CB = 0>
 __global__ void __launch_bounds__(strided_threads<S>(), strided_blocks_per_sm<S>()) fwt_strided_kernel(const StridedArgs a) {
   using C = typename Compute<T>::type;
   constexpr int PB = strided_window<T, S>(), V = 16 / sizeof(T), P = 1 << PB, LOG_V = ilog2(V);
+  static_assert(CB <= PB, "a cluster's slice is at least one vector per thread");
   extern __shared__ uint4 strided_smem[];
   const int t = threadIdx.x;
-  const std::int64_t og = blockIdx.x / a.column_tiles, ct = blockIdx.x % a.column_tiles;
+  const int rank = CB ? int(blockIdx.x & ((1u << CB) - 1)) : 0;  // 1-D clusters: consecutive blocks
+  const std::int64_t tile = CB ? blockIdx.x >> CB : blockIdx.x;
+  const std::int64_t og = tile / a.column_tiles, ct = tile % a.column_tiles;
   const int row_hi = a.cb + a.row_bits;
   // The first window: the top PB row bits, or (fewer row bits than PB) from the lowest row bit,
   // as far as the tile reaches.
@@ -116,6 +128,7 @@ __global__ void __launch_bounds__(strided_threads<S>(), strided_blocks_per_sm<S>
     bx += i * a.xs[d];
     by += i * a.ys[d];
   }
+  bx += (std::int64_t(rank) * a.x_row_stride) << a.row_bits;  // row block `rank` of the line
   const std::int64_t ox = a.outer_ndim ? a.xs[a.outer_ndim - 1] : 0, oy = a.outer_ndim ? a.ys[a.outer_ndim - 1] : 0;
   const std::int64_t first_line = og << a.ob;
   auto part = [&](int u, std::int64_t& xo, std::int64_t& yo) {
@@ -178,13 +191,54 @@ __global__ void __launch_bounds__(strided_threads<S>(), strided_blocks_per_sm<S>
     strided_exchange<T, PB>(v, strided_smem, t, lo, next);
     lo = next;
   }
+  const C sc = scale_value<C>(a);
+  if constexpr (CB > 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // Park the tile, then gather this block's slice from every block of the cluster in the top
+    // window (threads over u's low bits): register j = (block k) << (PB - CB) | i holds block k's
+    // vector u = t | (rank << (PB - CB) | i) << outermost.
+    constexpr int CH = V * int(sizeof(C)) / 16, SLICE = P >> CB;
+    const std::int64_t y_rank_stride = std::int64_t(a.y_row_stride) << a.row_bits;
+    __syncthreads();  // the last exchange's reads are done
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+      uint4* q = strided_smem + strided_slot<PB>(strided_u<PB>(t, lo, i)) * CH;
+#pragma unroll
+      for (int c = 0; c < CH; ++c) q[c] = chunk_bits(&v[i][c * 16 / sizeof(C)]);
+    }
+    ptx::cluster_sync();
+#pragma unroll
+    for (int k = 0; k < (1 << CB); ++k) {
+      const uint4* part = ptx::map_cluster_rank(static_cast<const uint4*>(strided_smem), k);
+#pragma unroll
+      for (int i = 0; i < SLICE; ++i)
+        load_chunk(reinterpret_cast<const C*>(part + strided_slot<PB>(strided_u<PB>(t, outermost, (rank * SLICE) | i)) * CH),
+                   v[k * SLICE + i]);
+    }
+    ptx::cluster_arrive_release();  // this block's reads of its partners are done
+#pragma unroll
+    for (int j = ilog2(SLICE); j < PB; ++j) butterfly_vector_bit<P, V>(v, j);
+    const ThreadPart store_part = thread_part(outermost);
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      std::int64_t xo, yo;
+      if (!offsets(store_part, outermost, (rank * SLICE) | (j % SLICE), xo, yo)) continue;
+      if (a.scaled)
+#pragma unroll
+        for (int e = 0; e < V; ++e) v[j][e] *= sc;
+      VecIO<T, V>::template store<false>(static_cast<T*>(a.y) + yo + (j / SLICE) * y_rank_stride, v[j]);
+    }
+    ptx::cluster_wait_acquire();  // no block leaves (its shared memory) while partners read it
+#else
+    __trap();  // cluster kernels are only launched on compute capability >= 9.0
+#endif
+    return;
+  }
   if (lo < a.y_contiguous_bits) {
     strided_exchange<T, PB>(v, strided_smem, t, lo, outermost);
     lo = outermost;
   }
   const ThreadPart store_part = thread_part(lo);
-
-  const C sc = scale_value<C>(a);
 #pragma unroll
   for (int i = 0; i < P; ++i) {
     std::int64_t xo, yo;

@@ -421,7 +421,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
       for (int c = 0; c < kChunks; ++c)
 #pragma unroll
         for (int e = 0; e < kChunkLen; ++e) smem[slot(j, c) + e] = r[j][c * kChunkLen + e];
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    ptx::cluster_sync();
     const C* part[CLUSTER];
 #pragma unroll
     for (int q = 0; q < CLUSTER; ++q) part[q] = ptx::map_cluster_rank(smem, q);
@@ -449,7 +449,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
         }
       }
     // No CTA may leave (its shared memory) while partners still read it.
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    ptx::cluster_sync();
 #else
     __trap();  // cluster kernels are only launched on compute capability >= 9.0
 #endif

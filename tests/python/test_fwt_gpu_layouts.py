@@ -135,3 +135,43 @@ def test_gpu_errors_write_nothing(dtype):
         ironkernels.fwt(x, out=t.zeros((4, 8), dtype=t.float64 if dtype == "int64" else t.int32, device="cuda"))
     t.cuda.synchronize()
     assert t.equal(out, before)
+
+
+# Each setting the dispatch reads once per process, in a process of its own: every strided tile
+# shape, the cluster sizes, clusters off and everywhere, the other split of long rows.
+FORCED_SETTINGS = [("IRONKERNELS_FWT_STRIDED_SHAPE", s) for s in ("narrow", "wide", "tall")] + [
+    ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "0"), ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "all"),
+    ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14")]
+FORCED_CASES = """
+import sys
+import numpy as np
+import torch
+import ironkernels
+from fwt_layout_cases import assert_transform, random_array
+rng = np.random.default_rng(7)
+cases = [((3, 1 << 16), "float32", -1), ((2, 1 << 17), "float32", -1), ((2, 1 << 15), "float64", -1),
+         ((2, 1 << 15), "complex64", -1), ((2, 1 << 14), "complex128", -1), ((4, 1 << 10, 64), "float32", 1),
+         ((2, 1 << 11, 8), "float32", 1), ((2, 1 << 12, 8), "int32", 1), ((2, 1 << 13, 8), "float64", 1),
+         ((64, 1 << 6, 16), "float32", 1), ((2, 1 << 9, 64), "int64", 1), ((1, 1 << 24), "float32", -1)]
+for shape, dtype, axis in cases:
+    x = random_array(rng, shape, dtype)
+    xd = torch.from_numpy(x).cuda()
+    out = torch.full_like(xd, float("nan") if dtype[0] in "fc" else 0x5A5A)
+    y = ironkernels.fwt(xd, axis=axis, out=out).cpu().numpy()
+    assert_transform(y, x, dtype, axis)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("name,value", FORCED_SETTINGS)
+def test_gpu_forced_configurations(name, value):
+    import os
+    import subprocess
+    import sys
+
+    _torch()
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, **{name: value})
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    done = subprocess.run([sys.executable, "-c", FORCED_CASES], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
