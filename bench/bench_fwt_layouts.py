@@ -1,16 +1,18 @@
 """FWT on the GPU past the contiguous rows of N <= 2^15: long rows (passes), strided axes, complex
-and integer dtypes, per ../BENCHMARKS protocol (see bench/README.md).
+and integer dtypes, the sequency and dyadic orders, N = m·2^k, per ../BENCHMARKS protocol (see
+bench/README.md).
 
 Every case times ironkernels against torch.clone of the same tensor (the copy ceiling) and against
 the case it is judged by: long rows against a plain PyTorch FWT (log2 N butterfly stages on
 reshapes) and the original experiments' float32 batch-128 rows; a strided axis against the
 contiguous rows of the same size; complex against float of the same bytes; integers against the
-float of their width. Medians of 15 timed calls (CUDA events, calls back to back, after >= 25 ms of
+float of their width; an order against the natural order; m·2^k against rows of the power of two
+nearest it (tensors of the same bytes). Medians of 15 timed calls (CUDA events, calls back to back, after >= 25 ms of
 warm-up), over two rounds in rotated order; the row keeps the faster round of each. Outputs are
 checked on sampled lines against a float64 (exact integer) reference before timing.
 
     python bench/bench_fwt_layouts.py [--out bench/results/fwt-h200-layouts.json] [--mb 256]
-                                      [--sections long,original,axis,complex,integer]
+                                      [--sections long,original,axis,complex,integer,order,factor]
 """
 from __future__ import annotations
 
@@ -63,6 +65,20 @@ def checked(x: torch.Tensor, axis: int, y: torch.Tensor) -> float:
     return float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-300))
 
 
+def checked_on_cpu(x: torch.Tensor, axis: int, y: torch.Tensor, kwargs: dict) -> float:
+    """As `checked`, against the CPU transform in float64 (integers exactly) with the same options."""
+    xm, ym = torch.movedim(x, axis, -1), torch.movedim(y, axis, -1)
+    flat_x, flat_y = xm.reshape(-1, xm.shape[-1]), ym.reshape(-1, ym.shape[-1])
+    idx = torch.linspace(0, flat_x.shape[0] - 1, 4, device=x.device).long()
+    sx, sy = flat_x[idx].cpu(), flat_y[idx].cpu()
+    integer = x.dtype in (torch.int32, torch.int64)
+    ref = ironkernels.fwt(sx.numpy() if integer else sx.double().numpy(), **kwargs)
+    got = sy.numpy() if integer else sy.double().numpy()
+    if integer:
+        return 0.0 if np.array_equal(got, ref) else float("inf")
+    return float(np.max(np.abs(got - ref)) / max(np.max(np.abs(ref)), 1e-300))
+
+
 def time_group(label: str, impls: dict, nbytes: int) -> list:
     """Rows of one case: each implementation's best-round median, two rounds in rotated order."""
     best = {}
@@ -76,12 +92,14 @@ def time_group(label: str, impls: dict, nbytes: int) -> list:
             for k, v in best.items()]
 
 
-def run_case(label, x, axis=-1, extra=None, judge=None):
-    """ours, clone, and the named comparison implementations (`extra`: name -> fn)."""
+def run_case(label, x, axis=-1, extra=None, **kwargs):
+    """ours, clone, and the named comparison implementations (`extra`: name -> fn); `kwargs` go to
+    fwt (an order)."""
     out = torch.empty_like(x)
-    ironkernels.fwt(x, axis=axis, out=out)
-    err = checked(x, axis, out)
-    impls = {"ironkernels": lambda: ironkernels.fwt(x, axis=axis, out=out), "clone": lambda: x.clone()}
+    ironkernels.fwt(x, axis=axis, out=out, **kwargs)
+    n = x.shape[axis]
+    err = checked(x, axis, out) if not kwargs and n & (n - 1) == 0 else checked_on_cpu(x, axis, out, kwargs)
+    impls = {"ironkernels": lambda: ironkernels.fwt(x, axis=axis, out=out, **kwargs), "clone": lambda: x.clone()}
     impls.update(extra or {})
     rows = time_group(label, impls, x.numel() * x.element_size())
     by = {r["impl"]: r["median_ms"] for r in rows}
@@ -143,6 +161,31 @@ def main():
                 f = make(real, tuple(x.shape))
                 rows += run_case(f"{dtype} rows 2^{log_n}", x, extra={"float_same_shape": lambda f=f: ironkernels.fwt(f)})
                 del x, f
+    if "order" in sections:  # sequency and dyadic against the natural order, same rows
+        for log_n in (4, 10, 15, 16, 20):
+            x = make("float32", (rows_for(args.mb, 4, 1 << log_n), 1 << log_n))
+            natural_out = torch.empty_like(x)
+            for order in ("sequency", "dyadic"):
+                rows += run_case(f"float32 rows 2^{log_n} {order}", x, order=order,
+                                 extra={"natural": lambda x=x, o=natural_out: ironkernels.fwt(x, out=o)})
+            # In place: the natural transform into a workspace, then the gather.
+            in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731
+            rows += [dict(r, case=f"float32 rows 2^{log_n} sequency in place")
+                     for r in time_group("", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)},
+                                         x.numel() * 4)]
+            print(f"float32 rows 2^{log_n} sequency in place: ik/natural="
+                  f"{rows[-2]['median_ms'] / rows[-1]['median_ms']:.3f}", flush=True)
+            del x, natural_out
+    if "factor" in sections:  # m·2^k against rows of the nearest power of two, same bytes
+        for m in (12, 20, 28):
+            for k in (0, 4, 10, 14, 16, 20):
+                n = m << k
+                x = make("float32", (rows_for(args.mb, 4, n), n))
+                p = make("float32", (rows_for(args.mb, 4, 1 << (k + round(math.log2(m)))), 1 << (k + round(math.log2(m)))))
+                po = torch.empty_like(p)
+                rows += run_case(f"float32 rows {m}·2^{k}", x,
+                                 extra={f"pow2_2^{k + round(math.log2(m))}": lambda p=p, o=po: ironkernels.fwt(p, out=o)})
+                del x, p, po
     write_result(args.out, gpu_hardware(torch), rows, {"sections": sections})
 
 

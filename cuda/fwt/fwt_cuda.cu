@@ -2,10 +2,13 @@
 // tile), the strided kernel (any axis, integers, complex parts, the passes of long rows) or the
 // shared-memory fallback; a transform longer than its kernel takes is split into passes,
 // H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into y, the outer one in
-// place on y, each as one more dimension of lines.
+// place on y, each as one more dimension of lines. N = m·2^k adds a pass of H_m across the m
+// blocks of 2^k; the sequency and dyadic orders a gather of the input before it.
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
+#include "fwt/fwt_line_passes.hpp"
 #include "fwt/fwt_strided.cuh"
 #include "fwt/fwt_table.cuh"
 
@@ -29,8 +32,8 @@ void fwt_cuda_smem_int64(const FwtPlan&, cudaStream_t);
 namespace {
 
 // Rows the table's kernels take in one pass (log2): 2^15, and float64 2^14 (a row of 2^15 float64,
-// 256 KB, exceeds one block's registers and shared memory; it spans a cluster only when clusters
-// are enabled).
+// 256 KB, exceeds one block's registers and shared memory: it goes to the strided kernel's
+// clusters, or to the table's own with IRONKERNELS_FWT_CLUSTERS=1).
 int table_max_log_n(const FwtPlan& p) {
   if (!p.unit_axis_stride() || !fwt_gpu::uses_tile_kernel(p)) return -1;
   if (dtype_size(p.dtype) == 8 && !fwt_gpu::clusters_available(p.device.id)) return 14;
@@ -199,11 +202,112 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   run(outer, stream);
 }
 
+// Device memory ordered on a stream: allocated before the work queued after it, freed after it.
+class StreamWorkspace {
+ public:
+  StreamWorkspace(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
+    IK_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
+  }
+  ~StreamWorkspace() { cudaFreeAsync(data_, stream_); }
+  StreamWorkspace(const StreamWorkspace&) = delete;
+  StreamWorkspace& operator=(const StreamWorkspace&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  cudaStream_t stream_;
+};
+
+fwt_gpu::LinePassArgs line_pass_args(const FwtPlan& p) {
+  fwt_gpu::LinePassArgs a{};
+  a.rows = p.rows;
+  a.batch_ndim = p.batch_ndim;
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    a.shape[d] = p.batch_shape[d];
+    a.src_stride[d] = p.x_stride[d];
+    a.dst_stride[d] = p.y_stride[d];
+  }
+  a.src = p.x;
+  a.dst = p.y;
+  a.src_axis_stride = p.x_axis_stride;
+  a.dst_axis_stride = p.y_axis_stride;
+  a.scale = p.scale;
+  a.int_scale = static_cast<std::uint64_t>(p.int_scale);
+  a.scaled = p.scaled();
+  return a;
+}
+
+// N = m·2^k: H_{2^k} on each of the m blocks of every line (x into y; none for k = 0), then H_m
+// across the blocks (in place on y), scaled there.
+void run_factor(const FwtPlan& p, cudaStream_t stream) {
+  fwt_gpu::LinePassArgs a = line_pass_args(p);
+  a.log_len = p.log_n;
+  a.factor = p.factor;
+  if (p.log_n > 0) {
+    const std::int64_t block = std::int64_t(1) << p.log_n;
+    FwtPlan blocks = p;
+    blocks.factor = 1;
+    blocks.scale = 1.0;
+    blocks.int_scale = 1;
+    blocks.rows = p.rows * p.factor;
+    add_dimension(blocks, p.factor, block * p.x_axis_stride, block * p.y_axis_stride);
+    run(blocks, stream);
+    a.src = p.y;
+    for (int d = 0; d < p.batch_ndim; ++d) a.src_stride[d] = p.y_stride[d];
+    a.src_axis_stride = p.y_axis_stride;
+  }
+  fwt_gpu::launch_factor_pass(p.dtype, a, stream);
+}
+
+// Sequency or dyadic order, y = P·H·x with (P·z)[k] = z[σ(k)]. Both ordered matrices are
+// symmetric, so P·H = H·Pᵀ: x is gathered as Pᵀ·x (z[j] = x[σ⁻¹(j)]) and z transformed. Out of
+// place z is y, transformed in place; in place z is a workspace laid out as x (its dimensions in
+// x's order, packed), transformed into y: the same sums either way.
+void run_ordered(const FwtPlan& p, cudaStream_t stream) {
+  const std::int64_t n = std::int64_t(1) << p.log_n;
+  fwt_gpu::LinePassArgs a = line_pass_args(p);
+  a.log_len = p.log_n;
+  a.sequency = p.order == FwtOrder::sequency;
+  FwtPlan natural = p;
+  natural.order = FwtOrder::natural;
+  if (p.x != p.y) {
+    fwt_gpu::launch_order_pass(p.dtype, a, stream);
+    natural.x = p.y;
+    natural.x_axis_stride = p.y_axis_stride;
+    for (int d = 0; d < p.batch_ndim; ++d) natural.x_stride[d] = p.y_stride[d];
+    return run(natural, stream);
+  }
+  StreamWorkspace workspace(static_cast<std::size_t>(p.rows * n) * dtype_size(p.dtype), stream);
+  a.dst = workspace.data();
+  natural.x = workspace.data();
+  const int dims = p.batch_ndim + 1;  // dimension p.batch_ndim is the axis
+  int by_stride[kFwtBatchCapacity + 1];
+  std::iota(by_stride, by_stride + dims, 0);
+  auto x_stride = [&](int d) { return std::abs(d == p.batch_ndim ? p.x_axis_stride : p.x_stride[d]); };
+  std::stable_sort(by_stride, by_stride + dims, [&](int i, int j) { return x_stride(i) < x_stride(j); });
+  std::int64_t packed = 1;
+  for (int i = 0; i < dims; ++i) {
+    const int d = by_stride[i];
+    if (d == p.batch_ndim) {
+      a.dst_axis_stride = natural.x_axis_stride = packed;
+      packed *= n;
+    } else {
+      a.dst_stride[d] = natural.x_stride[d] = packed;
+      packed *= p.batch_shape[d];
+    }
+  }
+  fwt_gpu::launch_order_pass(p.dtype, a, stream);
+  run(natural, stream);
+}
+
 }  // namespace
 
 void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
   DeviceGuard guard(plan.device);
-  run(plan, static_cast<cudaStream_t>(stream_handle));
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  if (plan.factor > 1) return run_factor(plan, stream);
+  if (plan.order != FwtOrder::natural) return run_ordered(plan, stream);
+  run(plan, stream);
 }
 
 }  // namespace ironkernels::detail

@@ -28,8 +28,8 @@ def fwt(
 
     Args:
         x: array of float16, bfloat16, float32, float64, complex64, complex128, int32 or int64
-            (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, along ``axis``
-            (on the CPU also N = m·2^k, m = 12, 20, 28: ``H_m ⊗ H_{2^k}``, H_m Paley's);
+            (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, or N = m·2^k,
+            m = 12, 20, 28 (``H_m ⊗ H_{2^k}``, H_m Paley's), along ``axis``;
             every dimension may have any stride (a strided axis is read in place, not transposed).
             float16/bfloat16 are computed in float32 and rounded once (on CUDA, N > 2^15 takes
             two or three passes over memory and rounds once per pass); complex as its real and
@@ -39,8 +39,9 @@ def fwt(
             integer scale only (the product wraps like the sums).
         normalized: scale by 1/√N (not for integers).
         order: ``"natural"`` (Hadamard), ``"sequency"`` (Walsh: output k is the coefficient of the
-            row with k sign changes) or ``"dyadic"`` (Paley: bit-reversed natural order). The CPU
-            takes all three; CUDA ``"natural"`` only, for now.
+            row with k sign changes) or ``"dyadic"`` (Paley: bit-reversed natural order), for
+            N = 2^k. On CUDA the orders take one more pass over memory (in place, through a
+            workspace the size of x).
         out: array of x's shape, dtype and device to write into; may be ``x`` itself (in place).
             Default: a new C-contiguous array of x's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default: the current

@@ -124,17 +124,89 @@ def test_gpu_errors_write_nothing(dtype):
     before = out.clone()
     with pytest.raises(ValueError, match="axis=2"):
         ironkernels.fwt(x, axis=2, out=out)
-    with pytest.raises(ValueError, match="order='sequency' is not supported on CUDA yet"):
-        ironkernels.fwt(x, order="sequency", out=out)
-    twelve = t.zeros((4, 12), dtype=x.dtype, device="cuda")
-    out12 = t.full_like(twelve, 7)
-    with pytest.raises(ValueError, match="N = 12 = 12·2\\^0 is not supported on CUDA yet"):
-        ironkernels.fwt(twelve, out=out12)
-    assert bool((out12 == 7).all())
+    with pytest.raises(ValueError, match="order='walsh' is not an order"):
+        ironkernels.fwt(x, order="walsh", out=out)
+    with pytest.raises(ValueError, match="order='sequency' is defined for N = 2\\^k"):
+        ironkernels.fwt(t.zeros((4, 12), dtype=x.dtype, device="cuda"), order="sequency")
+    for n in (6, 36):  # no supported form: 3·2 (m·2^k needs m = 12, 20, 28), 9·4
+        bad = t.zeros((4, n), dtype=x.dtype, device="cuda")
+        out_bad = t.full_like(bad, 7)
+        with pytest.raises(ValueError, match=f"N = x.shape\\[1\\] = {n} is not 2\\^k or m·2\\^k"):
+            ironkernels.fwt(bad, out=out_bad)
+        assert bool((out_bad == 7).all())
     with pytest.raises(TypeError, match="dtype"):
         ironkernels.fwt(x, out=t.zeros((4, 8), dtype=t.float64 if dtype == "int64" else t.int32, device="cuda"))
     t.cuda.synchronize()
     assert t.equal(out, before)
+
+
+def _natural_index(k, log_n, order):
+    g = k ^ (k >> 1) if order == "sequency" else k
+    return int(format(g, f"0{log_n}b")[::-1], 2) if log_n else 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "int32", "int64"])
+@pytest.mark.parametrize("order", ["sequency", "dyadic"])
+@pytest.mark.parametrize("shape,axis", [((3, 1), -1), ((5, 2), -1), ((4, 256), -1), ((3, 1 << 15), -1),
+                                        ((2, 1 << 17), -1), ((1, 1 << 20), -1), ((3, 512, 5), 1), ((1024, 6), 0)])
+def test_gpu_orders(rng, dtype, order, shape, axis):
+    """Output k is natural output natural_index(k): the result put back in natural order meets the
+    contract against the reference; integers equal the CPU's; in place gives the same bits."""
+    t = _torch()
+    x = random_array(rng, shape, dtype)
+    xd = to_cuda(t, x)
+    got = to_numpy(t, ironkernels.fwt(xd, axis=axis, order=order, out=poisoned(t, xd)), x)
+    n = shape[axis]
+    log_n = n.bit_length() - 1
+    where = [slice(None)] * len(shape)
+    where[axis] = [_natural_index(k, log_n, order) for k in range(n)]
+    natural = np.empty_like(got)
+    natural[tuple(where)] = got
+    sixteen = dtype in ("float16", "bfloat16")
+    assert_transform(natural, x, dtype, axis, roundings=2 if sixteen and n > 1 << 15 else 1)
+    if dtype in INT_DTYPES:
+        np.testing.assert_array_equal(got, ironkernels.fwt(x, axis=axis, order=order))
+    ironkernels.fwt(xd, axis=axis, order=order, out=xd)
+    np.testing.assert_array_equal(to_numpy(t, xd, x), got)
+
+
+@pytest.mark.parametrize("m", [12, 20, 28, 40])
+@pytest.mark.parametrize("k", [0, 1, 4])
+def test_gpu_m_times_power_of_two_is_hadamard(m, k):
+    """The CUDA transform of the identity: entries ±1, H·Hᵀ = N·I, equal to the CPU's (exact)."""
+    t = _torch()
+    n = m << k
+    eye = np.eye(n, dtype=np.int64)
+    h = to_numpy(t, ironkernels.fwt(to_cuda(t, eye), axis=0), eye)
+    assert set(np.unique(h)) == {-1, 1}
+    np.testing.assert_array_equal(h @ h.T, n * eye)
+    np.testing.assert_array_equal(h, ironkernels.fwt(eye, axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int32", "int64"])
+@pytest.mark.parametrize("shape,axis", [((3, 12), -1), ((5, 20 << 3), -1), ((2, 28 << 10), -1), ((2, 12 << 16), -1),
+                                        ((3, 12 << 4, 5), 1), ((40 << 2, 3), 0)])
+def test_gpu_m_times_power_of_two(rng, dtype, shape, axis):
+    """N = m·2^k on CUDA (H_{2^k} on each block, then H_m across them) against the CPU, which the
+    CPU tests check against H_m ⊗ H_{2^k}; integers exact; scaled; in place the same bits."""
+    t = _torch()
+    x = random_array(rng, shape, dtype)
+    xd = to_cuda(t, x)
+    scale = 3 if dtype in INT_DTYPES else 0.25
+    got = to_numpy(t, ironkernels.fwt(xd, axis=axis, scale=scale, out=poisoned(t, xd)), x)
+    wide = np.asarray(x).astype(np.complex128 if "complex" in dtype else np.float64) if dtype not in INT_DTYPES else x
+    expect = ironkernels.fwt(wide, axis=axis, scale=scale)
+    if dtype in INT_DTYPES:
+        np.testing.assert_array_equal(got, expect)
+    else:
+        # Each pass rounds (16-bit: to its type between them): u·|y| plus eps times the line's norm.
+        u = {"float32": 2e-6, "complex64": 2e-6, "float64": 1e-14, "float16": 2e-3, "bfloat16": 1.6e-2}[dtype]
+        line = np.sqrt(np.sum(np.abs(expect) ** 2, axis=axis, keepdims=True))
+        err = np.abs(np.asarray(got).astype(expect.dtype) - expect)
+        assert np.isfinite(got.astype(expect.dtype)).all()
+        assert np.all(err <= 2 * u * np.abs(expect) + 4 * u * line), f"{dtype}: max error {err.max():.3g}"
+    ironkernels.fwt(xd, axis=axis, scale=scale, out=xd)
+    np.testing.assert_array_equal(to_numpy(t, xd, x), got)
 
 
 # Each setting the dispatch reads once per process, in a process of its own: every strided tile

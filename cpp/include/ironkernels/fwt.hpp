@@ -3,9 +3,8 @@
 //
 // Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
 // H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
-// N = 2^k, k = 0 … kFwtMaxLog2N, along any axis of any stride (on the CPU also N = m·2^k, m = 12, 20,
-// 28: H_N = H_m ⊗ H_{2^k}, H_m Paley's construction); the other dimensions may have any
-// shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
+// N = 2^k, k = 0 … kFwtMaxLog2N, or N = m·2^k, m = 12, 20, 28 (H_N = H_m ⊗ H_{2^k}, H_m Paley's
+// construction), along any axis of any stride; the other dimensions may have any shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
 // CUDA, N > 2^15 takes two or three passes over memory and rounds once per pass);
 // float32 in float32; float64 in float64; complex64 and complex128 as their real and imaginary parts
 // (each a float32 / float64 transform); int32 and int64 exactly modulo 2^32 / 2^64 (two's-complement
@@ -23,7 +22,9 @@ namespace ironkernels {
 
 /// The order of the output: natural (Hadamard, H_N as above), sequency (Walsh: output k is the
 /// coefficient of the row with k sign changes, natural index bitreverse(k ^ (k >> 1))) or dyadic
-/// (Paley: natural index bitreverse(k)). On the CPU; CUDA takes natural only for now.
+/// (Paley: natural index bitreverse(k)), for N = 2^k. On CUDA the input is gathered in the inverse
+/// permutation first (both ordered matrices are symmetric): one more pass, and in place a
+/// stream-ordered workspace the size of x.
 enum class FwtOrder { natural, sequency, dyadic };
 
 struct FwtOptions {

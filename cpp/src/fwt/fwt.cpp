@@ -69,15 +69,9 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   const int log_n = __builtin_ctzll(static_cast<unsigned long long>(n / factor));
   if (log_n > kFwtMaxLog2N)
     raise<ValueError>("fwt: N = 2^", log_n, " is too large; accepted: N = 2^0 … 2^", kFwtMaxLog2N);
-  if (factor > 1 && x.device.type == DeviceType::cuda)
-    raise<ValueError>("fwt: N = ", n, " = ", factor, "·2^", log_n,
-                      " is not supported on CUDA yet; accepted there: N = 2^k (the CPU takes m·2^k too)");
   if (factor > 1 && opt.order != FwtOrder::natural)
     raise<ValueError>("fwt: order='", opt.order == FwtOrder::sequency ? "sequency" : "dyadic", "' is defined for N = 2^k; N = ",
                       n, " takes order='natural'");
-  if (x.device.type == DeviceType::cuda && opt.order != FwtOrder::natural)
-    raise<ValueError>("fwt: order='", opt.order == FwtOrder::sequency ? "sequency" : "dyadic",
-                      "' is not supported on CUDA yet; accepted there: order='natural' (the CPU takes all three)");
   if (x.device.type == DeviceType::cuda && !IRONKERNELS_WITH_CUDA)
     raise<UnsupportedError>("fwt: x is on ", device_name(x.device), " but this copy of ironkernels was built without CUDA");
 

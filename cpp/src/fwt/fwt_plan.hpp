@@ -20,7 +20,7 @@ struct FwtPlan {
   DType dtype = DType::float32;  // the element type transformed: float16/bfloat16/float32/float64/int32/int64
   Device device{};
   int log_n = 0;                 // N = factor · 2^log_n
-  int factor = 1;                // 1, or 12, 20, 28: H_N = H_factor ⊗ H_{2^log_n} (CPU)
+  int factor = 1;                // 1, or 12, 20, 28: H_N = H_factor ⊗ H_{2^log_n}
   std::int64_t x_axis_stride = 1, y_axis_stride = 1;  // elements
   std::int64_t rows = 0;                              // lines
   int batch_ndim = 0;
