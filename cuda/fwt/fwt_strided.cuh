@@ -19,13 +19,11 @@ namespace ironkernels::detail::fwt_gpu {
 // allows more is split instead.
 constexpr int kStridedWantedColumnBits = 3;
 
-/// A shape's window (log2 vectors per thread) and the vector bits of its tile (threads × vectors per
-/// thread): strided_window and strided_threads at run time.
-inline int strided_window_bits(std::int64_t elem_bytes, StridedShape shape) {
-  return (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
-}
+/// Vector bits of a shape's tile (threads × vectors per thread; strided_window and strided_threads
+/// at run time).
 inline int strided_max_log_u(std::int64_t elem_bytes, StridedShape shape) {
-  return strided_window_bits(elem_bytes, shape) + (shape == StridedShape::tall ? 9 : 8);
+  const int window = (elem_bytes == 2 ? 3 : 4) - (shape == StridedShape::narrow ? 1 : 0);
+  return window + (shape == StridedShape::tall ? 9 : 8);
 }
 
 /// The strided kernel's layout of plan p: its inner extent (the innermost batch dimension when it is
@@ -113,9 +111,7 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
   // Rows back to back, each one tile width (inner = V·2^column_bits_max, the axis stride inner).
   const bool slab_rows = s.rv || (p.x_axis_stride == s.inner && p.y_axis_stride == s.inner &&
                                   s.inner == (V << s.column_bits_max));
-  StridedShape shape = strided_shape(s, es, row_bits, slab_rows);
-  // A block's slice of the cluster is at least one vector per thread.
-  if (cluster_bits > strided_window_bits(es, shape)) shape = StridedShape::wide;
+  const StridedShape shape = strided_shape(s, es, row_bits, slab_rows);
   a.tile_shape = static_cast<int>(shape);
   const int max_log_u = strided_max_log_u(es, shape);
   const int cb = s.column_bits_max < max_log_u - row_bits ? s.column_bits_max : max_log_u - row_bits;
@@ -214,43 +210,37 @@ void launch_strided_shape(const StridedArgs& a, cudaStream_t stream, int device)
     kernel<<<grid, threads, smem, stream>>>(a);
     IK_CUDA_CHECK_LAUNCH("fwt_strided_kernel");
   } else {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 1u << CB;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+    launch_on_clusters(kernel, grid, threads, smem, 1u << CB, stream, a);
   }
 }
 
+// Clusters take narrow and wide tiles of 32- and 64-bit types only (strided_cluster_args).
 template <class T, int CB>
 void launch_strided_clustered(const StridedArgs& a, cudaStream_t stream, int device) {
-  switch (static_cast<StridedShape>(a.tile_shape)) {
-    case StridedShape::narrow:
-      if constexpr (CB <= strided_window<T, StridedShape::narrow>())
-        return launch_strided_shape<T, StridedShape::narrow, CB>(a, stream, device);
-      raise<ValueError>("fwt: internal error: ", CB, " cluster bits on the narrow shape");
-    case StridedShape::wide: return launch_strided_shape<T, StridedShape::wide, CB>(a, stream, device);
-    case StridedShape::tall: return launch_strided_shape<T, StridedShape::tall, CB>(a, stream, device);
+  if constexpr (sizeof(T) != 2) {
+    if (a.tile_shape == static_cast<int>(StridedShape::narrow))
+      return launch_strided_shape<T, StridedShape::narrow, CB>(a, stream, device);
+    if (a.tile_shape == static_cast<int>(StridedShape::wide))
+      return launch_strided_shape<T, StridedShape::wide, CB>(a, stream, device);
   }
+  raise<ValueError>("fwt: internal error: no clustered strided kernel for this tile");
 }
 
 template <class T>
 void launch_strided(const StridedArgs& a, cudaStream_t stream, int device) {
   switch (a.cluster_bits) {
-    case 0: return launch_strided_clustered<T, 0>(a, stream, device);
+    case 0:
+      switch (static_cast<StridedShape>(a.tile_shape)) {
+        case StridedShape::narrow: return launch_strided_shape<T, StridedShape::narrow, 0>(a, stream, device);
+        case StridedShape::wide: return launch_strided_shape<T, StridedShape::wide, 0>(a, stream, device);
+        case StridedShape::tall: return launch_strided_shape<T, StridedShape::tall, 0>(a, stream, device);
+      }
+      break;
     case 1: return launch_strided_clustered<T, 1>(a, stream, device);
     case 2: return launch_strided_clustered<T, 2>(a, stream, device);
     case 3: return launch_strided_clustered<T, 3>(a, stream, device);
-    default: raise<ValueError>("fwt: internal error: ", a.cluster_bits, " cluster bits");
   }
+  raise<ValueError>("fwt: internal error: ", a.cluster_bits, " cluster bits");
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

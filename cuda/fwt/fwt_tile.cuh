@@ -132,6 +132,25 @@ inline bool clusters_available(int device) {
          });
 }
 
+// A launch of `kernel(args)` in 1-D clusters of `cluster` consecutive blocks.
+template <class Args>
+void launch_on_clusters(void (*kernel)(Args), unsigned grid, unsigned threads, int smem, unsigned cluster,
+                        cudaStream_t stream, const Args& args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
+}
+
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel).
@@ -164,19 +183,7 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     kernel<<<grid, 32 * warps, smem, stream>>>(args);
     IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
   } else {
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(32 * warps);
-    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = CLUSTER;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
+    launch_on_clusters(kernel, grid, 32 * warps, smem, CLUSTER, stream, args);
   }
 }
 

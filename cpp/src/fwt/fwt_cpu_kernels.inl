@@ -154,7 +154,29 @@ void hadamard_rows(typename Simd<T>::V* x, int a, std::int64_t stride, std::int6
   }
 }
 
-// A row short enough for L1: in-vector stages, then radix passes over its vectors.
+// A row of NV vectors that fits the vector registers (NV ≤ 8: 16 vectors spill on AVX2): one load,
+// every stage in registers (transform_in_registers), one store.
+template <class T, int NV>
+inline void transform_in_registers(typename Simd<T>::V (&r)[NV], const typename Simd<T>::V* v) {
+  for (int i = 0; i < NV; ++i) r[i] = in_vector_all<T>(v[i]);
+  for (int s = 1; s < NV; s <<= 1)
+    for (int j = 0; j < NV; ++j)
+      if (!(j & s)) butterfly<T>(r[j], r[j | s]);
+}
+template <class T, int NV>
+inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
+  using V = typename Simd<T>::V;
+  V* v = reinterpret_cast<V*>(row);
+  V r[NV];
+  transform_in_registers<T, NV>(r, v);
+  if (scaled)
+    for (int i = 0; i < NV; ++i) r[i] *= sv;
+  for (int i = 0; i < NV; ++i) v[i] = r[i];
+}
+
+// A row short enough for L1: groups of 8 vectors in registers (the in-vector stages and the 3 lowest
+// vector bits, one load and store), then radix passes over the groups; shorter rows the in-vector
+// stages and radix passes. The stages run in the same order either way.
 template <class T>
 void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   using V = typename Simd<T>::V;
@@ -162,8 +184,25 @@ void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   const std::int64_t nv = (std::int64_t(1) << log_n) / L;
   V* v = reinterpret_cast<V*>(row);
   const int a = log_n - __builtin_ctz(L);
-  const bool scale_here = scaled && a == 0;
   const V sv = splat<T>(scale);
+  if (a >= 3) {
+    if (a == 4) {  // two groups: the second stays in registers for their butterflies
+      row_in_registers<T, 8>(row, false, sv);
+      V r[8];
+      transform_in_registers<T, 8>(r, v + 8);
+      for (int i = 0; i < 8; ++i) {
+        V lo = v[i];
+        butterfly<T>(lo, r[i]);
+        v[i] = scaled ? lo * sv : lo;
+        v[i + 8] = scaled ? r[i] * sv : r[i];
+      }
+      return;
+    }
+    for (std::int64_t g = 0; g < nv; g += 8) row_in_registers<T, 8>(row + g * L, scaled && a == 3, sv);
+    if (a > 3) hadamard_rows<T>(v, a - 3, 8, 8, scaled, scale);
+    return;
+  }
+  const bool scale_here = scaled && a == 0;
   for (std::int64_t i = 0; i < nv; ++i) {
     V r = in_vector_all<T>(v[i]);
     v[i] = scale_here ? r * sv : r;
@@ -254,49 +293,11 @@ void fwt_row(T* x, int log_n, T scale) {
   row_depth_first<T>(x, log_n, scaled, scale);
 }
 
-// A row of NV vectors that fits the vector registers (NV ≤ 8: 16 vectors spill on AVX2, and ran
-// slower than the in-cache path): one load, every stage in registers, one store (the in-cache path
-// loads and stores the row once per radix pass).
-template <class T, int NV>
-inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
-  using V = typename Simd<T>::V;
-  V* v = reinterpret_cast<V*>(row);
-  V r[NV];
-  for (int i = 0; i < NV; ++i) r[i] = in_vector_all<T>(v[i]);
-  for (int s = 1; s < NV; s <<= 1)
-    for (int j = 0; j < NV; ++j)
-      if (!(j & s)) butterfly<T>(r[j], r[j | s]);
-  if (scaled)
-    for (int i = 0; i < NV; ++i) r[i] *= sv;
-  for (int i = 0; i < NV; ++i) v[i] = r[i];
-}
-
 template <class T, int NV>
 void rows_in_registers(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
   const bool scaled = scale != T(1);
   const auto sv = splat<T>(scale);
   for (std::int64_t r = 0; r < rows; ++r) row_in_registers<T, NV>(x + r * row_stride, scaled, sv);
-}
-
-// A row of 16 vectors: each half of 8 in registers, then their butterflies pairwise (16 at once
-// spill on AVX2).
-template <class T>
-void rows_of_two_halves(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
-  using V = typename Simd<T>::V;
-  const bool scaled = scale != T(1);
-  const auto sv = splat<T>(scale), one = splat<T>(T(1));
-  for (std::int64_t r = 0; r < rows; ++r) {
-    T* row = x + r * row_stride;
-    row_in_registers<T, 8>(row, false, one);
-    row_in_registers<T, 8>(row + 8 * Simd<T>::L, false, one);
-    V* v = reinterpret_cast<V*>(row);
-    for (int i = 0; i < 8; ++i) {
-      V a = v[i], b = v[i + 8];
-      butterfly<T>(a, b);
-      if (scaled) a *= sv, b *= sv;
-      v[i] = a, v[i + 8] = b;
-    }
-  }
 }
 
 template <class T>
@@ -308,8 +309,12 @@ void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, 
     case 2: return rows_in_registers<T, 2>(x, rows, row_stride, scale);
     case 4: return rows_in_registers<T, 4>(x, rows, row_stride, scale);
     case 8: return rows_in_registers<T, 8>(x, rows, row_stride, scale);
-    case 16: return rows_of_two_halves<T>(x, rows, row_stride, scale);
     default: break;
+  }
+  if (nv >= 16 && log_n <= RowSplit<T>::log_b) {  // rows that fit L1, the row loop inside too
+    const bool scaled = scale != T(1);
+    for (std::int64_t r = 0; r < rows; ++r) row_in_cache<T>(x + r * row_stride, log_n, scaled, scale);
+    return;
   }
   for (std::int64_t r = 0; r < rows; ++r) fwt_row<T>(x + r * row_stride, log_n, scale);
 }
