@@ -218,31 +218,18 @@ class StreamWorkspace {
   cudaStream_t stream_;
 };
 
-fwt_gpu::LinePassArgs line_pass_args(const FwtPlan& p) {
-  fwt_gpu::LinePassArgs a{};
-  a.rows = p.rows;
-  a.batch_ndim = p.batch_ndim;
-  for (int d = 0; d < p.batch_ndim; ++d) {
-    a.shape[d] = p.batch_shape[d];
-    a.src_stride[d] = p.x_stride[d];
-    a.dst_stride[d] = p.y_stride[d];
-  }
-  a.src = p.x;
-  a.dst = p.y;
-  a.src_axis_stride = p.x_axis_stride;
-  a.dst_axis_stride = p.y_axis_stride;
-  a.scale = p.scale;
-  a.int_scale = static_cast<std::uint64_t>(p.int_scale);
-  a.scaled = p.scaled();
-  return a;
+// p in place on its output: y read as the input too.
+FwtPlan in_place_on_y(FwtPlan p) {
+  p.x = p.y;
+  p.x_axis_stride = p.y_axis_stride;
+  for (int d = 0; d < p.batch_ndim; ++d) p.x_stride[d] = p.y_stride[d];
+  return p;
 }
 
 // N = m·2^k: H_{2^k} on each of the m blocks of every line (x into y; none for k = 0), then H_m
 // across the blocks (in place on y), scaled there.
 void run_factor(const FwtPlan& p, cudaStream_t stream) {
-  fwt_gpu::LinePassArgs a = line_pass_args(p);
-  a.log_len = p.log_n;
-  a.factor = p.factor;
+  FwtPlan across = p;  // the lines of the H_m pass: columns of 2^k
   if (p.log_n > 0) {
     const std::int64_t block = std::int64_t(1) << p.log_n;
     FwtPlan blocks = p;
@@ -252,11 +239,9 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
     blocks.rows = p.rows * p.factor;
     add_dimension(blocks, p.factor, block * p.x_axis_stride, block * p.y_axis_stride);
     run(blocks, stream);
-    a.src = p.y;
-    for (int d = 0; d < p.batch_ndim; ++d) a.src_stride[d] = p.y_stride[d];
-    a.src_axis_stride = p.y_axis_stride;
+    across = in_place_on_y(p);
   }
-  fwt_gpu::launch_factor_pass(p.dtype, a, stream);
+  fwt_gpu::launch_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor}, stream);
 }
 
 // Sequency or dyadic order, y = P·H·x with (P·z)[k] = z[σ(k)]. Both ordered matrices are
@@ -264,22 +249,18 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
 // place z is y, transformed in place; in place z is a workspace laid out as x (its dimensions in
 // x's order, packed), transformed into y: the same sums either way.
 void run_ordered(const FwtPlan& p, cudaStream_t stream) {
-  const std::int64_t n = std::int64_t(1) << p.log_n;
-  fwt_gpu::LinePassArgs a = line_pass_args(p);
-  a.log_len = p.log_n;
-  a.sequency = p.order == FwtOrder::sequency;
+  const bool sequency = p.order == FwtOrder::sequency;
   FwtPlan natural = p;
   natural.order = FwtOrder::natural;
   if (p.x != p.y) {
-    fwt_gpu::launch_order_pass(p.dtype, a, stream);
-    natural.x = p.y;
-    natural.x_axis_stride = p.y_axis_stride;
-    for (int d = 0; d < p.batch_ndim; ++d) natural.x_stride[d] = p.y_stride[d];
-    return run(natural, stream);
+    fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(p), sequency, 0}, stream);
+    return run(in_place_on_y(natural), stream);
   }
+  const std::int64_t n = std::int64_t(1) << p.log_n;
   StreamWorkspace workspace(static_cast<std::size_t>(p.rows * n) * dtype_size(p.dtype), stream);
-  a.dst = workspace.data();
-  natural.x = workspace.data();
+  FwtPlan gather = p;  // x into the workspace
+  gather.y = workspace.data();
+  natural.x = gather.y;
   const int dims = p.batch_ndim + 1;  // dimension p.batch_ndim is the axis
   int by_stride[kFwtBatchCapacity + 1];
   std::iota(by_stride, by_stride + dims, 0);
@@ -289,14 +270,14 @@ void run_ordered(const FwtPlan& p, cudaStream_t stream) {
   for (int i = 0; i < dims; ++i) {
     const int d = by_stride[i];
     if (d == p.batch_ndim) {
-      a.dst_axis_stride = natural.x_axis_stride = packed;
+      gather.y_axis_stride = natural.x_axis_stride = packed;
       packed *= n;
     } else {
-      a.dst_stride[d] = natural.x_stride[d] = packed;
+      gather.y_stride[d] = natural.x_stride[d] = packed;
       packed *= p.batch_shape[d];
     }
   }
-  fwt_gpu::launch_order_pass(p.dtype, a, stream);
+  fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(gather), sequency, 0}, stream);
   run(natural, stream);
 }
 

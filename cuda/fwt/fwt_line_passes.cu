@@ -17,22 +17,6 @@ namespace {
 
 constexpr int kLineThreads = 256;
 
-// Element offsets in src and dst of line r: the batch dimensions, outer to inner.
-__device__ __forceinline__ void line_offsets(const LinePassArgs& a, std::int64_t r, std::int64_t& so, std::int64_t& d) {
-  if (a.batch_ndim == 1) {
-    so = r * a.src_stride[0];
-    d = r * a.dst_stride[0];
-    return;
-  }
-  so = d = 0;
-  for (int i = a.batch_ndim - 1; i >= 0; --i) {
-    const std::int64_t e = r % a.shape[i];
-    r /= a.shape[i];
-    so += e * a.src_stride[i];
-    d += e * a.dst_stride[i];
-  }
-}
-
 // σ⁻¹(j) for σ(k), the natural index of output k in sequency or dyadic order (natural_index in
 // fwt.cpp: the bits of k, or of its Gray code, reversed over log_n bits): j's bits reversed, then
 // (sequency) the inverse Gray code, a prefix xor.
@@ -49,10 +33,11 @@ __device__ __forceinline__ std::uint32_t inverse_order_index(std::uint32_t j, in
 constexpr int kOrderItems = 8;
 
 template <class T>
-__global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassArgs a) {
-  const std::int64_t items = a.rows << a.log_len, mask = (std::int64_t(1) << a.log_len) - 1;
-  const T* src = static_cast<const T*>(a.src);
-  T* dst = static_cast<T*>(a.dst);
+__global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassArgs pass) {
+  const KernelArgs& a = pass.lines;
+  const std::int64_t items = a.rows << a.log_n, mask = (std::int64_t(1) << a.log_n) - 1;
+  const T* src = static_cast<const T*>(a.x);
+  T* dst = static_cast<T*>(a.y);
   for (std::int64_t base = blockIdx.x * std::int64_t(kLineThreads * kOrderItems); base < items;
        base += std::int64_t(gridDim.x) * kLineThreads * kOrderItems) {
     T v[kOrderItems];
@@ -63,10 +48,10 @@ __global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassA
       to[j] = -1;
       if (i >= items) continue;
       const std::uint32_t k = static_cast<std::uint32_t>(i & mask);
-      std::int64_t so, d;
-      line_offsets(a, i >> a.log_len, so, d);
-      v[j] = src[so + std::int64_t(inverse_order_index(k, a.log_len, a.sequency)) * a.src_axis_stride];
-      to[j] = d + k * a.dst_axis_stride;
+      std::int64_t xo, yo;
+      row_offsets(a, i >> a.log_n, xo, yo);
+      v[j] = src[xo + std::int64_t(inverse_order_index(k, a.log_n, pass.sequency)) * a.x_axis_stride];
+      to[j] = yo + k * a.y_axis_stride;
     }
 #pragma unroll
     for (int j = 0; j < kOrderItems; ++j)
@@ -74,24 +59,25 @@ __global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassA
   }
 }
 
-// Column b of line r: the m elements b + j·2^k, j < M, through H_M, scaled, from src into dst (in
-// place after the blocks' transforms). The signs are compile-time constants (M² adds and subtracts,
-// no selects).
+// Column b of line r: the m elements b + j·2^k, j < M, through H_M, scaled, from x into y (in
+// place after the blocks' transforms). The signs are compile-time constants (M² adds and
+// subtracts, no selects).
 template <class T, int M>
-__global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePassArgs a) {
+__global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePassArgs pass) {
   using C = typename Compute<T>::type;
-  const std::int64_t items = a.rows << a.log_len;
-  const std::int64_t src_block = a.src_axis_stride << a.log_len, dst_block = a.dst_axis_stride << a.log_len;
+  const KernelArgs& a = pass.lines;
+  const std::int64_t items = a.rows << a.log_n;
+  const std::int64_t x_block = a.x_axis_stride << a.log_n, y_block = a.y_axis_stride << a.log_n;
   for (std::int64_t i = blockIdx.x * std::int64_t(kLineThreads) + threadIdx.x; i < items;
        i += std::int64_t(gridDim.x) * kLineThreads) {
-    const std::int64_t r = i >> a.log_len, b = i & ((std::int64_t(1) << a.log_len) - 1);
-    std::int64_t so, d;
-    line_offsets(a, r, so, d);
-    const T* in = static_cast<const T*>(a.src) + so + b * a.src_axis_stride;
-    T* y = static_cast<T*>(a.dst) + d + b * a.dst_axis_stride;
+    const std::int64_t r = i >> a.log_n, b = i & ((std::int64_t(1) << a.log_n) - 1);
+    std::int64_t xo, yo;
+    row_offsets(a, r, xo, yo);
+    const T* in = static_cast<const T*>(a.x) + xo + b * a.x_axis_stride;
+    T* y = static_cast<T*>(a.y) + yo + b * a.y_axis_stride;
     C x[M][1];
 #pragma unroll
-    for (int j = 0; j < M; ++j) VecIO<T, 1>::load(in + j * src_block, x[j]);
+    for (int j = 0; j < M; ++j) VecIO<T, 1>::load(in + j * x_block, x[j]);
     const C sc = scale_value<C>(a);
 #pragma unroll
     for (int j = 0; j < M; ++j) {
@@ -99,30 +85,31 @@ __global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePass
 #pragma unroll
       for (int c = 0; c < M; ++c) acc = hadamard_factor_entry(M, j, c) < 0 ? acc - x[c][0] : acc + x[c][0];
       C out[1] = {a.scaled ? acc * sc : acc};
-      VecIO<T, 1>::store(y + j * dst_block, out);
+      VecIO<T, 1>::store(y + j * y_block, out);
     }
   }
 }
 
-unsigned line_grid(const LinePassArgs& a, int per_thread) {
-  const std::int64_t items = a.rows << a.log_len;
+unsigned line_grid(const LinePassArgs& pass, int per_thread) {
+  const std::int64_t items = pass.lines.rows << pass.lines.log_n;
   const std::int64_t blocks = (items + kLineThreads * per_thread - 1) / (kLineThreads * per_thread);
   return static_cast<unsigned>(blocks < (1 << 20) ? (blocks > 0 ? blocks : 1) : (1 << 20));
 }
 
 template <class T>
-void launch_order(const LinePassArgs& a, cudaStream_t stream) {
-  fwt_order_kernel<T><<<line_grid(a, kOrderItems), kLineThreads, 0, stream>>>(a);
+void launch_order(const LinePassArgs& pass, cudaStream_t stream) {
+  fwt_order_kernel<T><<<line_grid(pass, kOrderItems), kLineThreads, 0, stream>>>(pass);
   IK_CUDA_CHECK_LAUNCH("fwt_order_kernel");
 }
 
 template <class T>
-void launch_factor(const LinePassArgs& a, cudaStream_t stream) {
-  switch (a.factor) {
-    case 12: fwt_factor_kernel<T, 12><<<line_grid(a, 1), kLineThreads, 0, stream>>>(a); break;
-    case 20: fwt_factor_kernel<T, 20><<<line_grid(a, 1), kLineThreads, 0, stream>>>(a); break;
-    case 28: fwt_factor_kernel<T, 28><<<line_grid(a, 1), kLineThreads, 0, stream>>>(a); break;
-    default: raise<ValueError>("fwt: internal error: no H_", a.factor);
+void launch_factor(const LinePassArgs& pass, cudaStream_t stream) {
+  const unsigned grid = line_grid(pass, 1);
+  switch (pass.factor) {
+    case 12: fwt_factor_kernel<T, 12><<<grid, kLineThreads, 0, stream>>>(pass); break;
+    case 20: fwt_factor_kernel<T, 20><<<grid, kLineThreads, 0, stream>>>(pass); break;
+    case 28: fwt_factor_kernel<T, 28><<<grid, kLineThreads, 0, stream>>>(pass); break;
+    default: raise<ValueError>("fwt: internal error: no H_", pass.factor);
   }
   IK_CUDA_CHECK_LAUNCH("fwt_factor_kernel");
 }

@@ -5,25 +5,16 @@
 
 #include <cstdint>
 
-#include "fwt/fwt_plan.hpp"
+#include "fwt/fwt_values.cuh"
 
 namespace ironkernels::detail::fwt_gpu {
 
+/// The lines of a plan (make_args: x the source, y the destination, log_n their log2 length — for
+/// the factor pass k, the 2^k columns of each line) and what the pass does with them.
 struct LinePassArgs {
-  const void* src;  // order: x (dst[j] = src[σ⁻¹(j)]); factor: the blocks' transforms (x when k = 0)
-  void* dst;
-  std::int64_t rows;  // lines
-  int batch_ndim;     // of the lines' starts, outer to inner
-  std::int64_t shape[kFwtBatchCapacity];
-  std::int64_t src_stride[kFwtBatchCapacity];
-  std::int64_t dst_stride[kFwtBatchCapacity];
-  std::int64_t src_axis_stride, dst_axis_stride;
-  int log_len;    // order: log2 N; factor: k, the 2^k columns of each line
-  bool sequency;  // order: sequency, else dyadic
+  KernelArgs lines;
+  bool sequency;  // order: sequency, else dyadic (y[j] = x[σ⁻¹(j)])
   int factor;     // factor: m = 12, 20, 28
-  double scale;
-  std::uint64_t int_scale;
-  bool scaled;
 };
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
