@@ -226,9 +226,13 @@ FwtPlan in_place_on_y(FwtPlan p) {
   return p;
 }
 
-// N = m·2^k: H_{2^k} on each of the m blocks of every line (x into y; none for k = 0), then H_m
-// across the blocks (in place on y), scaled there.
+// N = m·2^k: on unit strides with 2^k within the factor tile's reach, H_m ⊗ H_{2^k} in one pass.
+// Otherwise H_{2^k} on each of the m blocks of every line (x into y; none for k = 0), then H_m
+// across the blocks (in place on y), scaled there: the factor tile taking the low bits of a longer
+// 2^k, before the outer pass, measured slower (bench/DECISIONS.md).
 void run_factor(const FwtPlan& p, cudaStream_t stream) {
+  if (p.unit_axis_stride() && p.log_n <= fwt_gpu::factor_tile_max_bits(p.dtype))
+    return fwt_gpu::launch_factor_tile_pass(p.dtype, {fwt_gpu::make_args(p), false, p.factor, p.device.id}, stream);
   FwtPlan across = p;  // the lines of the H_m pass: columns of 2^k
   if (p.log_n > 0) {
     const std::int64_t block = std::int64_t(1) << p.log_n;
@@ -241,7 +245,7 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
     run(blocks, stream);
     across = in_place_on_y(p);
   }
-  fwt_gpu::launch_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor}, stream);
+  fwt_gpu::launch_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor, p.device.id}, stream);
 }
 
 // Sequency or dyadic order, y = P·H·x with (P·z)[k] = z[σ(k)]. Both ordered matrices are
@@ -253,7 +257,7 @@ void run_ordered(const FwtPlan& p, cudaStream_t stream) {
   FwtPlan natural = p;
   natural.order = FwtOrder::natural;
   if (p.x != p.y) {
-    fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(p), sequency, 0}, stream);
+    fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(p), sequency, 0, p.device.id}, stream);
     return run(in_place_on_y(natural), stream);
   }
   const std::int64_t n = std::int64_t(1) << p.log_n;
@@ -277,7 +281,7 @@ void run_ordered(const FwtPlan& p, cudaStream_t stream) {
       packed *= p.batch_shape[d];
     }
   }
-  fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(gather), sequency, 0}, stream);
+  fwt_gpu::launch_order_pass(p.dtype, {fwt_gpu::make_args(gather), sequency, 0, p.device.id}, stream);
   run(natural, stream);
 }
 

@@ -1,14 +1,16 @@
-// The two element-wise passes over the lines of a transform that the butterfly kernels do not do:
-// the output orders (sequency, dyadic) as a gather of the input, z[j] = x[σ⁻¹(j)], before a
-// natural-order transform, and the factor H_m of N = m·2^k (H_N = H_m ⊗ H_{2^k}) across the m
-// blocks of 2^k after their own transforms. Both are memory-bound: one read and one write of each
+// The passes over the lines of a transform that the butterfly kernels do not do: the output orders
+// (sequency, dyadic) as a gather of the input, z[j] = x[σ⁻¹(j)], before a natural-order transform;
+// N = m·2^k (H_N = H_m ⊗ H_{2^k}) in one pass where 2^k fits the factor tile, else H_m across the m
+// blocks of 2^k after their own transforms. All are memory-bound: one read and one write of each
 // element, neighbouring threads on neighbouring elements of a line.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "fwt/fwt_line_passes.hpp"
+#include "fwt/fwt_tile.cuh"
 #include "fwt/fwt_values.cuh"
 #include "fwt/hadamard_factors.hpp"
 
@@ -59,15 +61,47 @@ __global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassA
   }
 }
 
+// Row j of H_M applied to z, its signs template constants (forced to compile time: the optimiser
+// does not fold the Paley construction's loops for every M): the sum less twice the negative terms,
+// or twice the positive ones less the sum, about M/2 adds instead of M.
+template <int M, int J, int K>
+struct FactorSign {
+  static constexpr bool negative = hadamard_factor_entry(M, J, K) < 0;
+};
+template <int M, int J>
+struct FactorRowNegatives {
+  static constexpr int value = [] {
+    int n = 0;
+    for (int c = 0; c < M; ++c) n += hadamard_factor_entry(M, J, c) < 0;
+    return n;
+  }();
+};
+template <int M, int J, class C, int... K>
+__device__ __forceinline__ C factor_row(const C (&z)[M], C sum, std::integer_sequence<int, K...>) {
+  constexpr bool few = 2 * FactorRowNegatives<M, J>::value <= M;
+  C part = C(0);
+  ((FactorSign<M, J, K>::negative == few ? (void)(part += z[K]) : (void)0), ...);
+  return few ? sum - (part + part) : (part + part) - sum;
+}
+// H_M applied to z, output j handed to emit(j, value) as soon as it is formed (the outputs need no
+// registers of their own).
+template <int M, class C, class Emit, int... J>
+__device__ __forceinline__ void factor_rows(const C (&z)[M], Emit&& emit, std::integer_sequence<int, J...>) {
+  C sum = C(0);
+#pragma unroll
+  for (int j = 0; j < M; ++j) sum += z[j];
+  (emit(J, factor_row<M, J>(z, sum, std::make_integer_sequence<int, M>{})), ...);
+}
+
 // Column b of line r: the m elements b + j·2^k, j < M, through H_M, scaled, from x into y (in
-// place after the blocks' transforms). The signs are compile-time constants (M² adds and
-// subtracts, no selects).
+// place after the blocks' transforms).
 template <class T, int M>
 __global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePassArgs pass) {
   using C = typename Compute<T>::type;
   const KernelArgs& a = pass.lines;
   const std::int64_t items = a.rows << a.log_n;
   const std::int64_t x_block = a.x_axis_stride << a.log_n, y_block = a.y_axis_stride << a.log_n;
+  const C sc = scale_value<C>(a);
   for (std::int64_t i = blockIdx.x * std::int64_t(kLineThreads) + threadIdx.x; i < items;
        i += std::int64_t(gridDim.x) * kLineThreads) {
     const std::int64_t r = i >> a.log_n, b = i & ((std::int64_t(1) << a.log_n) - 1);
@@ -75,19 +109,128 @@ __global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePass
     row_offsets(a, r, xo, yo);
     const T* in = static_cast<const T*>(a.x) + xo + b * a.x_axis_stride;
     T* y = static_cast<T*>(a.y) + yo + b * a.y_axis_stride;
-    C x[M][1];
-#pragma unroll
-    for (int j = 0; j < M; ++j) VecIO<T, 1>::load(in + j * x_block, x[j]);
-    const C sc = scale_value<C>(a);
+    C z[M];
 #pragma unroll
     for (int j = 0; j < M; ++j) {
-      C acc = C(0);
-#pragma unroll
-      for (int c = 0; c < M; ++c) acc = hadamard_factor_entry(M, j, c) < 0 ? acc - x[c][0] : acc + x[c][0];
-      C out[1] = {a.scaled ? acc * sc : acc};
-      VecIO<T, 1>::store(y + j * y_block, out);
+      C o[1];
+      VecIO<T, 1>::load(in + j * x_block, o);
+      z[j] = o[0];
     }
+    factor_rows<M>(z, [&](int j, C value) {
+      const C o[1] = {a.scaled ? value * sc : value};
+      VecIO<T, 1>::store(y + j * y_block, o);
+    }, std::make_integer_sequence<int, M>{});
   }
+}
+
+// H_M ⊗ H_{2^k} in one pass for N = M·2^k: line r is M chunks of 2^k contiguous elements. A block
+// holds a tile of M warp tiles of 32·2^RB values (2^(5+RB-k) lines), in shared memory as the chunks
+// in order. A warp loads a warp tile (lanes on the low 5 bits of the tile's index, registers on
+// the bits above: a warp's accesses contiguous), transforms each chunk there (shuffles, then
+// registers) and parks it. Each thread then takes columns (line, e), the M values at e of the
+// line's chunks, through H_M, and stores them (chunks shorter than a sector: back through the
+// tile, stored as they were loaded). One read and one write of each element; small blocks (M/2 warps),
+// as many per SM as the tile's shared memory allows, so that one block's loads overlap another's work.
+template <class C>
+constexpr int factor_tile_register_bits() {
+  return sizeof(C) == 8 ? 4 : 5;
+}
+template <int M>
+constexpr int factor_tile_threads() {
+  return 16 * M;
+}
+template <class C, int M>
+constexpr int factor_tile_min_blocks() {
+  const int blocks = 65536 / (factor_tile_threads<M>() * 72);
+  return sizeof(C) == 8 || blocks < 1 ? 1 : blocks;
+}
+
+template <class T, int M>
+__global__ void __launch_bounds__(factor_tile_threads<M>(), factor_tile_min_blocks<typename Compute<T>::type, M>())
+    fwt_factor_tile_kernel(const LinePassArgs pass) {
+  using C = typename Compute<T>::type;
+  constexpr int RB = factor_tile_register_bits<C>(), R = 1 << RB, TB = 5 + RB;
+  const KernelArgs& a = pass.lines;
+  const int b = a.log_n, lines_bits = TB - b;
+  extern __shared__ uint4 factor_smem_raw[];
+  C* tile = reinterpret_cast<C*>(factor_smem_raw);  // M << TB values, then the lines' offsets
+  std::int64_t* line_x = reinterpret_cast<std::int64_t*>(tile + (M << TB));
+  std::int64_t* line_y = line_x + (1 << lines_bits);
+  const std::int64_t first_line = std::int64_t(blockIdx.x) << lines_bits;
+  for (int l = threadIdx.x; l < (1 << lines_bits); l += blockDim.x)
+    if (first_line + l < a.rows) row_offsets(a, first_line + l, line_x[l], line_y[l]);
+  __syncthreads();
+  const std::int64_t chunk = std::int64_t(1) << b;
+  const int lane = threadIdx.x & 31, e_mask = (1 << b) - 1;
+  // (line, chunk) of tile index q = (l·M + j)·2^b + e; false past the last line.
+  auto locate = [&](int q, int& l, int& j) {
+    const int c = q >> b;
+    l = c / M;
+    j = c - l * M;
+    return first_line + l < a.rows;
+  };
+  for (int w = threadIdx.x >> 5; w < M; w += blockDim.x >> 5) {
+    C v[R];
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const int q = (w << TB) | (i << 5) | lane;
+      int l, j;
+      C o[1] = {C(0)};
+      if (locate(q, l, j)) VecIO<T, 1>::load(static_cast<const T*>(a.x) + line_x[l] + j * chunk + (q & e_mask), o);
+      v[i] = o[0];
+    }
+#pragma unroll
+    for (int bit = 0; bit < 5; ++bit) {
+      if (bit >= b) break;
+      const bool high = lane >> bit & 1;
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const C other = __shfl_xor_sync(0xffffffffu, v[i], 1 << bit);
+        v[i] = high ? other - v[i] : v[i] + other;
+      }
+    }
+#pragma unroll
+    for (int bit = 0; bit < RB; ++bit) {
+      if (5 + bit >= b) break;
+#pragma unroll
+      for (int i = 0; i < R; ++i)
+        if (!(i >> bit & 1)) {
+          const C lo = v[i], hi = v[i | 1 << bit];
+          v[i] = lo + hi;
+          v[i | 1 << bit] = lo - hi;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < R; ++i) tile[(w << TB) | (i << 5) | lane] = v[i];
+  }
+  __syncthreads();
+  const C sc = scale_value<C>(a);
+  // Chunks shorter than a 32-byte sector: a warp's direct stores would be runs of a few bytes.
+  const bool staged = (int(sizeof(T)) << b) < 32;
+  for (int col = threadIdx.x; col < (1 << TB); col += blockDim.x) {
+    const int l = col >> b, e = col & e_mask;
+    if (first_line + l >= a.rows) continue;
+    C* at = tile + ((l * M) << b) + e;
+    C z[M];
+#pragma unroll
+    for (int j = 0; j < M; ++j) z[j] = at[j << b];
+    T* out = static_cast<T*>(a.y) + line_y[l] + e;
+    factor_rows<M>(z, [&](int j, C value) {
+      const C o[1] = {a.scaled ? value * sc : value};
+      if (staged) at[j << b] = o[0];
+      else VecIO<T, 1>::store(out + j * chunk, o);
+    }, std::make_integer_sequence<int, M>{});
+  }
+  if (!staged) return;
+  __syncthreads();
+  for (int w = threadIdx.x >> 5; w < M; w += blockDim.x >> 5)
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const int q = (w << TB) | (i << 5) | lane;
+      int l, j;
+      const C o[1] = {tile[q]};
+      if (locate(q, l, j)) VecIO<T, 1>::store(static_cast<T*>(a.y) + line_y[l] + j * chunk + (q & e_mask), o);
+    }
 }
 
 unsigned line_grid(const LinePassArgs& pass, int per_thread) {
@@ -114,6 +257,29 @@ void launch_factor(const LinePassArgs& pass, cudaStream_t stream) {
   IK_CUDA_CHECK_LAUNCH("fwt_factor_kernel");
 }
 
+template <class T, int M>
+void launch_factor_tile_m(const LinePassArgs& pass, cudaStream_t stream, int device) {
+  using C = typename Compute<T>::type;
+  constexpr int TB = 5 + factor_tile_register_bits<C>();
+  auto kernel = fwt_factor_tile_kernel<T, M>;
+  const int lines_bits = TB - pass.lines.log_n;
+  const int smem = int(sizeof(C)) * (M << TB) + (16 << lines_bits);
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  const std::int64_t blocks = (pass.lines.rows + (std::int64_t(1) << lines_bits) - 1) >> lines_bits;
+  kernel<<<grid_size(blocks, pass.lines.rows), factor_tile_threads<M>(), smem, stream>>>(pass);
+  IK_CUDA_CHECK_LAUNCH("fwt_factor_tile_kernel");
+}
+
+template <class T>
+void launch_factor_tile(const LinePassArgs& pass, cudaStream_t stream, int device) {
+  switch (pass.factor) {
+    case 12: return launch_factor_tile_m<T, 12>(pass, stream, device);
+    case 20: return launch_factor_tile_m<T, 20>(pass, stream, device);
+    case 28: return launch_factor_tile_m<T, 28>(pass, stream, device);
+  }
+  raise<ValueError>("fwt: internal error: no H_", pass.factor);
+}
+
 template <template <class> class Launch>
 void by_dtype(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
   switch (dtype) {
@@ -131,6 +297,10 @@ struct OrderLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) { launch_order<T>(a, s); }
 };
 template <class T>
+struct FactorTileLaunch {
+  static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_tile<T>(a, s, a.device); }
+};
+template <class T>
 struct FactorLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor<T>(a, s); }
 };
@@ -139,5 +309,9 @@ struct FactorLaunch {
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<OrderLaunch>(dtype, a, stream); }
 void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<FactorLaunch>(dtype, a, stream); }
+void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
+  by_dtype<FactorTileLaunch>(dtype, a, stream);
+}
+int factor_tile_max_bits(DType dtype) { return 5 + (dtype_size(dtype) == 8 ? 4 : 5); }
 
 }  // namespace ironkernels::detail::fwt_gpu

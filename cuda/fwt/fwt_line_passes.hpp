@@ -1,6 +1,6 @@
 #pragma once
 // Host side of fwt_line_passes.cu: the output orders as a gather of the input before the
-// transform, and the factor H_m of N = m·2^k as a pass across the m blocks of each line.
+// transform, and N = m·2^k as one pass (the factor tile) or H_m across the m blocks of each line.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,9 +15,13 @@ struct LinePassArgs {
   KernelArgs lines;
   bool sequency;  // order: sequency, else dyadic (y[j] = x[σ⁻¹(j)])
   int factor;     // factor: m = 12, 20, 28
+  int device;     // the lines' device
 };
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
+/// H_m ⊗ H_{2^k} in one pass on unit strides, k = lines.log_n at most factor_tile_max_bits(dtype).
+void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
+int factor_tile_max_bits(DType dtype);
 
 }  // namespace ironkernels::detail::fwt_gpu

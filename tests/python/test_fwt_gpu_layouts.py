@@ -184,11 +184,13 @@ def test_gpu_m_times_power_of_two_is_hadamard(m, k):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64", "int32", "int64"])
-@pytest.mark.parametrize("shape,axis", [((3, 12), -1), ((5, 20 << 3), -1), ((2, 28 << 10), -1), ((2, 12 << 16), -1),
+@pytest.mark.parametrize("shape,axis", [((3, 12), -1), ((1500, 20 << 1), -1), ((5, 20 << 3), -1), ((2, 28 << 9), -1),
+                                        ((2, 28 << 10), -1), ((3, 20 << 11), -1), ((2, 12 << 16), -1),
                                         ((3, 12 << 4, 5), 1), ((40 << 2, 3), 0)])
 def test_gpu_m_times_power_of_two(rng, dtype, shape, axis):
-    """N = m·2^k on CUDA (H_{2^k} on each block, then H_m across them) against the CPU, which the
-    CPU tests check against H_m ⊗ H_{2^k}; integers exact; scaled; in place the same bits."""
+    """N = m·2^k on CUDA (the factor tile's one pass, with an outer pass past its reach; on other
+    strides H_{2^k} on each block, then H_m across them) against the CPU, which the CPU tests check
+    against H_m ⊗ H_{2^k}; integers exact; scaled; in place the same bits."""
     t = _torch()
     x = random_array(rng, shape, dtype)
     xd = to_cuda(t, x)
