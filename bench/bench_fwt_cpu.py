@@ -2,7 +2,9 @@
 
 For float32 and float64 (`--dtypes` adds float16 and bfloat16, which FFHT lacks), N = 2^4 … 2^20, a
 batch of rows of `--mb` MB in total (default 64), in place, median of `--reps` passes after a warm-up.
-Both run pinned to the same core. `--also-isa baseline` times every case again in a child process
+Both run pinned to the same core, their passes interleaved (ours then FFHT's, then the other way
+round), so that both see the same state of a shared machine; the ratio reported is the median of
+the per-pair ratios. `--also-isa baseline` times every case again in a child process
 with IRONKERNELS_CPU_ISA=baseline (the portable kernels: scalar float16 conversions, no AVX), rows
 `ironkernels-baseline`, so a variant's gain is measured in the same run. FFHT is loaded from the
 shared library given in IRONKERNELS_PEER_FFHT (build it beside the project; nothing of it is in this
@@ -68,24 +70,52 @@ def main():
             batch = max(1, (args.mb << 20) // (n * es))
             x = rng.standard_normal((batch, n)).astype(np_dtype)
             ironkernels.fwt(x, out=x, normalized=True)  # warm-up (normalized keeps magnitudes)
-            times = []
-            for _ in range(args.reps):
+
+            def ours_pass():
                 t0 = time.perf_counter()
                 ironkernels.fwt(x, out=x, normalized=True)
-                times.append((time.perf_counter() - t0) * 1e9 / x.size)
+                return (time.perf_counter() - t0) * 1e9 / x.size
+
+            peer_pass = None
+            if driver and dtype in ("float32", "float64"):
+                proc = subprocess.Popen(["taskset", "-c", str(args.core), driver, peer, dtype, str(log_n), str(args.mb)],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                assert proc.stdout.readline().strip() == "ready"
+
+                def peer_pass():
+                    proc.stdin.write("t\n")
+                    proc.stdin.flush()
+                    return float(proc.stdout.readline())
+
+            times, peer_times, pair_ratios = [], [], []
+            for rep in range(args.reps):
+                if peer_pass is None:
+                    times.append(ours_pass())
+                    continue
+                if rep % 2 == 0:
+                    t_ours = ours_pass()
+                    t_peer = peer_pass()
+                else:
+                    t_peer = peer_pass()
+                    t_ours = ours_pass()
+                times.append(t_ours)
+                peer_times.append(t_peer)
+                pair_ratios.append(t_ours / t_peer)
             ours = statistics.median(times)
             row = {"impl": "ironkernels", "dtype": dtype, "log2n": log_n, "batch": batch, "ns_per_elem": ours,
                    "min_ns_per_elem": min(times), "threads": 1, "isa": ironkernels.build_info()["cpu_isa_active"],
                    "scope": "one in-place call over the batch, wall clock, pinned core"}
             rows.append(row)
             line = f"{dtype} 2^{log_n:<2d} ironkernels {ours:.3f} ns/elem"
-            if driver and dtype in ("float32", "float64"):
-                out = subprocess.run(["taskset", "-c", str(args.core), driver, peer, dtype, str(log_n), str(args.mb),
-                                      str(args.reps)], capture_output=True, text=True, check=True)
-                ffht = float(out.stdout.strip())
+            if peer_pass is not None:
+                proc.stdin.close()
+                proc.wait()
+                ffht = statistics.median(peer_times)
+                ratio = statistics.median(pair_ratios)
                 rows.append({"impl": "ffht", "dtype": dtype, "log2n": log_n, "batch": batch, "ns_per_elem": ffht,
-                             "threads": 1, "scope": "fht_* called once per row from C, wall clock, pinned core"})
-                line += f"   ffht {ffht:.3f} ns/elem   ours/ffht time = {ours / ffht:.2f}"
+                             "min_ns_per_elem": min(peer_times), "threads": 1, "ours_over_ffht": ratio,
+                             "scope": "fht_* called once per row from C, wall clock, pinned core, passes interleaved with ours"})
+                line += f"   ffht {ffht:.3f} ns/elem   ours/ffht time = {ratio:.2f} (pairs {min(pair_ratios):.2f}-{max(pair_ratios):.2f})"
             print(line, flush=True)
     if args.also_isa:
         child_out = os.path.join(tmp, "child.json")

@@ -2,7 +2,11 @@
  * int fht_double(double*, int log_n), one row per call, in place) on a batch of rows.
  * The library is loaded at run time from the path given; no peer code is part of this project.
  *
- *   ffht_driver LIB {float32|float64} LOG2N MEGABYTES REPS   -> prints the median ns per element
+ *   ffht_driver LIB {float32|float64} LOG2N MEGABYTES
+ *
+ * After one warm-up pass it prints "ready", then for each line read from stdin times one pass over
+ * the batch and prints its ns per element, so that the caller can interleave these passes with its
+ * own (both see the same state of the machine). Ends at end of input.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -15,14 +19,9 @@ static double now_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
-static int cmp(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: %s LIB float32|float64 LOG2N MEGABYTES REPS\n", argv[0]);
+  if (argc != 5) {
+    fprintf(stderr, "usage: %s LIB float32|float64 LOG2N MEGABYTES\n", argv[0]);
     return 2;
   }
   void* lib = dlopen(argv[1], RTLD_NOW);
@@ -30,7 +29,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dlopen: %s\n", dlerror());
     return 1;
   }
-  const int f64 = strcmp(argv[2], "float64") == 0, log_n = atoi(argv[3]), reps = atoi(argv[5]);
+  const int f64 = strcmp(argv[2], "float64") == 0, log_n = atoi(argv[3]);
   const size_t es = f64 ? 8 : 4, n = (size_t)1 << log_n;
   size_t rows = ((size_t)atoi(argv[4]) << 20) / (n * es);
   if (rows < 1) rows = 1;
@@ -44,18 +43,19 @@ int main(int argc, char** argv) {
     double v = (double)rand() / RAND_MAX - 0.5;
     if (f64) ((double*)buf)[i] = v; else ((float*)buf)[i] = (float)v;
   }
-  double* t = malloc(sizeof(double) * reps);
-  for (int r = -1; r < reps; ++r) { /* r = -1: warm-up */
+  char line[16];
+  for (int r = -1; r < 0 || fgets(line, sizeof line, stdin); ++r) { /* r = -1: warm-up */
     double t0 = now_ns();
     for (size_t i = 0; i < rows; ++i)
       if (fht(buf + i * n * es, log_n)) return 1;
-    if (r >= 0) t[r] = (now_ns() - t0) / (double)(rows * n);
-    /* Keep magnitudes bounded: H·H = N·I, so rescale after each pass. */
+    const double t = (now_ns() - t0) / (double)(rows * n);
+    /* Keep magnitudes bounded: H·H = N·I, so rescale after each pass (untimed). */
     for (size_t i = 0; i < rows * n; ++i) {
       if (f64) ((double*)buf)[i] /= (double)n; else ((float*)buf)[i] /= (float)n;
     }
+    if (r < 0) printf("ready\n");
+    else printf("%.6f\n", t);
+    fflush(stdout);
   }
-  qsort(t, reps, sizeof(double), cmp);
-  printf("%.6f\n", t[reps / 2]);
   return 0;
 }

@@ -265,15 +265,18 @@ void cpu_rows_native(const FwtPlan& p, std::int64_t begin, std::int64_t end) {
   const T* x = static_cast<const T*>(p.x);
   T* y = static_cast<T*>(p.y);
   const T scale = plan_scale<T>(p);
+  if (p.batch_ndim <= 1) {
+    const std::int64_t xs = p.batch_ndim ? p.x_stride[0] : n, ys = p.batch_ndim ? p.y_stride[0] : n;
+    if (x != y || xs != ys)  // in place the rows need no copy (and no per-row loop)
+      for (std::int64_t r = begin; r < end; ++r)
+        if (x + r * xs != y + r * ys) std::memcpy(y + r * ys, x + r * xs, n * sizeof(T));
+    return fwt_rows_dispatch<T>(y + begin * ys, end - begin, ys, p.log_n, scale);
+  }
   for (std::int64_t r = begin; r < end; ++r) {
     std::int64_t xo, yo;
     p.row_offsets(r, xo, yo);
     if (x + xo != y + yo) std::memcpy(y + yo, x + xo, n * sizeof(T));
-    if (p.batch_ndim > 1) fwt_rows_dispatch<T>(y + yo, 1, n, p.log_n, scale);
-  }
-  if (p.batch_ndim <= 1) {
-    const std::int64_t stride = p.batch_ndim ? p.y_stride[0] : n;
-    fwt_rows_dispatch<T>(y + begin * stride, end - begin, stride, p.log_n, scale);
+    fwt_rows_dispatch<T>(y + yo, 1, n, p.log_n, scale);
   }
 }
 

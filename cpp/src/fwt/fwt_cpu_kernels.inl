@@ -25,6 +25,9 @@
 #endif
 #define IK_CAT2(a, b) a##b
 #define IK_CAT(a, b) IK_CAT2(a, b)
+// The per-vector stages are a few instructions each: GCC left them as calls (one per vector),
+// which cost more than the stages.
+#define IK_SIMD_INLINE inline __attribute__((always_inline))
 
 namespace ironkernels::detail::IK_CAT(cpu_, IRONKERNELS_CPU_ISA) {
 namespace {
@@ -44,7 +47,7 @@ struct Simd {
 };
 
 template <class T>
-inline typename Simd<T>::V splat(T v) {
+IK_SIMD_INLINE typename Simd<T>::V splat(T v) {
   typename Simd<T>::V r;
   for (int i = 0; i < Simd<T>::L; ++i) r[i] = v;
   return r;
@@ -72,7 +75,7 @@ struct Mask<std::uint64_t> {
 
 // One butterfly stage on bit `b` inside a vector: r[i] = x[i^2^b] + (bit b of i ? -x[i] : x[i]).
 template <class T, int B>
-inline typename Simd<T>::V in_vector_stage(typename Simd<T>::V x) {
+IK_SIMD_INLINE typename Simd<T>::V in_vector_stage(typename Simd<T>::V x) {
   using V = typename Simd<T>::V;
   using M = typename Mask<T>::M;
   M perm;
@@ -86,7 +89,7 @@ inline typename Simd<T>::V in_vector_stage(typename Simd<T>::V x) {
 }
 
 template <class T, int B = 0>
-inline typename Simd<T>::V in_vector_all(typename Simd<T>::V x) {
+IK_SIMD_INLINE typename Simd<T>::V in_vector_all(typename Simd<T>::V x) {
   if constexpr ((1 << B) < Simd<T>::L) {
     return in_vector_all<T, B + 1>(in_vector_stage<T, B>(x));
   } else {
@@ -95,7 +98,7 @@ inline typename Simd<T>::V in_vector_all(typename Simd<T>::V x) {
 }
 
 template <class T>
-inline void butterfly(typename Simd<T>::V& a, typename Simd<T>::V& b) {
+IK_SIMD_INLINE void butterfly(typename Simd<T>::V& a, typename Simd<T>::V& b) {
   auto s = a + b;
   b = a - b;
   a = s;
@@ -293,8 +296,10 @@ void fwt_row(T* x, int log_n, T scale) {
   row_depth_first<T>(x, log_n, scaled, scale);
 }
 
+// Flattened: each row's stages inlined into the row loop (as a call per row they cost more than
+// the stages); row_in_cache keeps its own copy out of line, where inlining it spills.
 template <class T, int NV>
-void rows_in_registers(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
+__attribute__((flatten)) void rows_in_registers(T* x, std::int64_t rows, std::int64_t row_stride, T scale) {
   const bool scaled = scale != T(1);
   const auto sv = splat<T>(scale);
   for (std::int64_t r = 0; r < rows; ++r) row_in_registers<T, NV>(x + r * row_stride, scaled, sv);
