@@ -131,9 +131,11 @@ __global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePass
 // line's chunks, through H_M, and stores them (chunks shorter than a sector: back through the
 // tile, stored as they were loaded). One read and one write of each element; small blocks (M/2 warps),
 // as many per SM as the tile's shared memory allows, so that one block's loads overlap another's work.
+// log2 of the values a thread holds: 32 registers' worth (16 of 8-byte values).
+constexpr int factor_tile_register_bits(int compute_bytes) { return compute_bytes == 8 ? 4 : 5; }
 template <class C>
 constexpr int factor_tile_register_bits() {
-  return sizeof(C) == 8 ? 4 : 5;
+  return factor_tile_register_bits(int(sizeof(C)));
 }
 template <int M>
 constexpr int factor_tile_threads() {
@@ -245,39 +247,41 @@ void launch_order(const LinePassArgs& pass, cudaStream_t stream) {
   IK_CUDA_CHECK_LAUNCH("fwt_order_kernel");
 }
 
+// f(std::integral_constant<int, m>) for the factors with a kernel.
+template <class F>
+void by_factor(int m, F&& f) {
+  switch (m) {
+    case 12: return f(std::integral_constant<int, 12>{});
+    case 20: return f(std::integral_constant<int, 20>{});
+    case 28: return f(std::integral_constant<int, 28>{});
+  }
+  raise<ValueError>("fwt: internal error: no H_", m);
+}
+
 template <class T>
 void launch_factor(const LinePassArgs& pass, cudaStream_t stream) {
-  const unsigned grid = line_grid(pass, 1);
-  switch (pass.factor) {
-    case 12: fwt_factor_kernel<T, 12><<<grid, kLineThreads, 0, stream>>>(pass); break;
-    case 20: fwt_factor_kernel<T, 20><<<grid, kLineThreads, 0, stream>>>(pass); break;
-    case 28: fwt_factor_kernel<T, 28><<<grid, kLineThreads, 0, stream>>>(pass); break;
-    default: raise<ValueError>("fwt: internal error: no H_", pass.factor);
-  }
+  by_factor(pass.factor, [&](auto m) {
+    fwt_factor_kernel<T, decltype(m)::value><<<line_grid(pass, 1), kLineThreads, 0, stream>>>(pass);
+  });
   IK_CUDA_CHECK_LAUNCH("fwt_factor_kernel");
 }
 
 template <class T, int M>
-void launch_factor_tile_m(const LinePassArgs& pass, cudaStream_t stream, int device) {
+void launch_factor_tile_m(const LinePassArgs& pass, cudaStream_t stream) {
   using C = typename Compute<T>::type;
   constexpr int TB = 5 + factor_tile_register_bits<C>();
   auto kernel = fwt_factor_tile_kernel<T, M>;
   const int lines_bits = TB - pass.lines.log_n;
   const int smem = int(sizeof(C)) * (M << TB) + (16 << lines_bits);
-  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, pass.device);
   const std::int64_t blocks = (pass.lines.rows + (std::int64_t(1) << lines_bits) - 1) >> lines_bits;
   kernel<<<grid_size(blocks, pass.lines.rows), factor_tile_threads<M>(), smem, stream>>>(pass);
   IK_CUDA_CHECK_LAUNCH("fwt_factor_tile_kernel");
 }
 
 template <class T>
-void launch_factor_tile(const LinePassArgs& pass, cudaStream_t stream, int device) {
-  switch (pass.factor) {
-    case 12: return launch_factor_tile_m<T, 12>(pass, stream, device);
-    case 20: return launch_factor_tile_m<T, 20>(pass, stream, device);
-    case 28: return launch_factor_tile_m<T, 28>(pass, stream, device);
-  }
-  raise<ValueError>("fwt: internal error: no H_", pass.factor);
+void launch_factor_tile(const LinePassArgs& pass, cudaStream_t stream) {
+  by_factor(pass.factor, [&](auto m) { launch_factor_tile_m<T, decltype(m)::value>(pass, stream); });
 }
 
 template <template <class> class Launch>
@@ -298,7 +302,7 @@ struct OrderLaunch {
 };
 template <class T>
 struct FactorTileLaunch {
-  static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_tile<T>(a, s, a.device); }
+  static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_tile<T>(a, s); }
 };
 template <class T>
 struct FactorLaunch {
@@ -312,6 +316,6 @@ void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream)
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
   by_dtype<FactorTileLaunch>(dtype, a, stream);
 }
-int factor_tile_max_bits(DType dtype) { return 5 + (dtype_size(dtype) == 8 ? 4 : 5); }
+int factor_tile_max_bits(DType dtype) { return 5 + factor_tile_register_bits(dtype_size(dtype) == 8 ? 8 : 4); }
 
 }  // namespace ironkernels::detail::fwt_gpu

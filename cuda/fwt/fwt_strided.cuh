@@ -155,15 +155,7 @@ inline bool strided_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& 
 
 /// Cluster bits the strided kernel may use on `device` (log2 of the blocks per cluster): 3 (the
 /// portable 8) where clusters launch (compute capability 9.0), else 0.
-inline int strided_cluster_bits_max(int device) {
-  return hopper_or_newer(device) && once_per(device, [&] {
-           int cluster_launch = 0;
-           IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
-           return cluster_launch != 0;
-         })
-             ? 3
-             : 0;
-}
+inline int strided_cluster_bits_max(int device) { return cluster_launch_supported(device) ? 3 : 0; }
 
 /// IRONKERNELS_FWT_STRIDED_CLUSTERS (bench sweeps): "0" never, "all" wherever a cluster's tiles are
 /// narrow or wide, else (unset) the measured rule of strided_cluster_args.

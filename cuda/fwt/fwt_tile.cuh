@@ -120,16 +120,24 @@ inline bool hopper_or_newer(int device) {
   });
 }
 
-// Splitting the longest rows over a thread-block cluster needs compute capability 9.0 too. It is
-// off unless IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
-// (bench/DECISIONS.md, fwt), so it stays an opt-in experiment until it wins.
-inline bool clusters_available(int device) {
+// Thread-block clusters launch on `device` (compute capability 9.0 or newer).
+inline bool cluster_launch_supported(int device) {
   return hopper_or_newer(device) && once_per(device, [&] {
            int cluster_launch = 0;
            IK_CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, device));
-           const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-           return cluster_launch && env && env[0] == '1';
+           return cluster_launch != 0;
          });
+}
+
+// Splitting the table's longest rows over a thread-block cluster is off unless
+// IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
+// (bench/DECISIONS.md, fwt), so it stays an opt-in experiment until it wins.
+inline bool clusters_available(int device) {
+  static const bool asked = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
+    return env && env[0] == '1';
+  }();
+  return asked && cluster_launch_supported(device);
 }
 
 // A launch of `kernel(args)` in 1-D clusters of `cluster` consecutive blocks.
