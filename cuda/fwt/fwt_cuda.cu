@@ -226,13 +226,45 @@ FwtPlan in_place_on_y(FwtPlan p) {
   return p;
 }
 
+// The blocks' bits that the factor columns' pass takes with H_m, for N = m·2^k on unit strides
+// past one table row: the blocks of 2^(k-A) that remain are the table's rows of 2^14 (2^15 at k =
+// 20), A at most 5 (32 values per thread); 0 where the table's rows hold 2^k or the pass does
+// not take the lines.
+int factor_column_bits(const FwtPlan& p) {
+  const int table_max = table_max_log_n(p);
+  if (!p.unit_axis_stride() || table_max < 0 || p.log_n <= table_max) return 0;
+  const int bits = std::min(5, std::max(1, p.log_n - 14));
+  FwtPlan blocks = p;
+  blocks.log_n = p.log_n - bits;
+  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks)) ? bits : 0;
+}
+
 // N = m·2^k: on unit strides with 2^k within the factor tile's reach, H_m ⊗ H_{2^k} in one pass.
-// Otherwise H_{2^k} on each of the m blocks of every line (x into y; none for k = 0), then H_m
-// across the blocks (in place on y), scaled there: the factor tile taking the low bits of a longer
-// 2^k, before the outer pass, measured slower (bench/DECISIONS.md).
+// Past one table row, H_{2^(k-A)} on each of the m·2^A blocks (x into y), then H_m ⊗ H_{2^A}
+// across them in place (the factor columns). Otherwise H_{2^k} on each of the m blocks of every
+// line (x into y; none for k = 0), then H_m across the blocks (in place on y), scaled there: the
+// factor tile taking the low bits of a longer 2^k, before the outer pass, measured slower
+// (bench/DECISIONS.md).
 void run_factor(const FwtPlan& p, cudaStream_t stream) {
   if (p.unit_axis_stride() && p.log_n <= fwt_gpu::factor_tile_max_bits(p.dtype))
     return fwt_gpu::launch_factor_tile_pass(p.dtype, {fwt_gpu::make_args(p), false, p.factor, p.device.id}, stream);
+  if (const int bits = factor_column_bits(p)) {
+    const int factor_blocks = p.factor << bits;
+    const std::int64_t block = std::int64_t(1) << (p.log_n - bits);
+    FwtPlan blocks = p;
+    blocks.factor = 1;
+    blocks.log_n = p.log_n - bits;
+    blocks.scale = 1.0;
+    blocks.int_scale = 1;
+    blocks.rows = p.rows * factor_blocks;
+    add_dimension(blocks, factor_blocks, block, block);
+    run(blocks, stream);
+    FwtPlan across = in_place_on_y(p);
+    across.log_n = p.log_n - bits;
+    fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, p.factor, p.device.id};
+    pass.outer_bits = bits;
+    return fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+  }
   FwtPlan across = p;  // the lines of the H_m pass: columns of 2^k
   if (p.log_n > 0) {
     const std::int64_t block = std::int64_t(1) << p.log_n;

@@ -6,9 +6,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "core/cuda_check.hpp"
+#include "common/ptx.cuh"
 #include "fwt/fwt_line_passes.hpp"
 #include "fwt/fwt_tile.cuh"
 #include "fwt/fwt_values.cuh"
@@ -235,6 +237,193 @@ __global__ void __launch_bounds__(factor_tile_threads<M>(), factor_tile_min_bloc
     }
 }
 
+// H_M ⊗ H_{2^k} in one pass on packed rows (back to back, 16-byte aligned) of 4- and 8-byte
+// values, sm_90+: a block's tile is 2^(TB-k) whole lines, one contiguous span, which comes in and
+// leaves in one bulk copy each (the TMA engine: no load or store instructions, the whole span in
+// flight at once; small tiles, many blocks per SM, so that one block's copies overlap another's
+// work). In shared memory each warp transforms the chunks of 2^k in warp tiles of 2^TB values
+// (lanes on the low 5 bits: conflict-free), then each thread takes columns through H_M.
+template <class T>
+constexpr int packed_factor_min_tile_bits() {
+  return sizeof(T) == 8 ? 7 : 8;  // tiles of M·1 KB at most 2^TB_min lines
+}
+// Warps per block: as many as the register file leaves beside the blocks that the tile's shared
+// memory lets an SM hold (16 warps of 128 registers), 4 to 8.
+template <class T, int M, int TB>
+constexpr int packed_factor_threads() {
+  const int blocks = (227 * 1024) / (int(sizeof(T)) * (M << TB) + 1024);
+  const int warps = blocks > 0 ? 16 / blocks : 8;
+  return 32 * (warps < 4 ? 4 : warps > 8 ? 8 : warps);
+}
+
+template <class T, int M, int TB>
+__global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_packed_kernel(const LinePassArgs pass) {
+  using C = typename Compute<T>::type;
+  static_assert(sizeof(C) == sizeof(T) && (sizeof(T) == 4 || sizeof(T) == 8));
+  constexpr int R = 1 << (TB - 5), kVector = 16 / int(sizeof(T)), kThreads = packed_factor_threads<T, M, TB>();
+  const KernelArgs& a = pass.lines;
+  const int b = a.log_n, lines_bits = TB - b;
+  extern __shared__ uint4 packed_smem_raw[];
+  C* tile = reinterpret_cast<C*>(packed_smem_raw);  // M << TB values, then the copy's barrier
+  unsigned long long& loaded = *reinterpret_cast<unsigned long long*>(tile + (M << TB));
+  const std::int64_t first_line = std::int64_t(blockIdx.x) << lines_bits;
+  const std::int64_t left = a.rows - first_line;
+  const int lines = left < (std::int64_t(1) << lines_bits) ? int(left) : 1 << lines_bits;
+  const int count = (lines * M) << b;
+  const std::int64_t offset = (first_line * M) << b;
+  if (threadIdx.x == 0) {
+    const unsigned bytes = unsigned(count) * unsigned(sizeof(T));
+    ptx::mbarrier_init(&loaded, 1);
+    ptx::fence_mbarrier_init();
+    ptx::mbarrier_arrive_expect_tx(&loaded, bytes);
+    ptx::cp_async_bulk_global_to_shared(tile, static_cast<const T*>(a.x) + offset, bytes, &loaded);
+  }
+  __syncthreads();  // the barrier initialised before it is waited on
+  ptx::mbarrier_wait_parity(&loaded, 0);
+  const int lane = threadIdx.x & 31;
+  if (b > 0) {
+    for (int w = threadIdx.x >> 5; w < M && (w << TB) < count; w += kThreads / 32) {
+      C v[R];
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const int q = (w << TB) | (i << 5) | lane;
+        v[i] = q < count ? tile[q] : C(0);
+      }
+#pragma unroll
+      for (int bit = 0; bit < 5; ++bit) {
+        if (bit >= b) break;
+        const bool high = lane >> bit & 1;
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          const C other = __shfl_xor_sync(0xffffffffu, v[i], 1 << bit);
+          v[i] = high ? other - v[i] : v[i] + other;
+        }
+      }
+#pragma unroll
+      for (int bit = 0; bit < TB - 5; ++bit) {
+        if (5 + bit >= b) break;
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          if (!(i >> bit & 1)) {
+            const C lo = v[i], hi = v[i | 1 << bit];
+            v[i] = lo + hi;
+            v[i | 1 << bit] = lo - hi;
+          }
+      }
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const int q = (w << TB) | (i << 5) | lane;
+        if (q < count) tile[q] = v[i];
+      }
+    }
+    __syncthreads();
+  }
+  const C sc = scale_value<C>(a);
+  if (b == 0) {
+    // A thread per line: its M values contiguous, read and written in 16-byte accesses (a thread
+    // per column of scalars would meet 4-way bank conflicts).
+    for (int l = threadIdx.x; l < lines; l += kThreads) {
+      uint4* at = reinterpret_cast<uint4*>(tile + l * M);
+      C z[M], out[M];
+#pragma unroll
+      for (int v = 0; v < M / kVector; ++v) {
+        const uint4 u = at[v];
+        memcpy(&z[v * kVector], &u, 16);
+      }
+      factor_rows<M>(z, [&](int j, C value) { out[j] = a.scaled ? value * sc : value; },
+                     std::make_integer_sequence<int, M>{});
+#pragma unroll
+      for (int v = 0; v < M / kVector; ++v) {
+        uint4 u;
+        memcpy(&u, &out[v * kVector], 16);
+        at[v] = u;
+      }
+    }
+  } else {
+    const int e_mask = (1 << b) - 1;
+    for (int col = threadIdx.x; col < (lines << b); col += kThreads) {
+      C* at = tile + (((col >> b) * M) << b) + (col & e_mask);
+      C z[M];
+#pragma unroll
+      for (int j = 0; j < M; ++j) z[j] = at[j << b];
+      factor_rows<M>(z, [&](int j, C value) { at[j << b] = a.scaled ? value * sc : value; },
+                     std::make_integer_sequence<int, M>{});
+    }
+  }
+  ptx::fence_proxy_async_shared();  // the tile's writes visible to the bulk copy
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ptx::cp_async_bulk_shared_to_global(static_cast<T*>(a.y) + offset, tile, unsigned(count) * unsigned(sizeof(T)));
+    ptx::cp_async_bulk_commit();
+    ptx::cp_async_bulk_wait_read();  // the block's shared memory must outlive the copy's reads
+  }
+}
+
+// (H_M ⊗ H_{2^A} ⊗ I) across the M·2^A blocks of a line after the blocks' own transforms
+// (H_{2^k} = H_{2^A} ⊗ H_{2^(k-A)}: the blocks' low k-A bits are done), in place: the outer pass
+// of a long m·2^k with H_M folded in, so that it is two passes over memory instead of three. A
+// block takes a column of W values (128 bytes) at one position of all M·2^A blocks of a line, in
+// shared memory by 16-byte cp.async (the whole tile in flight at once, no registers held), then
+// H_{2^A} per (chunk, column) and H_M per (block bit pattern, column), stored from registers
+// (a warp's stores 128 contiguous bytes).
+constexpr int kFactorColumnThreads = 256;
+template <class T, int A>
+constexpr int factor_column_width() {
+  return (A == 1 ? 256 : 128) / int(sizeof(T));  // tiles of at least 4M rows of 128 bytes
+}
+
+template <class T, int M, int A>
+__global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kernel(const LinePassArgs pass) {
+  using C = typename Compute<T>::type;
+  static_assert(sizeof(C) == sizeof(T) && A >= 1 && A <= 5);
+  constexpr int W = factor_column_width<T, A>(), L = M << A, kPerCopy = 16 / int(sizeof(T));
+  const KernelArgs& a = pass.lines;
+  const std::int64_t block = std::int64_t(1) << a.log_n, segments = block / W;
+  const std::int64_t r = blockIdx.x / segments, seg = blockIdx.x - r * segments;
+  std::int64_t xo, yo;
+  row_offsets(a, r, xo, yo);
+  const T* in = static_cast<const T*>(a.x) + xo + seg * W;
+  T* out = static_cast<T*>(a.y) + yo + seg * W;
+  extern __shared__ uint4 column_smem_raw[];
+  C* tile = reinterpret_cast<C*>(column_smem_raw);  // [L][W]
+  for (int i = threadIdx.x; i < L * W / kPerCopy; i += kFactorColumnThreads) {
+    const int row = i / (W / kPerCopy), col = (i % (W / kPerCopy)) * kPerCopy;
+    ptx::cp_async_16(tile + row * W + col, in + row * block + col, true);
+  }
+  ptx::cp_async_commit();
+  ptx::cp_async_wait<0>();
+  __syncthreads();
+  for (int t = threadIdx.x; t < M * W; t += kFactorColumnThreads) {
+    C* at = tile + ((t / W) << A) * W + t % W;
+    C v[1 << A];
+#pragma unroll
+    for (int h = 0; h < (1 << A); ++h) v[h] = at[h * W];
+#pragma unroll
+    for (int bit = 0; bit < A; ++bit)
+#pragma unroll
+      for (int h = 0; h < (1 << A); ++h)
+        if (!(h >> bit & 1)) {
+          const C lo = v[h], hi = v[h | 1 << bit];
+          v[h] = lo + hi;
+          v[h | 1 << bit] = lo - hi;
+        }
+#pragma unroll
+    for (int h = 0; h < (1 << A); ++h) at[h * W] = v[h];
+  }
+  __syncthreads();
+  const C sc = scale_value<C>(a);
+  for (int t = threadIdx.x; t < (W << A); t += kFactorColumnThreads) {
+    const int h = t / W, col = t % W;
+    const C* at = tile + h * W + col;
+    C z[M];
+#pragma unroll
+    for (int j = 0; j < M; ++j) z[j] = at[(j << A) * W];
+    T* to = out + h * block + col;
+    factor_rows<M>(z, [&](int j, C value) { to[(j << A) * block] = a.scaled ? value * sc : value; },
+                   std::make_integer_sequence<int, M>{});
+  }
+}
+
 unsigned line_grid(const LinePassArgs& pass, int per_thread) {
   const std::int64_t items = pass.lines.rows << pass.lines.log_n;
   const std::int64_t blocks = (items + kLineThreads * per_thread - 1) / (kLineThreads * per_thread);
@@ -279,8 +468,71 @@ void launch_factor_tile_m(const LinePassArgs& pass, cudaStream_t stream) {
   IK_CUDA_CHECK_LAUNCH("fwt_factor_tile_kernel");
 }
 
+template <class T, int M, int TB>
+void launch_factor_packed_tb(const LinePassArgs& pass, cudaStream_t stream) {
+  auto kernel = fwt_factor_packed_kernel<T, M, TB>;
+  const int smem = int(sizeof(T)) * (M << TB) + 8;
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, pass.device);
+  const int lines_bits = TB - pass.lines.log_n;
+  const std::int64_t blocks = (pass.lines.rows + (std::int64_t(1) << lines_bits) - 1) >> lines_bits;
+  kernel<<<grid_size(blocks, pass.lines.rows), packed_factor_threads<T, M, TB>(), smem, stream>>>(pass);
+  IK_CUDA_CHECK_LAUNCH("fwt_factor_packed_kernel");
+}
+
+// The tile's columns: 2^max(k, TB_min), up to the factor tile's reach.
+template <class T, int M>
+void launch_factor_packed(const LinePassArgs& pass, cudaStream_t stream) {
+  constexpr int lo = packed_factor_min_tile_bits<T>();
+  const int k = pass.lines.log_n;
+  if (k <= lo) return launch_factor_packed_tb<T, M, lo>(pass, stream);
+  if (k == lo + 1) return launch_factor_packed_tb<T, M, lo + 1>(pass, stream);
+  launch_factor_packed_tb<T, M, lo + 2>(pass, stream);
+}
+
+template <class T, int M, int A>
+void launch_factor_columns_a(const LinePassArgs& pass, cudaStream_t stream) {
+  auto kernel = fwt_factor_columns_kernel<T, M, A>;
+  const int smem = int(sizeof(T)) * (M << A) * factor_column_width<T, A>();
+  allow_smem(reinterpret_cast<const void*>(kernel), smem, pass.device);
+  const std::int64_t blocks = pass.lines.rows * ((std::int64_t(1) << pass.lines.log_n) / factor_column_width<T, A>());
+  kernel<<<grid_size(blocks, pass.lines.rows), kFactorColumnThreads, smem, stream>>>(pass);
+  IK_CUDA_CHECK_LAUNCH("fwt_factor_columns_kernel");
+}
+
+template <class T>
+void launch_factor_columns(const LinePassArgs& pass, int outer_bits, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    by_factor(pass.factor, [&](auto m) {
+      constexpr int M = decltype(m)::value;
+      switch (outer_bits) {
+        case 1: return launch_factor_columns_a<T, M, 1>(pass, stream);
+        case 2: return launch_factor_columns_a<T, M, 2>(pass, stream);
+        case 3: return launch_factor_columns_a<T, M, 3>(pass, stream);
+        case 4: return launch_factor_columns_a<T, M, 4>(pass, stream);
+        case 5: return launch_factor_columns_a<T, M, 5>(pass, stream);
+      }
+      raise<ValueError>("fwt: internal error: no factor column pass of 2^", outer_bits);
+    });
+  } else {
+    raise<ValueError>("fwt: internal error: no factor column pass for ", int(sizeof(T)), "-byte values");
+  }
+}
+
+// Rows back to back and 16-byte aligned, 4- or 8-byte values, a GPU with bulk copies.
+bool packed_factor_rows(const LinePassArgs& pass, int value_bytes) {
+  const KernelArgs& a = pass.lines;
+  const std::int64_t n = std::int64_t(pass.factor) << a.log_n;
+  const bool packed = a.batch_ndim == 0 || (a.batch_ndim == 1 && a.xs[0] == n && a.ys[0] == n);
+  return (value_bytes == 4 || value_bytes == 8) && packed && aligned16(a.x) && aligned16(a.y) &&
+         hopper_or_newer(pass.device);
+}
+
 template <class T>
 void launch_factor_tile(const LinePassArgs& pass, cudaStream_t stream) {
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    if (packed_factor_rows(pass, int(sizeof(T))))
+      return by_factor(pass.factor, [&](auto m) { launch_factor_packed<T, decltype(m)::value>(pass, stream); });
+  }
   by_factor(pass.factor, [&](auto m) { launch_factor_tile_m<T, decltype(m)::value>(pass, stream); });
 }
 
@@ -309,12 +561,28 @@ struct FactorLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor<T>(a, s); }
 };
 
+template <class T>
+struct FactorColumnsLaunch {
+  static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_columns<T>(a, a.outer_bits, s); }
+};
+
 }  // namespace
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<OrderLaunch>(dtype, a, stream); }
 void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<FactorLaunch>(dtype, a, stream); }
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
   by_dtype<FactorTileLaunch>(dtype, a, stream);
+}
+void launch_factor_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
+  by_dtype<FactorColumnsLaunch>(dtype, a, stream);
+}
+bool factor_columns_take(DType dtype, const KernelArgs& lines) {
+  const int bytes = int(dtype_size(dtype));
+  if (bytes != 4 && bytes != 8) return false;
+  if (!aligned16(lines.x) || !aligned16(lines.y) || lines.log_n < 10) return false;
+  for (int d = 0; d < lines.batch_ndim; ++d)
+    if ((lines.xs[d] * bytes) % 16 || (lines.ys[d] * bytes) % 16) return false;
+  return true;
 }
 int factor_tile_max_bits(DType dtype) { return 5 + factor_tile_register_bits(dtype_size(dtype) == 8 ? 8 : 4); }
 

@@ -16,6 +16,7 @@ struct LinePassArgs {
   bool sequency;  // order: sequency, else dyadic (y[j] = x[σ⁻¹(j)])
   int factor;     // factor: m = 12, 20, 28
   int device;     // the lines' device
+  int outer_bits = 0;  // factor columns: A, the block bits of H_{2^A} folded in with H_m
 };
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
@@ -23,5 +24,10 @@ void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream)
 /// H_m ⊗ H_{2^k} in one pass on unit strides, k = lines.log_n at most factor_tile_max_bits(dtype).
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 int factor_tile_max_bits(DType dtype);
+/// (H_m ⊗ H_{2^A} ⊗ I) in place across the m·2^A blocks of 2^(lines.log_n) (unit strides), A =
+/// a.outer_bits in 1..5: the outer pass of a long m·2^k with H_m in it; factor_columns_take says
+/// whether these lines fit it (4- and 8-byte values, 16-byte aligned lines, blocks of >= 2^10).
+void launch_factor_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
+bool factor_columns_take(DType dtype, const KernelArgs& lines);
 
 }  // namespace ironkernels::detail::fwt_gpu
