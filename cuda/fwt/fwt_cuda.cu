@@ -152,6 +152,31 @@ bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
   return table_max >= 0 && (rows.log_n <= table_max || packed);
 }
 
+// p in place on its output: y read as the input too.
+FwtPlan in_place_on_y(FwtPlan p) {
+  p.x = p.y;
+  p.x_axis_stride = p.y_axis_stride;
+  for (int d = 0; d < p.batch_ndim; ++d) p.x_stride[d] = p.y_stride[d];
+  return p;
+}
+
+// The outer pass of long rows as the factor columns with H_{2^(bits-5)} ⊗ H_32 across the blocks
+// (cp.async tiles of 128-byte columns) instead of the strided kernel, for outer factors of 8 to 10
+// bits, where it is faster (float32 2^24: 2.20 of clone against the strided kernel's 2.34); below
+// 8 bits it is level or slower (bench/DECISIONS.md). IRONKERNELS_FWT_OUTER_COLUMNS=0|1 forces it
+// off, or on wherever the columns pass takes the lines (tests).
+bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
+  static const int forced = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_OUTER_COLUMNS");
+    return env ? std::atoi(env) : -1;
+  }();
+  if (table_max < 0 || !p.unit_axis_stride() || outer_bits < 6 || outer_bits > 10 || forced == 0) return false;
+  if (forced != 1 && outer_bits < 8) return false;
+  FwtPlan blocks = p;
+  blocks.log_n = p.log_n - outer_bits;
+  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks));
+}
+
 // One pass when a kernel holds the whole transform (the table's rows, the strided kernel on one
 // block or on a cluster, the shared-memory fallback, in that order), else two factors, each of
 // which may split again.
@@ -183,6 +208,20 @@ void run(const FwtPlan& p, cudaStream_t stream) {
     raise<ValueError>("fwt: internal error: no split of N = 2^", p.log_n, " (inner factor 2^", inner_bits, ")");
   const int outer_bits = p.log_n - inner_bits;
   const std::int64_t l1 = std::int64_t(1) << outer_bits, l2 = std::int64_t(1) << inner_bits;
+  if (outer_columns(p, table_max, outer_bits)) {
+    FwtPlan blocks = p;  // the inner factor's rows, x into y
+    blocks.log_n = inner_bits;
+    blocks.scale = 1.0;
+    blocks.int_scale = 1;
+    blocks.rows = p.rows * l1;
+    add_dimension(blocks, l1, l2, l2);
+    run(blocks, stream);
+    FwtPlan across = in_place_on_y(p);
+    across.log_n = inner_bits;
+    fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, 1, p.device.id};
+    pass.outer_bits = outer_bits;
+    return fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+  }
   FwtPlan inner = p;
   inner.log_n = inner_bits;
   inner.scale = 1.0;
@@ -217,14 +256,6 @@ class StreamWorkspace {
   void* data_ = nullptr;
   cudaStream_t stream_;
 };
-
-// p in place on its output: y read as the input too.
-FwtPlan in_place_on_y(FwtPlan p) {
-  p.x = p.y;
-  p.x_axis_stride = p.y_axis_stride;
-  for (int d = 0; d < p.batch_ndim; ++d) p.x_stride[d] = p.y_stride[d];
-  return p;
-}
 
 // The blocks' bits that the factor columns' pass takes with H_m, for N = m·2^k on unit strides
 // past one table row: the blocks of 2^(k-A) that remain are the table's rows of 2^14 (2^15 at k =

@@ -1,8 +1,10 @@
 // The passes over the lines of a transform that the butterfly kernels do not do: the output orders
 // (sequency, dyadic) as a gather of the input, z[j] = x[σ⁻¹(j)], before a natural-order transform;
-// N = m·2^k (H_N = H_m ⊗ H_{2^k}) in one pass where 2^k fits the factor tile, else H_m across the m
-// blocks of 2^k after their own transforms. All are memory-bound: one read and one write of each
-// element, neighbouring threads on neighbouring elements of a line.
+// N = m·2^k (H_N = H_m ⊗ H_{2^k}) in one pass where 2^k fits a tile (packed rows by bulk copies,
+// other layouts through the factor tile); past one table row H_m ⊗ H_{2^A} across the blocks of
+// 2^(k-A) after their own transforms (the factor columns), else H_m across the m blocks of 2^k.
+// All are memory-bound: one read and one write of each element, neighbouring threads on
+// neighbouring elements of a line.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -95,6 +97,27 @@ __device__ __forceinline__ void factor_rows(const C (&z)[M], Emit&& emit, std::i
   (emit(J, factor_row<M, J>(z, sum, std::make_integer_sequence<int, M>{})), ...);
 }
 
+// H_M on z, output j handed to emit(j, value): Paley's H_M (factor_rows), or Sylvester's for a power
+// of two (butterflies in place).
+template <int M, class C, class Emit>
+__device__ __forceinline__ void across_blocks(C (&z)[M], Emit&& emit) {
+  if constexpr ((M & (M - 1)) == 0) {
+#pragma unroll
+    for (int bit = 1; bit < M; bit <<= 1)
+#pragma unroll
+      for (int j = 0; j < M; ++j)
+        if (!(j & bit)) {
+          const C lo = z[j], hi = z[j | bit];
+          z[j] = lo + hi;
+          z[j | bit] = lo - hi;
+        }
+#pragma unroll
+    for (int j = 0; j < M; ++j) emit(j, z[j]);
+  } else {
+    factor_rows<M>(z, emit, std::make_integer_sequence<int, M>{});
+  }
+}
+
 // Column b of line r: the m elements b + j·2^k, j < M, through H_M, scaled, from x into y (in
 // place after the blocks' transforms).
 template <class T, int M>
@@ -125,14 +148,16 @@ __global__ void __launch_bounds__(kLineThreads) fwt_factor_kernel(const LinePass
   }
 }
 
-// H_M ⊗ H_{2^k} in one pass for N = M·2^k: line r is M chunks of 2^k contiguous elements. A block
-// holds a tile of M warp tiles of 32·2^RB values (2^(5+RB-k) lines), in shared memory as the chunks
-// in order. A warp loads a warp tile (lanes on the low 5 bits of the tile's index, registers on
-// the bits above: a warp's accesses contiguous), transforms each chunk there (shuffles, then
-// registers) and parks it. Each thread then takes columns (line, e), the M values at e of the
-// line's chunks, through H_M, and stores them (chunks shorter than a sector: back through the
-// tile, stored as they were loaded). One read and one write of each element; small blocks (M/2 warps),
-// as many per SM as the tile's shared memory allows, so that one block's loads overlap another's work.
+// H_M ⊗ H_{2^k} in one pass for N = M·2^k on unit strides where the packed kernel below does not
+// take the rows (16-bit values, rows not back to back, GPUs before sm_90): line r is M chunks of
+// 2^k contiguous elements. A block holds a tile of M warp tiles of 32·2^RB values (2^(5+RB-k)
+// lines), in shared memory as the chunks in order. A warp loads a warp tile (lanes on the low 5
+// bits of the tile's index, registers on the bits above: a warp's accesses contiguous), transforms
+// each chunk there (shuffles, then registers) and parks it. Each thread then takes columns (line,
+// e), the M values at e of the line's chunks, through H_M, and stores them (chunks shorter than a
+// sector: back through the tile, stored as they were loaded). One read and one write of each
+// element; small blocks (M/2 warps), as many per SM as the tile's shared memory allows, so that one
+// block's loads overlap another's work.
 // log2 of the values a thread holds: 32 registers' worth (16 of 8-byte values).
 constexpr int factor_tile_register_bits(int compute_bytes) { return compute_bytes == 8 ? 4 : 5; }
 template <class C>
@@ -361,7 +386,8 @@ __global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_
 
 // (H_M ⊗ H_{2^A} ⊗ I) across the M·2^A blocks of a line after the blocks' own transforms
 // (H_{2^k} = H_{2^A} ⊗ H_{2^(k-A)}: the blocks' low k-A bits are done), in place: the outer pass
-// of a long m·2^k with H_M folded in, so that it is two passes over memory instead of three. A
+// of a long m·2^k with H_M folded in, so that it is two passes over memory instead of three (and,
+// with M a power of two, A = 5, the outer pass of long rows of 2^k). A
 // block takes a column of W values (128 bytes) at one position of all M·2^A blocks of a line, in
 // shared memory by 16-byte cp.async (the whole tile in flight at once, no registers held), then
 // H_{2^A} per (chunk, column) and H_M per (block bit pattern, column), stored from registers
@@ -419,8 +445,7 @@ __global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kerne
 #pragma unroll
     for (int j = 0; j < M; ++j) z[j] = at[(j << A) * W];
     T* to = out + h * block + col;
-    factor_rows<M>(z, [&](int j, C value) { to[(j << A) * block] = a.scaled ? value * sc : value; },
-                   std::make_integer_sequence<int, M>{});
+    across_blocks<M>(z, [&](int j, C value) { to[(j << A) * block] = a.scaled ? value * sc : value; });
   }
 }
 
@@ -563,7 +588,20 @@ struct FactorLaunch {
 
 template <class T>
 struct FactorColumnsLaunch {
-  static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_columns<T>(a, a.outer_bits, s); }
+  static void run(const LinePassArgs& a, cudaStream_t s) {
+    if (a.factor > 1) return launch_factor_columns<T>(a, a.outer_bits, s);
+    // H_{2^(outer_bits)} = H_{2^(outer_bits-5)} ⊗ H_32 across the blocks: the outer pass of long rows.
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+      switch (a.outer_bits) {
+        case 6: return launch_factor_columns_a<T, 2, 5>(a, s);
+        case 7: return launch_factor_columns_a<T, 4, 5>(a, s);
+        case 8: return launch_factor_columns_a<T, 8, 5>(a, s);
+        case 9: return launch_factor_columns_a<T, 16, 5>(a, s);
+        case 10: return launch_factor_columns_a<T, 32, 5>(a, s);
+      }
+    }
+    raise<ValueError>("fwt: internal error: no column pass of 2^", a.outer_bits);
+  }
 };
 
 }  // namespace

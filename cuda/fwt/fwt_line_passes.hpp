@@ -1,6 +1,7 @@
 #pragma once
 // Host side of fwt_line_passes.cu: the output orders as a gather of the input before the
-// transform, and N = m·2^k as one pass (the factor tile) or H_m across the m blocks of each line.
+// transform, and N = m·2^k as one pass (a tile of whole lines), as H_m ⊗ H_{2^A} across the
+// blocks of a long line (the factor columns), or as H_m across the m blocks of each line.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -25,8 +26,9 @@ void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream)
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 int factor_tile_max_bits(DType dtype);
 /// (H_m ⊗ H_{2^A} ⊗ I) in place across the m·2^A blocks of 2^(lines.log_n) (unit strides), A =
-/// a.outer_bits in 1..5: the outer pass of a long m·2^k with H_m in it; factor_columns_take says
-/// whether these lines fit it (4- and 8-byte values, 16-byte aligned lines, blocks of >= 2^10).
+/// a.outer_bits in 1..5: the outer pass of a long m·2^k with H_m in it; with factor 1, H_{2^A}
+/// for A = a.outer_bits in 6..10, the outer pass of long rows. factor_columns_take says whether
+/// these lines fit it (4- and 8-byte values, 16-byte aligned lines, blocks of >= 2^10).
 void launch_factor_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 bool factor_columns_take(DType dtype, const KernelArgs& lines);
 

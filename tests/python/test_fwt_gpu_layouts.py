@@ -235,7 +235,8 @@ def test_gpu_m_times_power_of_two_strided_rows(rng, dtype, n):
 # shape, the cluster sizes, clusters off and everywhere, the other split of long rows.
 FORCED_SETTINGS = [("IRONKERNELS_FWT_STRIDED_SHAPE", s) for s in ("narrow", "wide", "tall")] + [
     ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "0"), ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "all"),
-    ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14")]
+    ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14"),
+    ("IRONKERNELS_FWT_OUTER_COLUMNS", "0"), ("IRONKERNELS_FWT_OUTER_COLUMNS", "1")]
 FORCED_CASES = """
 import sys
 import numpy as np
@@ -246,7 +247,8 @@ rng = np.random.default_rng(7)
 cases = [((3, 1 << 16), "float32", -1), ((2, 1 << 17), "float32", -1), ((2, 1 << 15), "float64", -1),
          ((2, 1 << 15), "complex64", -1), ((2, 1 << 14), "complex128", -1), ((4, 1 << 10, 64), "float32", 1),
          ((2, 1 << 11, 8), "float32", 1), ((2, 1 << 12, 8), "int32", 1), ((2, 1 << 13, 8), "float64", 1),
-         ((64, 1 << 6, 16), "float32", 1), ((2, 1 << 9, 64), "int64", 1), ((1, 1 << 24), "float32", -1)]
+         ((64, 1 << 6, 16), "float32", 1), ((2, 1 << 9, 64), "int64", 1), ((1, 1 << 24), "float32", -1),
+         ((2, 1 << 21), "int32", -1), ((1, 1 << 22), "float64", -1)]
 for shape, dtype, axis in cases:
     x = random_array(rng, shape, dtype)
     xd = torch.from_numpy(x).cuda()
