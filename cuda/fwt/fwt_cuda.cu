@@ -160,6 +160,29 @@ FwtPlan in_place_on_y(FwtPlan p) {
   return p;
 }
 
+// p's lines as `count` blocks of 2^log_block each, every block a line of its own (x into y), unscaled.
+FwtPlan blocks_of(const FwtPlan& p, int log_block, std::int64_t count) {
+  FwtPlan blocks = p;
+  blocks.factor = 1;
+  blocks.log_n = log_block;
+  blocks.scale = 1.0;
+  blocks.int_scale = 1;
+  blocks.rows = p.rows * count;
+  const std::int64_t block = std::int64_t(1) << log_block;
+  add_dimension(blocks, count, block * p.x_axis_stride, block * p.y_axis_stride);
+  return blocks;
+}
+
+// H_factor ⊗ H_{2^outer_bits} across the blocks of 2^log_block of p's lines, in place on y, with
+// p's scale (the factor columns).
+void launch_columns(const FwtPlan& p, int log_block, int factor, int outer_bits, cudaStream_t stream) {
+  FwtPlan across = in_place_on_y(p);
+  across.log_n = log_block;
+  fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, factor, p.device.id};
+  pass.outer_bits = outer_bits;
+  fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+}
+
 // The outer pass of long rows as the factor columns with H_{2^(bits-5)} ⊗ H_32 across the blocks
 // (cp.async tiles of 128-byte columns) instead of the strided kernel, for outer factors of 8 to 10
 // bits, where it is faster (float32 2^24: 2.20 of clone against the strided kernel's 2.34); below
@@ -208,27 +231,8 @@ void run(const FwtPlan& p, cudaStream_t stream) {
     raise<ValueError>("fwt: internal error: no split of N = 2^", p.log_n, " (inner factor 2^", inner_bits, ")");
   const int outer_bits = p.log_n - inner_bits;
   const std::int64_t l1 = std::int64_t(1) << outer_bits, l2 = std::int64_t(1) << inner_bits;
-  if (outer_columns(p, table_max, outer_bits)) {
-    FwtPlan blocks = p;  // the inner factor's rows, x into y
-    blocks.log_n = inner_bits;
-    blocks.scale = 1.0;
-    blocks.int_scale = 1;
-    blocks.rows = p.rows * l1;
-    add_dimension(blocks, l1, l2, l2);
-    run(blocks, stream);
-    FwtPlan across = in_place_on_y(p);
-    across.log_n = inner_bits;
-    fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, 1, p.device.id};
-    pass.outer_bits = outer_bits;
-    return fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
-  }
-  FwtPlan inner = p;
-  inner.log_n = inner_bits;
-  inner.scale = 1.0;
-  inner.int_scale = 1;
-  inner.rows = p.rows * l1;
-  add_dimension(inner, l1, l2 * p.x_axis_stride, l2 * p.y_axis_stride);
-  run(inner, stream);
+  run(blocks_of(p, inner_bits, l1), stream);
+  if (outer_columns(p, table_max, outer_bits)) return launch_columns(p, inner_bits, 1, outer_bits, stream);
 
   FwtPlan outer = p;
   outer.skip_low_bits = 0;  // the skipped bits are the inner factor's lowest
@@ -280,32 +284,12 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
   if (p.unit_axis_stride() && p.log_n <= fwt_gpu::factor_tile_max_bits(p.dtype))
     return fwt_gpu::launch_factor_tile_pass(p.dtype, {fwt_gpu::make_args(p), false, p.factor, p.device.id}, stream);
   if (const int bits = factor_column_bits(p)) {
-    const int factor_blocks = p.factor << bits;
-    const std::int64_t block = std::int64_t(1) << (p.log_n - bits);
-    FwtPlan blocks = p;
-    blocks.factor = 1;
-    blocks.log_n = p.log_n - bits;
-    blocks.scale = 1.0;
-    blocks.int_scale = 1;
-    blocks.rows = p.rows * factor_blocks;
-    add_dimension(blocks, factor_blocks, block, block);
-    run(blocks, stream);
-    FwtPlan across = in_place_on_y(p);
-    across.log_n = p.log_n - bits;
-    fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, p.factor, p.device.id};
-    pass.outer_bits = bits;
-    return fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+    run(blocks_of(p, p.log_n - bits, std::int64_t(p.factor) << bits), stream);
+    return launch_columns(p, p.log_n - bits, p.factor, bits, stream);
   }
   FwtPlan across = p;  // the lines of the H_m pass: columns of 2^k
   if (p.log_n > 0) {
-    const std::int64_t block = std::int64_t(1) << p.log_n;
-    FwtPlan blocks = p;
-    blocks.factor = 1;
-    blocks.scale = 1.0;
-    blocks.int_scale = 1;
-    blocks.rows = p.rows * p.factor;
-    add_dimension(blocks, p.factor, block * p.x_axis_stride, block * p.y_axis_stride);
-    run(blocks, stream);
+    run(blocks_of(p, p.log_n, p.factor), stream);
     across = in_place_on_y(p);
   }
   fwt_gpu::launch_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor, p.device.id}, stream);

@@ -1,7 +1,7 @@
 #pragma once
-// Host side of fwt_line_passes.cu: the output orders as a gather of the input before the
-// transform, and N = m·2^k as one pass (a tile of whole lines), as H_m ⊗ H_{2^A} across the
-// blocks of a long line (the factor columns), or as H_m across the m blocks of each line.
+// Host side of fwt_order_pass.cu and fwt_factor_passes.cu: the output orders as a gather of the
+// input before the transform, and N = m·2^k as one pass (a tile of whole lines), as H_m ⊗ H_{2^A}
+// across the blocks of a long line (the factor columns), or as H_m across the m blocks of each line.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,18 +1,17 @@
-// The passes over the lines of a transform that the butterfly kernels do not do: the output orders
-// (sequency, dyadic) as a gather of the input, z[j] = x[σ⁻¹(j)], before a natural-order transform;
-// N = m·2^k (H_N = H_m ⊗ H_{2^k}) in one pass where 2^k fits a tile (packed rows by bulk copies,
-// other layouts through the factor tile); past one table row H_m ⊗ H_{2^A} across the blocks of
-// 2^(k-A) after their own transforms (the factor columns), else H_m across the m blocks of 2^k.
-// All are memory-bound: one read and one write of each element, neighbouring threads on
-// neighbouring elements of a line.
+// N = m·2^k on CUDA (H_N = H_m ⊗ H_{2^k}): in one pass where 2^k fits a tile (packed rows by bulk
+// copies, other layouts through the factor tile); past one table row H_m ⊗ H_{2^A} across the
+// blocks of 2^(k-A) after their own transforms (the factor columns, which with a power of two for
+// H_m are also the outer pass of long rows); else H_m across the m blocks of 2^k. All are
+// memory-bound: one read and one write of each element.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
-#include "core/cuda_check.hpp"
 #include "common/ptx.cuh"
+#include "core/cuda_check.hpp"
+#include "fwt/fwt_line_launch.cuh"
 #include "fwt/fwt_line_passes.hpp"
 #include "fwt/fwt_tile.cuh"
 #include "fwt/fwt_values.cuh"
@@ -20,50 +19,6 @@
 
 namespace ironkernels::detail::fwt_gpu {
 namespace {
-
-constexpr int kLineThreads = 256;
-
-// σ⁻¹(j) for σ(k), the natural index of output k in sequency or dyadic order (natural_index in
-// fwt.cpp: the bits of k, or of its Gray code, reversed over log_n bits): j's bits reversed, then
-// (sequency) the inverse Gray code, a prefix xor.
-__device__ __forceinline__ std::uint32_t inverse_order_index(std::uint32_t j, int log_n, bool sequency) {
-  if (log_n == 0) return 0;
-  std::uint32_t g = __brev(j) >> (32 - log_n);
-  if (sequency)
-    for (int s = 1; s < 32; s <<= 1) g ^= g >> s;
-  return g;
-}
-
-// Each thread gathers kOrderItems outputs a block apart, all loads before the stores (enough bytes
-// in flight per thread for the memory system; one element per thread leaves it latency-bound).
-constexpr int kOrderItems = 8;
-
-template <class T>
-__global__ void __launch_bounds__(kLineThreads) fwt_order_kernel(const LinePassArgs pass) {
-  const KernelArgs& a = pass.lines;
-  const std::int64_t items = a.rows << a.log_n, mask = (std::int64_t(1) << a.log_n) - 1;
-  const T* src = static_cast<const T*>(a.x);
-  T* dst = static_cast<T*>(a.y);
-  for (std::int64_t base = blockIdx.x * std::int64_t(kLineThreads * kOrderItems); base < items;
-       base += std::int64_t(gridDim.x) * kLineThreads * kOrderItems) {
-    T v[kOrderItems];
-    std::int64_t to[kOrderItems];
-#pragma unroll
-    for (int j = 0; j < kOrderItems; ++j) {
-      const std::int64_t i = base + j * kLineThreads + threadIdx.x;
-      to[j] = -1;
-      if (i >= items) continue;
-      const std::uint32_t k = static_cast<std::uint32_t>(i & mask);
-      std::int64_t xo, yo;
-      row_offsets(a, i >> a.log_n, xo, yo);
-      v[j] = src[xo + std::int64_t(inverse_order_index(k, a.log_n, pass.sequency)) * a.x_axis_stride];
-      to[j] = yo + k * a.y_axis_stride;
-    }
-#pragma unroll
-    for (int j = 0; j < kOrderItems; ++j)
-      if (to[j] >= 0) dst[to[j]] = v[j];
-  }
-}
 
 // Row j of H_M applied to z, its signs template constants (forced to compile time: the optimiser
 // does not fold the Paley construction's loops for every M): the sum less twice the negative terms,
@@ -387,11 +342,11 @@ __global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_
 // (H_M ⊗ H_{2^A} ⊗ I) across the M·2^A blocks of a line after the blocks' own transforms
 // (H_{2^k} = H_{2^A} ⊗ H_{2^(k-A)}: the blocks' low k-A bits are done), in place: the outer pass
 // of a long m·2^k with H_M folded in, so that it is two passes over memory instead of three (and,
-// with M a power of two, A = 5, the outer pass of long rows of 2^k). A
-// block takes a column of W values (128 bytes) at one position of all M·2^A blocks of a line, in
-// shared memory by 16-byte cp.async (the whole tile in flight at once, no registers held), then
-// H_{2^A} per (chunk, column) and H_M per (block bit pattern, column), stored from registers
-// (a warp's stores 128 contiguous bytes).
+// with M a power of two and A = 5, the outer pass of long rows of 2^k). A block takes a column of
+// W values (128 bytes; 256 at A = 1) at one position of all M·2^A blocks of a line, in shared
+// memory by 16-byte cp.async (the whole tile in flight at once, no registers held), then H_{2^A}
+// per (chunk, column) and H_M per (block bit pattern, column), stored from registers (a warp's
+// stores 128 contiguous bytes).
 constexpr int kFactorColumnThreads = 256;
 template <class T, int A>
 constexpr int factor_column_width() {
@@ -447,18 +402,6 @@ __global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kerne
     T* to = out + h * block + col;
     across_blocks<M>(z, [&](int j, C value) { to[(j << A) * block] = a.scaled ? value * sc : value; });
   }
-}
-
-unsigned line_grid(const LinePassArgs& pass, int per_thread) {
-  const std::int64_t items = pass.lines.rows << pass.lines.log_n;
-  const std::int64_t blocks = (items + kLineThreads * per_thread - 1) / (kLineThreads * per_thread);
-  return static_cast<unsigned>(blocks < (1 << 20) ? (blocks > 0 ? blocks : 1) : (1 << 20));
-}
-
-template <class T>
-void launch_order(const LinePassArgs& pass, cudaStream_t stream) {
-  fwt_order_kernel<T><<<line_grid(pass, kOrderItems), kLineThreads, 0, stream>>>(pass);
-  IK_CUDA_CHECK_LAUNCH("fwt_order_kernel");
 }
 
 // f(std::integral_constant<int, m>) for the factors with a kernel.
@@ -561,22 +504,6 @@ void launch_factor_tile(const LinePassArgs& pass, cudaStream_t stream) {
   by_factor(pass.factor, [&](auto m) { launch_factor_tile_m<T, decltype(m)::value>(pass, stream); });
 }
 
-template <template <class> class Launch>
-void by_dtype(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
-  switch (dtype) {
-    case DType::float32: return Launch<float>::run(a, stream);
-    case DType::float16: return Launch<__half>::run(a, stream);
-    case DType::bfloat16: return Launch<__nv_bfloat16>::run(a, stream);
-    case DType::float64: return Launch<double>::run(a, stream);
-    case DType::int32: return Launch<std::uint32_t>::run(a, stream);
-    case DType::int64: return Launch<std::uint64_t>::run(a, stream);
-    default: raise<ValueError>("fwt: no line pass for ", dtype_name(dtype));
-  }
-}
-template <class T>
-struct OrderLaunch {
-  static void run(const LinePassArgs& a, cudaStream_t s) { launch_order<T>(a, s); }
-};
 template <class T>
 struct FactorTileLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) { launch_factor_tile<T>(a, s); }
@@ -606,7 +533,6 @@ struct FactorColumnsLaunch {
 
 }  // namespace
 
-void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<OrderLaunch>(dtype, a, stream); }
 void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) { by_dtype<FactorLaunch>(dtype, a, stream); }
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
   by_dtype<FactorTileLaunch>(dtype, a, stream);
