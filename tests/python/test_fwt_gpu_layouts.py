@@ -190,9 +190,10 @@ def test_gpu_m_times_power_of_two_is_hadamard(m, k):
                                         ((1, 20 << 17), -1), ((1, 12 << 20), -1), ((3, 12 << 4, 5), 1),
                                         ((40 << 2, 3), 0)])
 def test_gpu_m_times_power_of_two(rng, dtype, shape, axis):
-    """N = m·2^k on CUDA (the factor tile's one pass, with an outer pass past its reach; on other
-    strides H_{2^k} on each block, then H_m across them) against the CPU, which the CPU tests check
-    against H_m ⊗ H_{2^k}; integers exact; scaled; in place the same bits."""
+    """N = m·2^k on CUDA (one pass up to 2^10: packed rows by bulk copies, other layouts through the
+    factor tile; past one table row the blocks' transforms, then H_m ⊗ H_{2^A} across them; on
+    other strides H_{2^k} on each block, then H_m across them) against the CPU, which the CPU tests
+    check against H_m ⊗ H_{2^k}; integers exact; scaled; in place the same bits."""
     t = _torch()
     x = random_array(rng, shape, dtype)
     xd = to_cuda(t, x)
@@ -232,7 +233,8 @@ def test_gpu_m_times_power_of_two_strided_rows(rng, dtype, n):
 
 
 # Each setting the dispatch reads once per process, in a process of its own: every strided tile
-# shape, the cluster sizes, clusters off and everywhere, the other split of long rows.
+# shape, the cluster sizes, clusters off and everywhere, the other split of long rows, the column
+# pass as the outer pass of long rows off and wherever it takes the lines.
 FORCED_SETTINGS = [("IRONKERNELS_FWT_STRIDED_SHAPE", s) for s in ("narrow", "wide", "tall")] + [
     ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "0"), ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "all"),
     ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14"),
