@@ -52,20 +52,45 @@ __device__ __forceinline__ void factor_rows(const C (&z)[M], Emit&& emit, std::i
   (emit(J, factor_row<M, J>(z, sum, std::make_integer_sequence<int, M>{})), ...);
 }
 
+// H over the lowest `bits` bits of the index of v (a thread's registers), in place.
+template <int N, class C>
+__device__ __forceinline__ void register_butterflies(C (&v)[N], int bits) {
+#pragma unroll
+  for (int bit = 0; (1 << bit) < N; ++bit) {
+    if (bit >= bits) break;
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (!(i >> bit & 1)) {
+        const C lo = v[i], hi = v[i | 1 << bit];
+        v[i] = lo + hi;
+        v[i | 1 << bit] = lo - hi;
+      }
+  }
+}
+
+// H_{2^b} on each chunk of a warp tile held with lanes on the tile index's low 5 bits and
+// registers on the bits above: shuffles, then registers.
+template <int R, class C>
+__device__ __forceinline__ void warp_tile_chunks(C (&v)[R], int b, int lane) {
+#pragma unroll
+  for (int bit = 0; bit < 5; ++bit) {
+    if (bit >= b) break;
+    const bool high = lane >> bit & 1;
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const C other = __shfl_xor_sync(0xffffffffu, v[i], 1 << bit);
+      v[i] = high ? other - v[i] : v[i] + other;
+    }
+  }
+  register_butterflies(v, b - 5);
+}
+
 // H_M on z, output j handed to emit(j, value): Paley's H_M (factor_rows), or Sylvester's for a power
 // of two (butterflies in place).
 template <int M, class C, class Emit>
 __device__ __forceinline__ void across_blocks(C (&z)[M], Emit&& emit) {
   if constexpr ((M & (M - 1)) == 0) {
-#pragma unroll
-    for (int bit = 1; bit < M; bit <<= 1)
-#pragma unroll
-      for (int j = 0; j < M; ++j)
-        if (!(j & bit)) {
-          const C lo = z[j], hi = z[j | bit];
-          z[j] = lo + hi;
-          z[j | bit] = lo - hi;
-        }
+    register_butterflies(z, 31);
 #pragma unroll
     for (int j = 0; j < M; ++j) emit(j, z[j]);
   } else {
@@ -163,27 +188,7 @@ __global__ void __launch_bounds__(factor_tile_threads<M>(), factor_tile_min_bloc
       if (locate(q, l, j)) VecIO<T, 1>::load(static_cast<const T*>(a.x) + line_x[l] + j * chunk + (q & e_mask), o);
       v[i] = o[0];
     }
-#pragma unroll
-    for (int bit = 0; bit < 5; ++bit) {
-      if (bit >= b) break;
-      const bool high = lane >> bit & 1;
-#pragma unroll
-      for (int i = 0; i < R; ++i) {
-        const C other = __shfl_xor_sync(0xffffffffu, v[i], 1 << bit);
-        v[i] = high ? other - v[i] : v[i] + other;
-      }
-    }
-#pragma unroll
-    for (int bit = 0; bit < RB; ++bit) {
-      if (5 + bit >= b) break;
-#pragma unroll
-      for (int i = 0; i < R; ++i)
-        if (!(i >> bit & 1)) {
-          const C lo = v[i], hi = v[i | 1 << bit];
-          v[i] = lo + hi;
-          v[i | 1 << bit] = lo - hi;
-        }
-    }
+    warp_tile_chunks(v, b, lane);
 #pragma unroll
     for (int i = 0; i < R; ++i) tile[(w << TB) | (i << 5) | lane] = v[i];
   }
@@ -269,27 +274,7 @@ __global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_
         const int q = (w << TB) | (i << 5) | lane;
         v[i] = q < count ? tile[q] : C(0);
       }
-#pragma unroll
-      for (int bit = 0; bit < 5; ++bit) {
-        if (bit >= b) break;
-        const bool high = lane >> bit & 1;
-#pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const C other = __shfl_xor_sync(0xffffffffu, v[i], 1 << bit);
-          v[i] = high ? other - v[i] : v[i] + other;
-        }
-      }
-#pragma unroll
-      for (int bit = 0; bit < TB - 5; ++bit) {
-        if (5 + bit >= b) break;
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-          if (!(i >> bit & 1)) {
-            const C lo = v[i], hi = v[i | 1 << bit];
-            v[i] = lo + hi;
-            v[i | 1 << bit] = lo - hi;
-          }
-      }
+      warp_tile_chunks(v, b, lane);
 #pragma unroll
       for (int i = 0; i < R; ++i) {
         const int q = (w << TB) | (i << 5) | lane;
@@ -379,15 +364,7 @@ __global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kerne
     C v[1 << A];
 #pragma unroll
     for (int h = 0; h < (1 << A); ++h) v[h] = at[h * W];
-#pragma unroll
-    for (int bit = 0; bit < A; ++bit)
-#pragma unroll
-      for (int h = 0; h < (1 << A); ++h)
-        if (!(h >> bit & 1)) {
-          const C lo = v[h], hi = v[h | 1 << bit];
-          v[h] = lo + hi;
-          v[h | 1 << bit] = lo - hi;
-        }
+    register_butterflies(v, A);
 #pragma unroll
     for (int h = 0; h < (1 << A); ++h) at[h * W] = v[h];
   }
