@@ -20,10 +20,10 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// mapa: the generic address of the same shared-memory location in CTA `rank` of this cluster (sm_90+).
 template <class C>
-__device__ __forceinline__ const C* map_cluster_rank(const C* p, int rank) {
+__device__ __forceinline__ C* map_cluster_rank(C* p, int rank) {
   std::uint64_t out;
   asm volatile("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(reinterpret_cast<std::uint64_t>(p)), "r"(rank));
-  return reinterpret_cast<const C*>(out);
+  return reinterpret_cast<C*>(out);
 }
 #endif
 

@@ -74,13 +74,13 @@ constexpr int staged_vectors() {
 }
 
 /// Dynamic shared memory of a tile configuration: corner turns, lane turns, input stages (SPLIT_TOP:
-/// half a row in the compute type instead of the stages).
+/// half the CTA's part of the row in the compute type instead of the stages).
 template <class T, int V, int K, int LOG_N, int CLUSTER, int STAGES, int TURN_PASSES = 1, bool LANE_TURN = false,
           bool SPLIT_TOP = false>
 constexpr int tile_smem_bytes() {
   if constexpr (SPLIT_TOP)
     return exchange_smem_bytes<T, V, K, LOG_N - 1, CLUSTER, TURN_PASSES, LANE_TURN, true>() +
-           (int(sizeof(typename Compute<T>::type)) << (LOG_N - 1));
+           (int(sizeof(typename Compute<T>::type)) << (LOG_N - 1 - ilog2(CLUSTER)));
   const int threads = 32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ilog2(CLUSTER));
   return exchange_smem_bytes<T, V, K, LOG_N, CLUSTER, TURN_PASSES, LANE_TURN>() +
          (STAGES > 0 ? STAGES * staged_vectors<T, V, K, LOG_N, STAGES, TURN_PASSES, LANE_TURN>() * threads * 16 : 0);

@@ -1,6 +1,7 @@
 // CUDA FWT dispatch: each plan goes to the row kernels of the table (contiguous rows up to one
-// tile), the strided kernel (any axis, integers, complex parts, the passes of long rows) or the
-// shared-memory fallback; a transform longer than its kernel takes is split into passes,
+// tile; 8-byte rows of 2^15 over a pair of CTAs), the column pass (a strided axis of 2^7-2^12
+// lines in blocks of a power of two), the strided kernel (any axis, integers, complex parts, the
+// passes of long rows) or the shared-memory fallback; a transform longer than its kernel takes is split into passes,
 // H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into y, the outer one in
 // place on y, each as one more dimension of lines. N = m·2^k adds a pass of H_m across the m
 // blocks of 2^k; the sequency and dyadic orders a gather of the input before it.
@@ -31,13 +32,19 @@ void fwt_cuda_smem_int64(const FwtPlan&, cudaStream_t);
 
 namespace {
 
-// Rows the table's kernels take in one pass (log2): 2^15, and float64 2^14 (a row of 2^15 float64,
-// 256 KB, exceeds one block's registers and shared memory: it goes to the strided kernel's
-// clusters, or to the table's own with IRONKERNELS_FWT_CLUSTERS=1).
+// Rows the table's kernels take in one pass (log2): 2^15; 8-byte types' rows of 2^15 (256 KB, more
+// than one block's registers and shared memory hold) over a pair of CTAs, so 2^14 without clusters.
 int table_max_log_n(const FwtPlan& p) {
   if (!p.unit_axis_stride() || !fwt_gpu::uses_tile_kernel(p)) return -1;
-  if (dtype_size(p.dtype) == 8 && !fwt_gpu::clusters_available(p.device.id)) return 14;
+  if (dtype_size(p.dtype) == 8 && !fwt_gpu::cluster_launch_supported(p.device.id)) return 14;
   return fwt_gpu::kTileMaxLog2N;
+}
+
+// The longest table rows the passes of longer transforms are built from (log2): 8-byte types' one-CTA
+// rows of 2^14 (their two-CTA rows of 2^15 were not measured as a pass of a split).
+int pass_table_max_log_n(const FwtPlan& p) {
+  const int table_max = table_max_log_n(p);
+  return dtype_size(p.dtype) == 8 ? std::min(table_max, 14) : table_max;
 }
 
 // Rows the shared-memory fallback holds in one block on this device (log2): 2^15 four-byte values
@@ -183,21 +190,55 @@ void launch_columns(const FwtPlan& p, int log_block, int factor, int outer_bits,
   fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
 }
 
-// The outer pass of long rows as the factor columns with H_{2^(bits-5)} ⊗ H_32 across the blocks
-// (cp.async tiles of 128-byte columns) instead of the strided kernel, for outer factors of 8 to 10
-// bits, where it is faster (float32 2^24: 2.20 of clone against the strided kernel's 2.34); below
-// 8 bits it is level or slower (bench/DECISIONS.md). IRONKERNELS_FWT_OUTER_COLUMNS=0|1 forces it
-// off, or on wherever the columns pass takes the lines (tests).
-bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
+// IRONKERNELS_FWT_OUTER_COLUMNS=0|1 (tests): the column pass off, or on from 2^6 lines wherever it
+// takes them, for the outer pass of long rows and a strided axis; -1 unset.
+int forced_columns() {
   static const int forced = [] {
     const char* env = std::getenv("IRONKERNELS_FWT_OUTER_COLUMNS");
     return env ? std::atoi(env) : -1;
   }();
+  return forced;
+}
+
+// The outer pass of long rows as the factor columns with H_{2^(bits-5)} ⊗ H_32 across the blocks
+// (cp.async tiles of 128-byte columns) instead of the strided kernel, for outer factors of 8 to 10
+// bits, where it is faster (float32 2^24: 2.20 of clone against the strided kernel's 2.34); below
+// 8 bits it is level or slower (bench/DECISIONS.md).
+bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
+  const int forced = forced_columns();
   if (table_max < 0 || !p.unit_axis_stride() || outer_bits < 6 || outer_bits > 10 || forced == 0) return false;
   if (forced != 1 && outer_bits < 8) return false;
   FwtPlan blocks = p;
   blocks.log_n = p.log_n - outer_bits;
-  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks));
+  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks), 256);
+}
+
+// A strided axis whose lines, of 2^7 to 2^12 (8-byte values 2^11), are blocks of `inner` contiguous
+// elements, the axis stride (a power of two of at least the column width; complex parts count in
+// it): the column pass, x into y, a block per column of the tile (bench/DECISIONS.md: 2^10 x 64
+// float32 1.14 of the contiguous rows' time against the strided kernel's 1.56). Its 32-byte columns
+// (2^12 lines) only as the whole inner extent, a contiguous tile: beside other columns of the same
+// rows they were slower than the strided kernel.
+bool strided_columns(const FwtPlan& p, cudaStream_t stream) {
+  const int forced = forced_columns();
+  const int last = p.batch_ndim - 1, bytes = int(dtype_size(p.dtype));
+  if (forced == 0 || p.factor != 1 || p.skip_low_bits || last < 0 || (bytes != 4 && bytes != 8)) return false;
+  if (p.log_n < (forced == 1 ? 6 : 7) || p.log_n > (bytes == 4 ? 12 : 11)) return false;
+  const std::int64_t inner = p.batch_shape[last];
+  if (p.x_stride[last] != 1 || p.y_stride[last] != 1 || p.x_axis_stride != inner || p.y_axis_stride != inner ||
+      (inner & (inner - 1)))
+    return false;
+  const int column_bytes = fwt_gpu::column_pass_bytes(p.log_n);
+  if (column_bytes == 32 && inner * bytes != 32) return false;
+  FwtPlan across = p;
+  across.batch_ndim = last;
+  across.rows = p.rows / inner;
+  across.log_n = fwt_gpu::floor_log2(inner);
+  if (!fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(across), column_bytes)) return false;
+  fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, 1, p.device.id};
+  pass.outer_bits = p.log_n;
+  fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+  return true;
 }
 
 // One pass when a kernel holds the whole transform (the table's rows, the strided kernel on one
@@ -222,7 +263,7 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   if (table_max < 0 && p.log_n <= smem_max &&
       (!layout.vectorizable || is_16bit(p.dtype) || p.log_n <= layout.max_log_rows()))
     return launch_smem(p, stream);
-  const int inner_bits = table_max >= 0         ? split_row_bits(p.log_n, table_max)
+  const int inner_bits = table_max >= 0         ? split_row_bits(p.log_n, pass_table_max_log_n(p))
                          : layout.vectorizable ? split_strided_bits(p.log_n, layout)
                                                : smem_max;
   // Two factors: L2 = 2^inner_bits lines of stride s (from x into y), then L1 lines of stride L2·s
@@ -266,12 +307,12 @@ class StreamWorkspace {
 // 20), A at most 5 (32 values per thread); 0 where the table's rows hold 2^k or the pass does
 // not take the lines.
 int factor_column_bits(const FwtPlan& p) {
-  const int table_max = table_max_log_n(p);
+  const int table_max = pass_table_max_log_n(p);
   if (!p.unit_axis_stride() || table_max < 0 || p.log_n <= table_max) return 0;
   const int bits = std::min(5, std::max(1, p.log_n - 14));
   FwtPlan blocks = p;
   blocks.log_n = p.log_n - bits;
-  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks)) ? bits : 0;
+  return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks), 256) ? bits : 0;
 }
 
 // N = m·2^k: on unit strides with 2^k within the factor tile's reach, H_m ⊗ H_{2^k} in one pass.
@@ -339,6 +380,7 @@ void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
   if (plan.factor > 1) return run_factor(plan, stream);
   if (plan.order != FwtOrder::natural) return run_ordered(plan, stream);
+  if (strided_columns(plan, stream)) return;
   run(plan, stream);
 }
 

@@ -331,18 +331,19 @@ __global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_
 // W values (128 bytes; 256 at A = 1) at one position of all M·2^A blocks of a line, in shared
 // memory by 16-byte cp.async (the whole tile in flight at once, no registers held), then H_{2^A}
 // per (chunk, column) and H_M per (block bit pattern, column), stored from registers (a warp's
-// stores 128 contiguous bytes).
+// stores 128 contiguous bytes). Columns of WB bytes: 128 (256 at A = 1, tiles of at least 4M rows
+// of 128 bytes) for m·2^k and long rows; narrower for the longer lines of a strided axis.
 constexpr int kFactorColumnThreads = 256;
-template <class T, int A>
-constexpr int factor_column_width() {
-  return (A == 1 ? 256 : 128) / int(sizeof(T));  // tiles of at least 4M rows of 128 bytes
-}
+constexpr int default_column_bytes(int a) { return a == 1 ? 256 : 128; }
+}  // namespace
+int column_pass_bytes(int outer_bits) { return outer_bits <= 10 ? 128 : outer_bits == 11 ? 64 : 32; }
+namespace {
 
-template <class T, int M, int A>
+template <class T, int M, int A, int WB>
 __global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kernel(const LinePassArgs pass) {
   using C = typename Compute<T>::type;
-  static_assert(sizeof(C) == sizeof(T) && A >= 1 && A <= 5);
-  constexpr int W = factor_column_width<T, A>(), L = M << A, kPerCopy = 16 / int(sizeof(T));
+  static_assert(sizeof(C) == sizeof(T) && A >= 1 && A <= 5 && WB >= 16);
+  constexpr int W = WB / int(sizeof(T)), L = M << A, kPerCopy = 16 / int(sizeof(T));
   const KernelArgs& a = pass.lines;
   const std::int64_t block = std::int64_t(1) << a.log_n, segments = block / W;
   const std::int64_t r = blockIdx.x / segments, seg = blockIdx.x - r * segments;
@@ -434,12 +435,13 @@ void launch_factor_packed(const LinePassArgs& pass, cudaStream_t stream) {
   launch_factor_packed_tb<T, M, lo + 2>(pass, stream);
 }
 
-template <class T, int M, int A>
+template <class T, int M, int A, int WB = default_column_bytes(A)>
 void launch_factor_columns_a(const LinePassArgs& pass, cudaStream_t stream) {
-  auto kernel = fwt_factor_columns_kernel<T, M, A>;
-  const int smem = int(sizeof(T)) * (M << A) * factor_column_width<T, A>();
+  auto kernel = fwt_factor_columns_kernel<T, M, A, WB>;
+  constexpr int W = WB / int(sizeof(T));
+  const int smem = WB * (M << A);
   allow_smem(reinterpret_cast<const void*>(kernel), smem, pass.device);
-  const std::int64_t blocks = pass.lines.rows * ((std::int64_t(1) << pass.lines.log_n) / factor_column_width<T, A>());
+  const std::int64_t blocks = pass.lines.rows * ((std::int64_t(1) << pass.lines.log_n) / W);
   kernel<<<grid_size(blocks, pass.lines.rows), kFactorColumnThreads, smem, stream>>>(pass);
   IK_CUDA_CHECK_LAUNCH("fwt_factor_columns_kernel");
 }
@@ -494,7 +496,9 @@ template <class T>
 struct FactorColumnsLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) {
     if (a.factor > 1) return launch_factor_columns<T>(a, a.outer_bits, s);
-    // H_{2^(outer_bits)} = H_{2^(outer_bits-5)} ⊗ H_32 across the blocks: the outer pass of long rows.
+    // H_{2^(outer_bits)} = H_{2^(outer_bits-5)} ⊗ H_32 across the blocks: the outer pass of long
+    // rows, a strided axis. Tiles of at most 128 KB: 2^11 lines in 64-byte columns, 2^12 in 32-byte
+    // ones (column_pass_bytes; 4-byte values only: M = 128 values per thread in registers).
     if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
       switch (a.outer_bits) {
         case 6: return launch_factor_columns_a<T, 2, 5>(a, s);
@@ -502,6 +506,10 @@ struct FactorColumnsLaunch {
         case 8: return launch_factor_columns_a<T, 8, 5>(a, s);
         case 9: return launch_factor_columns_a<T, 16, 5>(a, s);
         case 10: return launch_factor_columns_a<T, 32, 5>(a, s);
+        case 11: return launch_factor_columns_a<T, 64, 5, 64>(a, s);
+        case 12:
+          if constexpr (sizeof(T) == 4) return launch_factor_columns_a<T, 128, 5, 32>(a, s);
+          break;
       }
     }
     raise<ValueError>("fwt: internal error: no column pass of 2^", a.outer_bits);
@@ -517,10 +525,10 @@ void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t st
 void launch_factor_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream) {
   by_dtype<FactorColumnsLaunch>(dtype, a, stream);
 }
-bool factor_columns_take(DType dtype, const KernelArgs& lines) {
+bool factor_columns_take(DType dtype, const KernelArgs& lines, int column_bytes) {
   const int bytes = int(dtype_size(dtype));
   if (bytes != 4 && bytes != 8) return false;
-  if (!aligned16(lines.x) || !aligned16(lines.y) || lines.log_n < 10) return false;
+  if (!aligned16(lines.x) || !aligned16(lines.y) || (std::int64_t(bytes) << lines.log_n) < column_bytes) return false;
   for (int d = 0; d < lines.batch_ndim; ++d)
     if ((lines.xs[d] * bytes) % 16 || (lines.ys[d] * bytes) % 16) return false;
   return true;

@@ -25,11 +25,14 @@ void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream)
 /// H_m ⊗ H_{2^k} in one pass on unit strides, k = lines.log_n at most factor_tile_max_bits(dtype).
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 int factor_tile_max_bits(DType dtype);
-/// (H_m ⊗ H_{2^A} ⊗ I) in place across the m·2^A blocks of 2^(lines.log_n) (unit strides), A =
-/// a.outer_bits in 1..5: the outer pass of a long m·2^k with H_m in it; with factor 1, H_{2^A}
-/// for A = a.outer_bits in 6..10, the outer pass of long rows. factor_columns_take says whether
-/// these lines fit it (4- and 8-byte values, 16-byte aligned lines, blocks of >= 2^10).
+/// (H_m ⊗ H_{2^A} ⊗ I) across the m·2^A blocks of 2^(lines.log_n) (unit strides; x into y, or in
+/// place), A = a.outer_bits in 1..5: the outer pass of a long m·2^k with H_m in it; with factor 1,
+/// H_{2^A} for A = a.outer_bits in 6..12 (8-byte values 6..11), the outer pass of long rows or a
+/// strided axis. factor_columns_take says whether these lines fit it (4- and 8-byte values,
+/// 16-byte aligned lines, blocks of at least `column_bytes`).
 void launch_factor_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
-bool factor_columns_take(DType dtype, const KernelArgs& lines);
+bool factor_columns_take(DType dtype, const KernelArgs& lines, int column_bytes);
+/// The column width (bytes) of the factor-1 column pass of 2^outer_bits lines: 128, 64 at 2^11, 32 at 2^12.
+int column_pass_bytes(int outer_bits);
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -23,6 +23,12 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
   } else {
     if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
+    if constexpr (sizeof(T) == 8 && LOG_N == 15) {
+      // 8-byte rows of 2^15 (256 KB) over a pair of CTAs, each the float64 2^14 split configuration
+      // below on its half, the row's top bit through distributed shared memory.
+      if (cluster_launch_supported(device))
+        return launch_tile_config<T, V, 2 * K, LOG_N, 2, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
+    }
     constexpr int local = ilog2(V) + 5 + ilog2(K);
     constexpr int preferred = LOG_N > local + 4 ? LOG_N - (local + 4) : 0;  // cluster bits
     constexpr int required = LOG_N > local + 5 ? LOG_N - (local + 5) : 0;

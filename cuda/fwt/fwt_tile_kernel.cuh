@@ -111,16 +111,16 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
   constexpr int kTileBits = v + 5 + h + w;
   static_assert(CLUSTER == 1 || kTileBits == kN, "a cluster holds exactly one row");
   static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
-  static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && CLUSTER == 1 && kN > v + 5 + h && w < h),
+  static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && (CLUSTER == 1 || SPLIT_TOP) && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
-  static_assert(!SPLIT_TOP || (CLUSTER == 1 && kTileBits == kN && !BULK_STORE && STAGES == 0),
-                "a split row is one block's, loaded and stored directly");
+  static_assert(!SPLIT_TOP || (CLUSTER <= 2 && kTileBits == kN && !BULK_STORE && STAGES == 0),
+                "a split row is one block's (or a pair's), loaded and stored directly");
   static_assert(!BULK_STORE || (CLUSTER == 1 && kTileBits == kN &&
                                 (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
                 "a bulk store takes one row per tile, staged in the corner-turn buffer");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
   constexpr int m = lane_turn_bits(LANE_TURN, h);
-  static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && CLUSTER == 1 && (TURN_PASSES == 1 || m < h)),
+  static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && (CLUSTER == 1 || SPLIT_TOP) && (TURN_PASSES == 1 || m < h)),
                 "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
   using L = Layout<v, h, w, m>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int rank = CLUSTER > 1 ? int(blockIdx.x % CLUSTER) : 0;  // 1-D clusters: consecutive blocks
   constexpr bool kSplit = SPLIT_TOP;
+  constexpr int kCtaBits = kN + (kSplit ? 1 : 0);  // a cluster's CTA holds 2^kCtaBits contiguous elements of the row
   constexpr bool kStaged = STAGES > 0;
   constexpr bool kEvictFirstStores = evict_first_stores<T>(LOG_N);
   constexpr int kRowsLog = kTileBits - kN;  // rows per tile, log2
@@ -153,7 +154,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
   // 64-bit add per bit). Computed once, since the tile loop only adds row0 · stride.
   auto thread_base = [&](auto t_const, std::int64_t stride) {
     const int idx = tile_index(t_const, 0);  // register bits zero
-    return (std::int64_t(rank) << kN) + (idx & ((1 << kN) - 1)) + std::int64_t(idx >> kN) * stride;
+    return (std::int64_t(rank) << kCtaBits) + (idx & ((1 << kN) - 1)) + std::int64_t(idx >> kN) * stride;
   };
   // Full tiles (all but possibly the last) skip the per-vector row check.
   auto in_tile = [&](std::int64_t r0, bool full, auto t_const, int j) {
@@ -404,11 +405,13 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
       for (int c = 0; c < kChunks; ++c) *park_slot(j, c) = chunk_bits(r[j] + c * kChunkLen);
       to_compute(raw, r[j]);
     }
+    // A pair's partner reads these parked values (after the pair's epilogue waits on this arrive).
+    if constexpr (CLUSTER == 2) ptx::cluster_arrive_release();
     if constexpr (kTurns > 0) __syncthreads();  // every warp has read the first half's last turn
     transform(r);
   }
 
-  if constexpr (CLUSTER > 1) {
+  if constexpr (CLUSTER > 1 && !kSplit) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     // Cluster bits: every thread parks its values in its own shared memory (thread-major 16-byte
     // chunks, conflict-free), and reads the same slots of the partner CTAs, which hold the elements
@@ -465,6 +468,77 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
     ptx::fence_proxy_async_shared();
     __syncthreads();
     if (threadIdx.x == 0) bulk_store<kEvictFirstStores>(y + row0 * ys, row, unsigned(sizeof(T)) << kN);
+  } else if constexpr (kSplit && CLUSTER == 2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // A row over a pair of CTAs, each holding half of it as two halves of 2^kN: a (parked, its
+    // arrive above) and b (in r). Thread t's slots in both CTAs hold the same in-CTA positions p,
+    // whose four outputs y[p + 2^kN·h + 2^(kN+1)·q] are H_4 of (a0, b0, a1, b1), the rank-0 and
+    // rank-1 values. Each CTA outputs the vectors j of its own parity: it reads the partner's a
+    // of them remotely and refills those slots with its own b of the partner's parity; after the
+    // second cluster barrier its own slots of vector j ^ 1 hold the partner's b of vector j. The
+    // first barrier was arrived at when a was parked, so its wait rarely waits; 32 KB read and
+    // 32 KB written remotely per CTA and row, no CTA-wide barrier.
+    ptx::cluster_wait_acquire();  // both CTAs' a is parked
+    uint4* const partner_park = ptx::map_cluster_rank(park, rank ^ 1);
+    T* const yt = y + (row0 * ys + y_thread - (std::int64_t(rank) << kCtaBits));
+    // Vector j's slots in the parked area at `base` (this CTA's or the partner's).
+    auto read_vector = [&](C(&o)[V], const uint4* base, int j) {
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        C part[kChunkLen];
+        load_chunk(reinterpret_cast<const C*>(base + (park_slot(j, c) - park)), part);
+#pragma unroll
+        for (int e = 0; e < kChunkLen; ++e) o[c * kChunkLen + e] = part[e];
+      }
+    };
+    // Which vectors a CTA outputs is a compile-time parity, so r stays in registers.
+    auto outputs = [&](auto rank_const) {
+      constexpr int kRank = decltype(rank_const)::value;
+      C partner_a[K / 2][V];
+#pragma unroll
+      for (int i = 0; i < K / 2; ++i) {
+        const int j = 2 * i + kRank;
+        read_vector(partner_a[i], partner_park, j);
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) partner_park[park_slot(j, c) - park] = chunk_bits(r[j ^ 1] + c * kChunkLen);
+      }
+      ptx::cluster_sync();  // the partner's b of this parity is in this CTA's slots
+#pragma unroll
+      for (int i = 0; i < K / 2; ++i) {
+        const int j = 2 * i + kRank;
+        C own_a[V], partner_b[V];
+        read_vector(own_a, park, j);
+        read_vector(partner_b, park, j ^ 1);
+        C(&a0)[V] = kRank == 0 ? own_a : partner_a[i];
+        C(&b0)[V] = kRank == 0 ? r[j] : partner_b;
+        C(&a1)[V] = kRank == 0 ? partner_a[i] : own_a;
+        C(&b1)[V] = kRank == 0 ? partner_b : r[j];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          bfly(a0[e], b0[e]);
+          bfly(a1[e], b1[e]);
+          bfly(a0[e], a1[e]);
+          bfly(b0[e], b1[e]);
+          if (a.scaled) {
+            if constexpr (std::is_integral_v<C>) {
+              a0[e] *= C(a.int_scale), a1[e] *= C(a.int_scale), b0[e] *= C(a.int_scale), b1[e] *= C(a.int_scale);
+            } else {
+              a0[e] *= C(a.scale), a1[e] *= C(a.scale), b0[e] *= C(a.scale), b1[e] *= C(a.scale);
+            }
+          }
+        }
+        constexpr std::int64_t kHalf = std::int64_t(1) << kN;
+        store_vector(yt, j, a0, row0, full_tile);
+        store_vector(yt + kHalf, j, b0, row0, full_tile);
+        store_vector(yt + 2 * kHalf, j, a1, row0, full_tile);
+        store_vector(yt + 3 * kHalf, j, b1, row0, full_tile);
+      }
+    };
+    if (rank == 0) outputs(std::integral_constant<int, 0>{});
+    else outputs(std::integral_constant<int, 1>{});
+#else
+    __trap();  // cluster kernels are only launched on compute capability >= 9.0
+#endif
   } else if constexpr (kSplit) {
     // Both halves leave together: bottom = parked + second, top = parked - second (the row's top bit).
     T* yt = y + (row0 * ys + y_thread);

@@ -66,6 +66,28 @@ def test_gpu_strided_axis_larger(rng, dtype, shape, axis):
     check(_torch(), random_array(rng, shape, dtype), axis, scale=3 if dtype in INT_DTYPES else 0.25)
 
 
+@pytest.mark.parametrize("dtype,shape", [("float32", (3, 1 << 7, 64)), ("float32", (2, 1 << 10, 32)),
+                                         ("float32", (2, 1 << 11, 16)), ("float32", (3, 1 << 12, 8)),
+                                         ("int32", (2, 1 << 12, 8)), ("float64", (2, 1 << 11, 8)),
+                                         ("int64", (3, 1 << 8, 32)), ("complex64", (2, 1 << 10, 64)),
+                                         ("float64", (1, 1 << 9, 16))])
+def test_gpu_strided_axis_column_pass(rng, dtype, shape):
+    """A strided axis of 2^7-2^12 lines in contiguous blocks of a power of two (the column pass):
+    against the CPU and the reference, scaled; into an output of other batch strides (a slice of
+    a larger tensor); in place the same bits."""
+    t = _torch()
+    x = random_array(rng, shape, dtype)
+    xd = to_cuda(t, x)
+    scale = 3 if dtype in INT_DTYPES else 0.25
+    got = check(t, x, axis=1, xd=xd, scale=scale)
+    wide = t.zeros((shape[0] * 2,) + shape[1:], dtype=xd.dtype, device="cuda")
+    ironkernels.fwt(xd, axis=1, scale=scale, out=wide[::2])
+    np.testing.assert_array_equal(to_numpy(t, wide[::2], x), got)
+    assert not (wide[1::2] != 0).any().item(), "wrote outside the output"
+    ironkernels.fwt(xd, axis=1, scale=scale, out=xd)
+    np.testing.assert_array_equal(to_numpy(t, xd, x), got)
+
+
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("log_n", [0, 1, 2, 3, 5, 8, 12, 13, 14, 15, 16])
 def test_gpu_rows_every_dtype(rng, dtype, log_n):
@@ -100,9 +122,19 @@ def test_gpu_long_rows_in_place_and_strided(rng, dtype):
     check(t, base[::2], xd=view)
 
 
-def test_gpu_float64_two_to_the_15_in_one_call(rng):
+@pytest.mark.parametrize("dtype,log_n", [("float64", 15), ("int64", 15), ("complex128", 14)])
+def test_gpu_eight_byte_rows_of_two_to_the_15(rng, dtype, log_n):
+    """Rows of 2^15 8-byte values (complex128 2^14: its parts as rows of 2^15) over a pair of CTAs,
+    the row's top bits through distributed shared memory: scaled, one row and many, and in place
+    the same bits."""
     t = _torch()
-    check(t, random_array(rng, (37, 1 << 15), "float64"))
+    scale = 3 if dtype in INT_DTYPES else 0.25
+    for rows in (1, 37):
+        x = random_array(rng, (rows, 1 << log_n), dtype)
+        xd = to_cuda(t, x)
+        got = check(t, x, xd=xd, scale=scale)
+        ironkernels.fwt(xd, scale=scale, out=xd)
+        np.testing.assert_array_equal(to_numpy(t, xd, x), got)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32", "complex128"])
@@ -234,7 +266,7 @@ def test_gpu_m_times_power_of_two_strided_rows(rng, dtype, n):
 
 # Each setting the dispatch reads once per process, in a process of its own: every strided tile
 # shape, the cluster sizes, clusters off and everywhere, the other split of long rows, the column
-# pass as the outer pass of long rows off and wherever it takes the lines.
+# pass (the outer pass of long rows, a strided axis) off and wherever it takes the lines.
 FORCED_SETTINGS = [("IRONKERNELS_FWT_STRIDED_SHAPE", s) for s in ("narrow", "wide", "tall")] + [
     ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "0"), ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "all"),
     ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14"),

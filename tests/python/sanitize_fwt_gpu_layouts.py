@@ -1,0 +1,69 @@
+"""Every CUDA FWT path past the contiguous rows of N <= 2^15 once, on small inputs, for compute-sanitizer:
+
+    compute-sanitizer --tool memcheck  python tests/python/sanitize_fwt_gpu_layouts.py
+    compute-sanitizer --tool racecheck python tests/python/sanitize_fwt_gpu_layouts.py
+
+Long rows (cluster and two-pass splits, the outer column pass), strided axes (each tile shape),
+complex and integer dtypes, the sequency and dyadic orders, and N = m·2^k (packed rows, the
+factor tile, the column pass, strided blocks), out of place and in place, each against the CPU
+transform in float64 (exact for integers). Uses PyTorch for device arrays; exits 1 on a wrong result."""
+import sys
+
+import numpy as np
+import torch
+
+import ironkernels
+
+CASES = [  # (shape, dtype, axis, order)
+    ((2, 1 << 16), "float32", -1, "natural"), ((1, 1 << 18), "float32", -1, "natural"),
+    ((1, 1 << 20), "float32", -1, "natural"), ((2, 1 << 15), "float64", -1, "natural"),
+    ((1, 1 << 17), "float64", -1, "natural"), ((2, 1 << 16), "float16", -1, "natural"),
+    ((2, 1 << 16), "complex64", -1, "natural"), ((2, 1 << 14), "complex128", -1, "natural"),
+    ((2, 1 << 17), "int32", -1, "natural"), ((1, 1 << 16), "int64", -1, "natural"),
+    ((3, 1 << 10, 64), "float32", 1, "natural"), ((2, 1 << 12, 8), "float32", 1, "natural"),
+    ((2, 1 << 13, 8), "float64", 1, "natural"), ((64, 1 << 6, 16), "float32", 1, "natural"),
+    ((2, 1 << 9, 64), "int64", 1, "natural"), ((1 << 10, 5), "complex64", 0, "natural"),
+    ((4, 1 << 10), "float32", -1, "sequency"), ((2, 1 << 16), "float32", -1, "dyadic"),
+    ((2, 1 << 8, 16), "float64", 1, "sequency"),
+    ((3, 12), "float32", -1, "natural"), ((1500, 20 << 1), "float32", -1, "natural"),
+    ((5, 12 << 10), "float32", -1, "natural"), ((2, 28 << 9), "float64", -1, "natural"),
+    ((3, 20 << 11), "float16", -1, "natural"), ((2, 12 << 16), "float32", -1, "natural"),
+    ((2, 28 << 15), "float64", -1, "natural"), ((1, 20 << 17), "int32", -1, "natural"),
+    ((3, 12 << 4, 5), "float32", 1, "natural"), ((40 << 2, 3), "int64", 0, "natural"),
+]
+TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
+TORCH = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "complex64": torch.complex64,
+         "complex128": torch.complex128, "int32": torch.int32, "int64": torch.int64}
+
+rng = np.random.default_rng(3)
+bad = 0
+for shape, dtype, axis, order in CASES:
+    if dtype.startswith("int"):
+        x = rng.integers(-1000, 1000, shape).astype(dtype)
+        wide = x
+    else:
+        x = rng.standard_normal(shape)
+        if dtype.startswith("complex"):
+            x = x + 1j * rng.standard_normal(shape)
+        x = x.astype(dtype)
+        wide = x.astype(np.complex128 if dtype.startswith("complex") else np.float64)
+    ref = ironkernels.fwt(wide, axis=axis, order=order)
+    xd = torch.from_numpy(x).cuda()
+    out = torch.zeros_like(xd)
+    ironkernels.fwt(xd, axis=axis, order=order, out=out)
+    ironkernels.fwt(xd, axis=axis, order=order, out=xd)  # in place
+    for got in (out, xd):
+        g = got.cpu().numpy()
+        if dtype.startswith("int"):
+            ok = np.array_equal(g, ref)
+            err = 0.0 if ok else 1.0
+        else:
+            g = g.astype(ref.dtype)
+            err = np.linalg.norm(g - ref) / np.linalg.norm(ref)
+            ok = np.isfinite(g).all() and err <= TOL[dtype]
+        if not ok:
+            print(f"WRONG {dtype} {shape} axis={axis} order={order}: rel err {err:.3g}")
+            bad += 1
+torch.cuda.synchronize()
+print("sanitize_fwt_gpu_layouts:", "FAILED" if bad else f"all {len(CASES)} cases correct")
+sys.exit(1 if bad else 0)
