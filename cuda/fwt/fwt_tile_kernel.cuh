@@ -26,7 +26,9 @@
 // whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
 // stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh
 // (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
-// a row in registers at a time, the other half in shared memory, two blocks per SM.
+// a row in registers at a time, the other half in shared memory, two blocks per SM; 8-byte rows of
+// 2^15 the same on each of a pair of CTAs (CLUSTER = 2), the top two bits through distributed
+// shared memory.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/DECISIONS.md (fwt) has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.
@@ -71,7 +73,8 @@ __device__ __forceinline__ void bulk_wait() {
 // (and the register moves they force) between the butterflies.
 // CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
 // 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
-// reading the partner CTAs' values from distributed shared memory.
+// reading the partner CTAs' values from distributed shared memory (with SPLIT_TOP, a pair of CTAs:
+// see the pair's epilogue).
 // STAGES > 0: a resident grid loops over the tiles, with the next STAGES tiles' inputs in flight
 // to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
