@@ -2,7 +2,7 @@
 the same tensor (256 MB), best of two rotated rounds, for case groups of long rows, float64, other
 dtypes, complex, integers and strided axes. Run once per setting, each read once per process:
 IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|tall, IRONKERNELS_FWT_ROW_BITS=14|15,
-IRONKERNELS_FWT_CLUSTERS=1 (the tile kernel's clusters), IRONKERNELS_FWT_STRIDED_CLUSTERS=0|all and
+IRONKERNELS_FWT_STRIDED_CLUSTERS=0|all and
 IRONKERNELS_FWT_CLUSTER_BITS=1|2 (the strided kernel's).
 
     python bench/sweep_fwt_passes.py large,f64,dtypes,complex,int,axis,cluster [tag]   # -> $OUT/fwt_speed_<tag>_<groups>.json

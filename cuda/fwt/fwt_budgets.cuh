@@ -38,14 +38,14 @@ constexpr int tile_warps(int v, int h, int n_cta) {
   return n_cta <= v + 5 + h ? kLocalWarps : 1 << (n_cta - (v + 5 + h));
 }
 
-/// Shared memory for the corner turns (or the cluster exchange) of a tile configuration. A turn in
+/// Shared memory for the corner turns of a tile configuration. A turn in
 /// TURN_PASSES = 2 passes moves half the values at a time (see fwt_tile_kernel) through half the bytes.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int TURN_PASSES = 1>
 constexpr int turn_smem_bytes() {
   using C = typename Compute<T>::type;
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - ilog2(CLUSTER);
   constexpr int tile_bits = v + 5 + h + ilog2(tile_warps(v, h, kN));
-  return (kN > v + 5 + h || CLUSTER > 1) ? (int(sizeof(C)) << tile_bits) / TURN_PASSES : 0;
+  return kN > v + 5 + h ? (int(sizeof(C)) << tile_bits) / TURN_PASSES : 0;
 }
 
 // Input staging (STAGES > 0): every thread copies its own 16-byte input vectors of the next STAGES

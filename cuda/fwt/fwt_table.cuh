@@ -14,9 +14,7 @@ namespace ironkernels::detail::fwt_gpu {
 /// The longest rows (log2) the table has a configuration for; longer ones are split into passes.
 constexpr int kTileMaxLog2N = 15;
 
-// Dispatches N = 2^a.log_n to its compile-time configuration. With IRONKERNELS_FWT_CLUSTERS=1, rows
-// that would need more than 16 warps in one CTA are split over a cluster; beyond 32 warps a cluster
-// is required.
+// Dispatches N = 2^a.log_n to its compile-time configuration.
 template <class T, int V, int K, int LOG_N = 0>
 void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
   if constexpr (LOG_N > kTileMaxLog2N) {
@@ -30,13 +28,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         return launch_tile_config<T, V, 2 * K, LOG_N, 2, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
     }
     constexpr int local = ilog2(V) + 5 + ilog2(K);
-    constexpr int preferred = LOG_N > local + 4 ? LOG_N - (local + 4) : 0;  // cluster bits
-    constexpr int required = LOG_N > local + 5 ? LOG_N - (local + 5) : 0;
-    static_assert(preferred <= 2, "at most 4 CTAs per cluster");
-    if constexpr (preferred > 0) {
-      if (clusters_available(device))
-        return launch_tile_config<T, V, K, LOG_N, 1 << preferred, 32, 0>(a, stream, device);
-    }
+    constexpr bool fits_one_block = LOG_N <= local + 5;  // at most 32 warps
     // Configurations measured on H200 with bench/fwt_sweep.cu (bench/DECISIONS.md, fwt): values per
     // thread (K, 2K or 4K vectors of 16 bytes), the register cap (warps per SM), the input stages and
     // the corner turn's passes.
@@ -79,7 +71,7 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
       // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
       return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
-    } else if constexpr (required == 0) {
+    } else if constexpr (fits_one_block) {
       return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
     } else {
       raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");

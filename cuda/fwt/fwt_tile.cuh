@@ -129,17 +129,6 @@ inline bool cluster_launch_supported(int device) {
          });
 }
 
-// Splitting the table's longest rows over a thread-block cluster is off unless
-// IRONKERNELS_FWT_CLUSTERS=1: measured on H200 it was slower than one 1024-thread block
-// (bench/DECISIONS.md, fwt), so it stays an opt-in experiment until it wins.
-inline bool clusters_available(int device) {
-  static const bool asked = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTERS");
-    return env && env[0] == '1';
-  }();
-  return asked && cluster_launch_supported(device);
-}
-
 // A launch of `kernel(args)` in 1-D clusters of `cluster` consecutive blocks.
 template <class Args>
 void launch_on_clusters(void (*kernel)(Args), unsigned grid, unsigned threads, int smem, unsigned cluster,

@@ -71,10 +71,9 @@ __device__ __forceinline__ void bulk_wait() {
 // The row (or the rows) of a tile of 2^TILE_BITS elements. LOG_N is a template parameter so that
 // every stage, bit position and address weight is a compile-time constant: no run-time branches
 // (and the register moves they force) between the butterflies.
-// CLUSTER > 1 (Hopper): a row is split over CLUSTER CTAs of one thread-block cluster, each holding
-// 2^(LOG_N - log2 CLUSTER) contiguous elements; the last log2(CLUSTER) bits are butterflied by
-// reading the partner CTAs' values from distributed shared memory (with SPLIT_TOP, a pair of CTAs:
-// see the pair's epilogue).
+// CLUSTER = 2 (Hopper, with SPLIT_TOP): a row is split over a pair of CTAs of one thread-block
+// cluster, each holding 2^(LOG_N - 1) contiguous elements as two halves; the top two bits are
+// butterflied with the partner's values read from distributed shared memory (the pair's epilogue).
 // STAGES > 0: a resident grid loops over the tiles, with the next STAGES tiles' inputs in flight
 // to shared memory (cp.async) while it transforms the current one; STAGES = 0 loads directly.
 // TURN_PASSES = 2 (one corner turn with a register bit it does not move): the turn runs in two
@@ -112,9 +111,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
   constexpr int WARPS = tile_warps(v, h, kN), w = ilog2(WARPS);
   [[maybe_unused]] constexpr int kThreads = 32 * WARPS;
   constexpr int kTileBits = v + 5 + h + w;
-  static_assert(CLUSTER == 1 || kTileBits == kN, "a cluster holds exactly one row");
+  static_assert(CLUSTER == 1 || (CLUSTER == 2 && SPLIT_TOP && kTileBits == kN), "a pair of CTAs holds exactly one split row");
   static_assert(STAGES >= 0 && (STAGES == 0 || CLUSTER == 1), "cluster kernels load directly");
-  static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && (CLUSTER == 1 || SPLIT_TOP) && kN > v + 5 + h && w < h),
+  static_assert(TURN_PASSES == 1 || (TURN_PASSES == 2 && kN > v + 5 + h && w < h),
                 "two turn passes need one corner turn with a register bit it does not move");
   static_assert(!SPLIT_TOP || (CLUSTER <= 2 && kTileBits == kN && !BULK_STORE && STAGES == 0),
                 "a split row is one block's (or a pair's), loaded and stored directly");
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
                 "a bulk store takes one row per tile, staged in the corner-turn buffer");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
   constexpr int m = lane_turn_bits(LANE_TURN, h);
-  static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && (CLUSTER == 1 || SPLIT_TOP) && (TURN_PASSES == 1 || m < h)),
+  static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && (TURN_PASSES == 1 || m < h)),
                 "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
   using L = Layout<v, h, w, m>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -412,53 +411,6 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
     if constexpr (CLUSTER == 2) ptx::cluster_arrive_release();
     if constexpr (kTurns > 0) __syncthreads();  // every warp has read the first half's last turn
     transform(r);
-  }
-
-  if constexpr (CLUSTER > 1 && !kSplit) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    // Cluster bits: every thread parks its values in its own shared memory (thread-major 16-byte
-    // chunks, conflict-free), and reads the same slots of the partner CTAs, which hold the elements
-    // that differ from its own only in the cluster bits.
-    if constexpr (kTurns > 0) __syncthreads();  // the turns' reads of smem are done
-    auto slot = [&](int j, int c) { return ((j * kChunks + c) * kThreads + int(threadIdx.x)) * kChunkLen; };
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int c = 0; c < kChunks; ++c)
-#pragma unroll
-        for (int e = 0; e < kChunkLen; ++e) smem[slot(j, c) + e] = r[j][c * kChunkLen + e];
-    ptx::cluster_sync();
-    const C* part[CLUSTER];
-#pragma unroll
-    for (int q = 0; q < CLUSTER; ++q) part[q] = ptx::map_cluster_rank(smem, q);
-#pragma unroll
-    for (int j = 0; j < K; ++j)
-#pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        C remote[CLUSTER][kChunkLen];  // one 16-byte load per partner
-#pragma unroll
-        for (int q = 0; q < CLUSTER; ++q) load_chunk(part[q] + slot(j, c), remote[q]);
-#pragma unroll
-        for (int e = 0; e < kChunkLen; ++e) {
-          C val[CLUSTER];  // element (rank q) of this slot, q = 0..CLUSTER-1
-#pragma unroll
-          for (int q = 0; q < CLUSTER; ++q) val[q] = q == rank ? r[j][c * kChunkLen + e] : remote[q][e];
-#pragma unroll
-          for (int b = 0; b < c_bits; ++b)
-#pragma unroll
-            for (int q = 0; q < CLUSTER; ++q)
-              if (!(q & (1 << b))) bfly(val[q], val[q | (1 << b)]);
-          C out = val[0];
-#pragma unroll
-          for (int q = 1; q < CLUSTER; ++q) out = q == rank ? val[q] : out;
-          r[j][c * kChunkLen + e] = out;
-        }
-      }
-    // No CTA may leave (its shared memory) while partners still read it.
-    ptx::cluster_sync();
-#else
-    __trap();  // cluster kernels are only launched on compute capability >= 9.0
-#endif
   }
 
   if constexpr (!kSplit) scale_held(r, a);

@@ -88,13 +88,11 @@ print("ok")
 """
 
 
-@pytest.mark.parametrize("setting", [("IRONKERNELS_FWT_MAX_SMEM", str(99 * 1024)), ("IRONKERNELS_FWT_CLUSTERS", "1")],
-                         ids=["99KB-per-block", "clusters"])
+@pytest.mark.parametrize("setting", [("IRONKERNELS_FWT_MAX_SMEM", str(99 * 1024))], ids=["99KB-per-block"])
 def test_gpu_long_rows_other_configurations(setting):
-    """The longest rows in the configurations a different GPU or an opt-in takes, within the contract:
-    a GPU with 99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for
-    one here) takes the compact ones; IRONKERNELS_FWT_CLUSTERS=1 (Hopper) splits rows over a
-    thread-block cluster. Each in a fresh process: the settings are read once per process."""
+    """The longest rows in the configurations a different GPU takes, within the contract: a GPU with
+    99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for one here)
+    takes the compact ones. In a fresh process: the setting is read once per process."""
     _torch()
     env = {**os.environ, setting[0]: setting[1]}
     done = subprocess.run([sys.executable, "-c", LONG_ROWS_SCRIPT, os.path.dirname(__file__)], env=env,
