@@ -1,10 +1,10 @@
 // CUDA FWT dispatch: each plan goes to the row kernels of the table (contiguous rows up to one
 // tile; 8-byte rows of 2^15 over a pair of CTAs), the column pass (a strided axis of 2^7-2^12
 // lines in blocks of a power of two), the strided kernel (any axis, integers, complex parts, the
-// passes of long rows) or the shared-memory fallback; a transform longer than its kernel takes is split into passes,
-// H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into y, the outer one in
-// place on y, each as one more dimension of lines. N = m·2^k adds a pass of H_m across the m
-// blocks of 2^k; the sequency and dyadic orders a gather of the input before it.
+// passes of long rows) or the shared-memory fallback; a transform longer than its kernel takes is
+// split into passes, H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into
+// y, the outer one in place on y, each as one more dimension of lines. N = m·2^k adds a pass of
+// H_m across the m blocks of 2^k; the sequency and dyadic orders a gather of the input before it.
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>

@@ -335,9 +335,6 @@ __global__ void __launch_bounds__(packed_factor_threads<T, M, TB>()) fwt_factor_
 // of 128 bytes) for m·2^k and long rows; narrower for the longer lines of a strided axis.
 constexpr int kFactorColumnThreads = 256;
 constexpr int default_column_bytes(int a) { return a == 1 ? 256 : 128; }
-}  // namespace
-int column_pass_bytes(int outer_bits) { return outer_bits <= 10 ? 128 : outer_bits == 11 ? 64 : 32; }
-namespace {
 
 template <class T, int M, int A, int WB>
 __global__ void __launch_bounds__(kFactorColumnThreads) fwt_factor_columns_kernel(const LinePassArgs pass) {
@@ -533,6 +530,7 @@ bool factor_columns_take(DType dtype, const KernelArgs& lines, int column_bytes)
     if ((lines.xs[d] * bytes) % 16 || (lines.ys[d] * bytes) % 16) return false;
   return true;
 }
+int column_pass_bytes(int outer_bits) { return outer_bits <= 10 ? 128 : outer_bits == 11 ? 64 : 32; }
 int factor_tile_max_bits(DType dtype) { return 5 + factor_tile_register_bits(dtype_size(dtype) == 8 ? 8 : 4); }
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -414,6 +414,14 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
   }
 
   if constexpr (!kSplit) scale_held(r, a);
+  // A split row's values are scaled one by one as they leave (scale_held per vector changed these
+  // kernels' register allocation).
+  [[maybe_unused]] auto scale_out = [&](auto&... values) {
+    if (a.scaled) {
+      if constexpr (std::is_integral_v<C>) ((values *= C(a.int_scale)), ...);
+      else ((values *= C(a.scale)), ...);
+    }
+  };
   if constexpr (kBulkStore) {
     T* row = reinterpret_cast<T*>(smem_raw);
     __syncthreads();  // every thread's turn reads are done
@@ -474,13 +482,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
           bfly(a1[e], b1[e]);
           bfly(a0[e], a1[e]);
           bfly(b0[e], b1[e]);
-          if (a.scaled) {
-            if constexpr (std::is_integral_v<C>) {
-              a0[e] *= C(a.int_scale), a1[e] *= C(a.int_scale), b0[e] *= C(a.int_scale), b1[e] *= C(a.int_scale);
-            } else {
-              a0[e] *= C(a.scale), a1[e] *= C(a.scale), b0[e] *= C(a.scale), b1[e] *= C(a.scale);
-            }
-          }
+          scale_out(a0[e], a1[e], b0[e], b1[e]);
         }
         constexpr std::int64_t kHalf = std::int64_t(1) << kN;
         store_vector(yt, j, a0, row0, full_tile);
@@ -510,11 +512,7 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         bfly(lo[e], r[j][e]);
-        // Scaled here, not by scale_held per vector: that call changed these kernels' register allocation.
-        if (a.scaled) {
-          if constexpr (std::is_integral_v<C>) lo[e] *= C(a.int_scale), r[j][e] *= C(a.int_scale);
-          else lo[e] *= C(a.scale), r[j][e] *= C(a.scale);
-        }
+        scale_out(lo[e], r[j][e]);
       }
       store_vector(yt, j, lo, row0, full_tile);
       store_vector(yt + (std::int64_t(1) << kN), j, r[j], row0, full_tile);
