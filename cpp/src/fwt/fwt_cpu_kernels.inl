@@ -178,8 +178,9 @@ inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
 }
 
 // A row short enough for L1: groups of 8 vectors in registers (the in-vector stages and the 3 lowest
-// vector bits, one load and store), then radix passes over the groups; shorter rows the in-vector
-// stages and radix passes. The stages run in the same order either way.
+// vector bits, one load and store), then radix passes over the groups (rows of 16 and 128 vectors:
+// groups of 16, two groups of 8 and their pairwise butterflies); shorter rows the in-vector stages
+// and radix passes. The stages run in the same order either way, so the results are the same bits.
 template <class T>
 void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   using V = typename Simd<T>::V;
@@ -189,16 +190,22 @@ void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   const int a = log_n - __builtin_ctz(L);
   const V sv = splat<T>(scale);
   if (a >= 3) {
-    if (a == 4) {  // two groups: the second stays in registers for their butterflies
-      row_in_registers<T, 8>(row, false, sv);
+    // Two groups of 8: the second stays in registers for their butterflies.
+    auto sixteen = [&](V* w, bool scale_them) {
+      row_in_registers<T, 8>(reinterpret_cast<T*>(w), false, sv);
       V r[8];
-      transform_in_registers<T, 8>(r, v + 8);
+      transform_in_registers<T, 8>(r, w + 8);
       for (int i = 0; i < 8; ++i) {
-        V lo = v[i];
+        V lo = w[i];
         butterfly<T>(lo, r[i]);
-        v[i] = scaled ? lo * sv : lo;
-        v[i + 8] = scaled ? r[i] * sv : r[i];
+        w[i] = scale_them ? lo * sv : lo;
+        w[i + 8] = scale_them ? r[i] * sv : r[i];
       }
+    };
+    if (a == 4) return sixteen(v, scaled);
+    if (a == 7) {  // groups of 16, then one radix-8 pass: two passes over the row instead of three
+      for (std::int64_t g = 0; g < nv; g += 16) sixteen(v + g, false);
+      hadamard_rows<T>(v, 3, 16, 16, scaled, scale);
       return;
     }
     for (std::int64_t g = 0; g < nv; g += 8) row_in_registers<T, 8>(row + g * L, scaled && a == 3, sv);
