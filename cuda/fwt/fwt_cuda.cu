@@ -180,14 +180,20 @@ FwtPlan blocks_of(const FwtPlan& p, int log_block, std::int64_t count) {
   return blocks;
 }
 
+// The column pass on `blocks` (rows of blocks of 2^log_n, from x into y): H_factor ⊗
+// H_{2^outer_bits} across each row's blocks, with blocks' scale.
+void launch_column_pass(const FwtPlan& blocks, int factor, int outer_bits, cudaStream_t stream) {
+  fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(blocks), false, factor, blocks.device.id};
+  pass.outer_bits = outer_bits;
+  fwt_gpu::launch_factor_columns_pass(blocks.dtype, pass, stream);
+}
+
 // H_factor ⊗ H_{2^outer_bits} across the blocks of 2^log_block of p's lines, in place on y, with
 // p's scale (the factor columns).
 void launch_columns(const FwtPlan& p, int log_block, int factor, int outer_bits, cudaStream_t stream) {
   FwtPlan across = in_place_on_y(p);
   across.log_n = log_block;
-  fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, factor, p.device.id};
-  pass.outer_bits = outer_bits;
-  fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+  launch_column_pass(across, factor, outer_bits, stream);
 }
 
 // IRONKERNELS_FWT_OUTER_COLUMNS=0|1 (tests): the column pass off, or on from 2^6 lines wherever it
@@ -235,9 +241,7 @@ bool strided_columns(const FwtPlan& p, cudaStream_t stream) {
   across.rows = p.rows / inner;
   across.log_n = fwt_gpu::floor_log2(inner);
   if (!fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(across), column_bytes)) return false;
-  fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, 1, p.device.id};
-  pass.outer_bits = p.log_n;
-  fwt_gpu::launch_factor_columns_pass(p.dtype, pass, stream);
+  launch_column_pass(across, 1, p.log_n, stream);
   return true;
 }
 

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 import ironkernels
+from fwt_layout_cases import random_array  # beside this script
 
 CASES = [  # (shape, dtype, axis, order)
     ((2, 1 << 16), "float32", -1, "natural"), ((1, 1 << 18), "float32", -1, "natural"),
@@ -32,21 +33,12 @@ CASES = [  # (shape, dtype, axis, order)
     ((3, 12 << 4, 5), "float32", 1, "natural"), ((40 << 2, 3), "int64", 0, "natural"),
 ]
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
-TORCH = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "complex64": torch.complex64,
-         "complex128": torch.complex128, "int32": torch.int32, "int64": torch.int64}
 
 rng = np.random.default_rng(3)
 bad = 0
 for shape, dtype, axis, order in CASES:
-    if dtype.startswith("int"):
-        x = rng.integers(-1000, 1000, shape).astype(dtype)
-        wide = x
-    else:
-        x = rng.standard_normal(shape)
-        if dtype.startswith("complex"):
-            x = x + 1j * rng.standard_normal(shape)
-        x = x.astype(dtype)
-        wide = x.astype(np.complex128 if dtype.startswith("complex") else np.float64)
+    x = random_array(rng, shape, dtype)
+    wide = x if dtype.startswith("int") else x.astype(np.complex128 if dtype.startswith("complex") else np.float64)
     ref = ironkernels.fwt(wide, axis=axis, order=order)
     xd = torch.from_numpy(x).cuda()
     out = torch.zeros_like(xd)
