@@ -13,6 +13,7 @@ checked on sampled lines against a float64 (exact integer) reference before timi
 
     python bench/bench_fwt_layouts.py [--out bench/results/fwt-h200-layouts.json] [--mb 256]
                                       [--sections long,original,axis,complex,integer,order,factor]
+                                      [--only "rows 2^16,axis 1"]
 """
 from __future__ import annotations
 
@@ -92,9 +93,14 @@ def time_group(label: str, impls: dict, nbytes: int) -> list:
             for k, v in best.items()]
 
 
+ONLY: list = []  # --only: label substrings to run (all when empty)
+
+
 def run_case(label, x, axis=-1, extra=None, **kwargs):
     """ours, clone, and the named comparison implementations (`extra`: name -> fn); `kwargs` go to
     fwt (an order)."""
+    if ONLY and not any(part in label for part in ONLY):
+        return []
     out = torch.empty_like(x)
     ironkernels.fwt(x, axis=axis, out=out, **kwargs)
     n = x.shape[axis]
@@ -119,8 +125,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "fwt-h200-layouts.json"))
     ap.add_argument("--mb", type=int, default=256)
     ap.add_argument("--sections", default="long,original,axis,complex,integer")
+    ap.add_argument("--only", default="", help="comma-separated substrings: run only the cases whose label has one")
     args = ap.parse_args()
     sections = args.sections.split(",")
+    ONLY[:] = [part for part in args.only.split(",") if part]
     torch.manual_seed(0)
     rows = []
     if "long" in sections:
@@ -137,12 +145,16 @@ def main():
             x = make("float32", (128, 1 << log_n))
             rows += run_case(f"float32 128 x 2^{log_n}", x, extra={"torch_fwt": lambda x=x: torch_fwt(x)})
     if "axis" in sections:  # (B, N, inner) along axis 1 against (B·inner, N) rows
-        for log_n, inner in [(4, 8), (6, 64), (9, 64), (10, 64), (12, 64), (6, 4096), (9, 4096), (12, 4096), (10, 8)]:
+        for dtype, log_n, inner in [("float32", 4, 8), ("float32", 6, 64), ("float32", 9, 64), ("float32", 10, 64),
+                                    ("float32", 11, 64), ("float32", 12, 64), ("float32", 13, 64),
+                                    ("float32", 6, 4096), ("float32", 9, 4096), ("float32", 12, 4096),
+                                    ("float32", 13, 4096), ("float32", 10, 8), ("float32", 12, 8),
+                                    ("float64", 11, 64), ("float64", 12, 64), ("float64", 13, 8)]:
             n = 1 << log_n
-            b = rows_for(args.mb, 4 * inner, n)
-            x = make("float32", (b, n, inner))
-            rows_x = make("float32", (b * inner, n))
-            rows += run_case(f"float32 ({b}, 2^{log_n}, {inner}) axis 1", x, axis=1,
+            b = rows_for(args.mb, DT[dtype].itemsize * inner, n)
+            x = make(dtype, (b, n, inner))
+            rows_x = make(dtype, (b * inner, n))
+            rows += run_case(f"{dtype} ({b}, 2^{log_n}, {inner}) axis 1", x, axis=1,
                              extra={"rows": lambda r=rows_x: ironkernels.fwt(r)})
             del x, rows_x
     if "complex" in sections:  # complex (B, N) against float (B, 2N) of the same bytes
@@ -169,12 +181,12 @@ def main():
                 rows += run_case(f"float32 rows 2^{log_n} {order}", x, order=order,
                                  extra={"natural": lambda x=x, o=natural_out: ironkernels.fwt(x, out=o)})
             # In place: the natural transform into a workspace, then the gather.
-            in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731
-            rows += [dict(r, case=f"float32 rows 2^{log_n} sequency in place")
-                     for r in time_group("", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)},
-                                         x.numel() * 4)]
-            print(f"float32 rows 2^{log_n} sequency in place: ik/natural="
-                  f"{rows[-2]['median_ms'] / rows[-1]['median_ms']:.3f}", flush=True)
+            label = f"float32 rows 2^{log_n} sequency in place"
+            if not ONLY or any(part in label for part in ONLY):
+                in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731
+                rows += [dict(r, case=label) for r in time_group(
+                    "", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)}, x.numel() * 4)]
+                print(f"{label}: ik/natural={rows[-2]['median_ms'] / rows[-1]['median_ms']:.3f}", flush=True)
             del x, natural_out
     if "factor" in sections:  # m·2^k against rows of the nearest power of two, same bytes
         for m in (12, 20, 28):

@@ -1,5 +1,5 @@
 // CUDA FWT dispatch: each plan goes to the row kernels of the table (contiguous rows up to one
-// tile; 8-byte rows of 2^15 over a pair of CTAs), the column pass (a strided axis of 2^7-2^12
+// tile; rows of 256 KB over a pair of CTAs), the column pass (a strided axis of 2^7-2^13
 // lines in blocks of a power of two), the strided kernel (any axis, integers, complex parts, the
 // passes of long rows) or the shared-memory fallback; a transform longer than its kernel takes is
 // split into passes, H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into
@@ -32,19 +32,22 @@ void fwt_cuda_smem_int64(const FwtPlan&, cudaStream_t);
 
 namespace {
 
-// Rows the table's kernels take in one pass (log2): 2^15; 8-byte types' rows of 2^15 (256 KB, more
-// than one block's registers and shared memory hold) over a pair of CTAs, so 2^14 without clusters.
+// Rows the table's kernels take in one pass (log2): 2^15 (16-bit types), and rows of 256 KB of 4-
+// and 8-byte types (2^16, 2^15), more than one block's registers and shared memory hold, over a
+// pair of CTAs, so one bit less without clusters.
 int table_max_log_n(const FwtPlan& p) {
   if (!p.unit_axis_stride() || !fwt_gpu::uses_tile_kernel(p)) return -1;
-  if (dtype_size(p.dtype) == 8 && !fwt_gpu::cluster_launch_supported(p.device.id)) return 14;
-  return fwt_gpu::kTileMaxLog2N;
+  const int bytes = int(dtype_size(p.dtype));
+  if (bytes == 2) return 15;
+  const int pair = bytes == 4 ? 16 : 15;
+  return fwt_gpu::cluster_launch_supported(p.device.id) ? pair : pair - 1;
 }
 
-// The longest table rows the passes of longer transforms are built from (log2): 8-byte types' one-CTA
-// rows of 2^14 (their two-CTA rows of 2^15 were not measured as a pass of a split).
+// The longest table rows the passes of longer transforms are built from (log2): one-CTA rows (the
+// two-CTA rows were not measured as a pass of a split).
 int pass_table_max_log_n(const FwtPlan& p) {
   const int table_max = table_max_log_n(p);
-  return dtype_size(p.dtype) == 8 ? std::min(table_max, 14) : table_max;
+  return std::min(table_max, dtype_size(p.dtype) == 8 ? 14 : 15);
 }
 
 // Rows the shared-memory fallback holds in one block on this device (log2): 2^15 four-byte values
@@ -219,29 +222,47 @@ bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
   return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks), 256);
 }
 
-// A strided axis whose lines, of 2^7 to 2^12 (8-byte values 2^11), are blocks of `inner` contiguous
-// elements, the axis stride (a power of two of at least the column width; complex parts count in
-// it): the column pass, x into y, a block per column of the tile (bench/DECISIONS.md: 2^10 x 64
-// float32 1.14 of the contiguous rows' time against the strided kernel's 1.56). Its 32-byte columns
-// (2^12 lines) only as the whole inner extent, a contiguous tile: beside other columns of the same
-// rows they were slower than the strided kernel.
+// IRONKERNELS_FWT_CLUSTER_COLUMNS=0 (tests, bench): a strided axis of 2^11-2^12 lines through the
+// one-CTA column pass, as on GPUs without clusters.
+bool cluster_columns(int device) {
+  static const bool off = [] {
+    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTER_COLUMNS");
+    return env && std::atoi(env) == 0;
+  }();
+  return !off && fwt_gpu::cluster_launch_supported(device);
+}
+
+// A strided axis whose lines, of 2^7 to 2^13, are blocks of `inner` contiguous elements, the axis
+// stride (a power of two of at least the column width; complex parts count in it): the column
+// pass, x into y, a block per column of the tile (bench/DECISIONS.md: 2^10 x 64 float32 1.14 of the
+// contiguous rows' time against the strided kernel's 1.56), and from 2^11 lines a cluster per
+// column. Without clusters, lines of at most 2^12 (8-byte values 2^11), 64-byte columns at 2^11 and
+// 32-byte ones at 2^12 only as the whole inner extent, a contiguous tile: beside other columns of
+// the same rows they were slower than the strided kernel.
 bool strided_columns(const FwtPlan& p, cudaStream_t stream) {
   const int forced = forced_columns();
   const int last = p.batch_ndim - 1, bytes = int(dtype_size(p.dtype));
   if (forced == 0 || p.factor != 1 || p.skip_low_bits || last < 0 || (bytes != 4 && bytes != 8)) return false;
-  if (p.log_n < (forced == 1 ? 6 : 7) || p.log_n > (bytes == 4 ? 12 : 11)) return false;
+  const bool clusters = p.log_n >= 11 && cluster_columns(p.device.id);
+  if (p.log_n < (forced == 1 ? 6 : 7) || p.log_n > (clusters ? 13 : bytes == 4 ? 12 : 11)) return false;
   const std::int64_t inner = p.batch_shape[last];
   if (p.x_stride[last] != 1 || p.y_stride[last] != 1 || p.x_axis_stride != inner || p.y_axis_stride != inner ||
       (inner & (inner - 1)))
     return false;
-  const int column_bytes = fwt_gpu::column_pass_bytes(p.log_n);
+  const int column_bytes = clusters ? fwt_gpu::cluster_column_bytes(inner * bytes) : fwt_gpu::column_pass_bytes(p.log_n);
   if (column_bytes == 32 && inner * bytes != 32) return false;
   FwtPlan across = p;
   across.batch_ndim = last;
   across.rows = p.rows / inner;
   across.log_n = fwt_gpu::floor_log2(inner);
   if (!fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(across), column_bytes)) return false;
-  launch_column_pass(across, 1, p.log_n, stream);
+  if (!clusters) {
+    launch_column_pass(across, 1, p.log_n, stream);
+  } else {
+    fwt_gpu::LinePassArgs pass{fwt_gpu::make_args(across), false, 1, across.device.id};
+    pass.outer_bits = p.log_n;
+    fwt_gpu::launch_cluster_columns_pass(p.dtype, pass, stream);
+  }
   return true;
 }
 

@@ -12,21 +12,27 @@
 namespace ironkernels::detail::fwt_gpu {
 
 /// The longest rows (log2) the table has a configuration for; longer ones are split into passes.
-constexpr int kTileMaxLog2N = 15;
+/// 4- and 8-byte rows of 256 KB (2^16, 2^15) only on a pair of CTAs (cluster_launch_supported).
+template <class T>
+constexpr int kTileMaxLog2N = sizeof(T) == 4 ? 16 : 15;
+// Rows of 256 KB of 4- and 8-byte values: a pair of CTAs, each the split configuration of 128 KB.
+template <class T, int LOG_N>
+constexpr bool kPairRow = sizeof(T) != 2 && (int(sizeof(T)) << LOG_N) == 256 * 1024;
 
 // Dispatches N = 2^a.log_n to its compile-time configuration.
 template <class T, int V, int K, int LOG_N = 0>
 void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
-  if constexpr (LOG_N > kTileMaxLog2N) {
+  if constexpr (LOG_N > kTileMaxLog2N<T>) {
     raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
+  } else if constexpr (kPairRow<T, LOG_N>) {
+    if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
+    // Rows of 256 KB (float32 and int32 2^16, float64 and int64 2^15) over a pair of CTAs, each the
+    // split configuration of 128 KB below on its half, the row's top bit through distributed shared
+    // memory (fwt_cuda.cu sends them here only where clusters launch).
+    if (!cluster_launch_supported(device)) raise<ValueError>("fwt: internal error: a pair row without clusters");
+    return launch_tile_config<T, V, 2 * K, LOG_N, 2, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
   } else {
     if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
-    if constexpr (sizeof(T) == 8 && LOG_N == 15) {
-      // 8-byte rows of 2^15 (256 KB) over a pair of CTAs, each the float64 2^14 split configuration
-      // below on its half, the row's top bit through distributed shared memory.
-      if (cluster_launch_supported(device))
-        return launch_tile_config<T, V, 2 * K, LOG_N, 2, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
-    }
     constexpr int local = ilog2(V) + 5 + ilog2(K);
     constexpr bool fits_one_block = LOG_N <= local + 5;  // at most 32 warps
     // Configurations measured on H200 with bench/fwt_sweep.cu (bench/DECISIONS.md, fwt): values per

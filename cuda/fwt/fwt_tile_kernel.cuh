@@ -26,9 +26,9 @@
 // whose next tiles' inputs are already in flight to shared memory (cp.async) and leave through bulk
 // stores (cp.async.bulk, sm_90+). On Hopper 16-bit rows of 2^13 and 2^15 take fwt_single_exchange.cuh
 // (see launch_tile). Float32 rows of 2^15 and float64 rows of 2^14 are split in halves (SPLIT_TOP): half
-// a row in registers at a time, the other half in shared memory, two blocks per SM; 8-byte rows of
-// 2^15 the same on each of a pair of CTAs (CLUSTER = 2), the top two bits through distributed
-// shared memory.
+// a row in registers at a time, the other half in shared memory, two blocks per SM; rows of 256 KB
+// (8-byte 2^15, 4-byte 2^16) the same on each of a pair of CTAs (CLUSTER = 2), the top two bits
+// through distributed shared memory.
 // Rows the vector path cannot take (misaligned, odd strides, batches that do not collapse to one
 // stride) go to fwt_smem_kernel. bench/DECISIONS.md (fwt) has the measurements behind each choice;
 // bench/fwt_sweep.cu re-measures the configurations on another GPU.

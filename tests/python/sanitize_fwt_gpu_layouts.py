@@ -3,10 +3,10 @@
     compute-sanitizer --tool memcheck  python tests/python/sanitize_fwt_gpu_layouts.py
     compute-sanitizer --tool racecheck python tests/python/sanitize_fwt_gpu_layouts.py
 
-Long rows (cluster and two-pass splits, the outer column pass), strided axes (each tile shape),
-complex and integer dtypes, the sequency and dyadic orders, and N = m·2^k (packed rows, the
-factor tile, the column pass, strided blocks), out of place and in place, each against the CPU
-transform in float64 (exact for integers). Uses PyTorch for device arrays; exits 1 on a wrong result."""
+Long rows (pairs of CTAs, cluster and two-pass splits, the outer column pass), strided axes (each
+tile shape, the column pass on one CTA and on clusters), complex and integer dtypes, the sequency
+and dyadic orders, and N = m·2^k (packed rows, the factor tile, the column pass, strided blocks),
+out of place and in place, each against the CPU transform in float64 (exact for integers). Uses PyTorch for device arrays; exits 1 on a wrong result."""
 import sys
 
 import numpy as np
@@ -31,6 +31,8 @@ CASES = [  # (shape, dtype, axis, order)
     ((3, 20 << 11), "float16", -1, "natural"), ((2, 12 << 16), "float32", -1, "natural"),
     ((2, 28 << 15), "float64", -1, "natural"), ((1, 20 << 17), "int32", -1, "natural"),
     ((3, 12 << 4, 5), "float32", 1, "natural"), ((40 << 2, 3), "int64", 0, "natural"),
+    ((2, 1 << 15), "complex64", -1, "natural"), ((2, 1 << 11, 64), "float32", 1, "natural"),
+    ((1, 1 << 12, 16), "int32", 1, "natural"), ((1, 1 << 13, 4), "float64", 1, "natural"),
 ]
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
 

@@ -70,11 +70,15 @@ def test_gpu_strided_axis_larger(rng, dtype, shape, axis):
                                          ("float32", (2, 1 << 11, 16)), ("float32", (3, 1 << 12, 8)),
                                          ("int32", (2, 1 << 12, 8)), ("float64", (2, 1 << 11, 8)),
                                          ("int64", (3, 1 << 8, 32)), ("complex64", (2, 1 << 10, 64)),
-                                         ("float64", (1, 1 << 9, 16))])
+                                         ("float64", (1, 1 << 9, 16)), ("float32", (2, 1 << 11, 64)),
+                                         ("float32", (2, 1 << 12, 32)), ("int32", (1, 1 << 13, 16)),
+                                         ("float64", (2, 1 << 12, 8)), ("int64", (2, 1 << 11, 16)),
+                                         ("float64", (1, 1 << 13, 4)), ("complex64", (1, 1 << 12, 16))])
 def test_gpu_strided_axis_column_pass(rng, dtype, shape):
-    """A strided axis of 2^7-2^12 lines in contiguous blocks of a power of two (the column pass):
-    against the CPU and the reference, scaled; into an output of other batch strides (a slice of
-    a larger tensor); in place the same bits."""
+    """A strided axis of 2^7-2^13 lines in contiguous blocks of a power of two (the column pass;
+    from 2^11 lines over a cluster, 64- and 32-byte columns): against the CPU and the reference,
+    scaled; into an output of other batch strides (a slice of a larger tensor); in place the same
+    bits."""
     t = _torch()
     x = random_array(rng, shape, dtype)
     xd = to_cuda(t, x)
@@ -122,11 +126,12 @@ def test_gpu_long_rows_in_place_and_strided(rng, dtype):
     check(t, base[::2], xd=view)
 
 
-@pytest.mark.parametrize("dtype,log_n", [("float64", 15), ("int64", 15), ("complex128", 14)])
-def test_gpu_eight_byte_rows_of_two_to_the_15(rng, dtype, log_n):
-    """Rows of 2^15 8-byte values (complex128 2^14: its parts as rows of 2^15) over a pair of CTAs,
-    the row's top bits through distributed shared memory: scaled, one row and many, and in place
-    the same bits."""
+@pytest.mark.parametrize("dtype,log_n", [("float64", 15), ("int64", 15), ("complex128", 14), ("float32", 16),
+                                       ("int32", 16), ("complex64", 15)])
+def test_gpu_rows_of_256_kb_on_a_pair(rng, dtype, log_n):
+    """Rows of 256 KB (8-byte 2^15, 4-byte 2^16; complex parts as rows of twice the length) over a
+    pair of CTAs, the row's top bits through distributed shared memory: scaled, one row and many,
+    and in place the same bits."""
     t = _torch()
     scale = 3 if dtype in INT_DTYPES else 0.25
     for rows in (1, 37):
@@ -266,11 +271,13 @@ def test_gpu_m_times_power_of_two_strided_rows(rng, dtype, n):
 
 # Each setting the dispatch reads once per process, in a process of its own: every strided tile
 # shape, the cluster sizes, clusters off and everywhere, the other split of long rows, the column
-# pass (the outer pass of long rows, a strided axis) off and wherever it takes the lines.
+# pass (the outer pass of long rows, a strided axis) off and wherever it takes the lines, a strided
+# axis's column pass without clusters.
 FORCED_SETTINGS = [("IRONKERNELS_FWT_STRIDED_SHAPE", s) for s in ("narrow", "wide", "tall")] + [
     ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "0"), ("IRONKERNELS_FWT_STRIDED_CLUSTERS", "all"),
     ("IRONKERNELS_FWT_CLUSTER_BITS", "1"), ("IRONKERNELS_FWT_CLUSTER_BITS", "2"), ("IRONKERNELS_FWT_ROW_BITS", "14"),
-    ("IRONKERNELS_FWT_OUTER_COLUMNS", "0"), ("IRONKERNELS_FWT_OUTER_COLUMNS", "1")]
+    ("IRONKERNELS_FWT_OUTER_COLUMNS", "0"), ("IRONKERNELS_FWT_OUTER_COLUMNS", "1"),
+    ("IRONKERNELS_FWT_CLUSTER_COLUMNS", "0")]
 FORCED_CASES = """
 import sys
 import numpy as np
@@ -282,7 +289,8 @@ cases = [((3, 1 << 16), "float32", -1), ((2, 1 << 17), "float32", -1), ((2, 1 <<
          ((2, 1 << 15), "complex64", -1), ((2, 1 << 14), "complex128", -1), ((4, 1 << 10, 64), "float32", 1),
          ((2, 1 << 11, 8), "float32", 1), ((2, 1 << 12, 8), "int32", 1), ((2, 1 << 13, 8), "float64", 1),
          ((64, 1 << 6, 16), "float32", 1), ((2, 1 << 9, 64), "int64", 1), ((1, 1 << 24), "float32", -1),
-         ((2, 1 << 21), "int32", -1), ((1, 1 << 22), "float64", -1)]
+         ((2, 1 << 21), "int32", -1), ((1, 1 << 22), "float64", -1), ((2, 1 << 11, 64), "float32", 1),
+         ((1, 1 << 12, 16), "float32", 1)]
 for shape, dtype, axis in cases:
     x = random_array(rng, shape, dtype)
     xd = torch.from_numpy(x).cuda()
