@@ -174,18 +174,20 @@ def main():
                 rows += run_case(f"{dtype} rows 2^{log_n}", x, extra={"float_same_shape": lambda f=f: ironkernels.fwt(f)})
                 del x, f
     if "order" in sections:  # sequency and dyadic against the natural order, same rows
-        for log_n in (4, 10, 15, 16, 20):
-            x = make("float32", (rows_for(args.mb, 4, 1 << log_n), 1 << log_n))
+        for dtype, log_n in [("float32", 4), ("float32", 10), ("float32", 15), ("float32", 16), ("float32", 20),
+                             ("complex64", 15), ("float64", 20)]:
+            x = make(dtype, (rows_for(args.mb, DT[dtype].itemsize, 1 << log_n), 1 << log_n))
             natural_out = torch.empty_like(x)
             for order in ("sequency", "dyadic"):
-                rows += run_case(f"float32 rows 2^{log_n} {order}", x, order=order,
+                rows += run_case(f"{dtype} rows 2^{log_n} {order}", x, order=order,
                                  extra={"natural": lambda x=x, o=natural_out: ironkernels.fwt(x, out=o)})
-            # In place: the natural transform into a workspace, then the gather.
-            label = f"float32 rows 2^{log_n} sequency in place"
+            # In place: the gather into a workspace, then the transform back into x.
+            label = f"{dtype} rows 2^{log_n} sequency in place"
             if not ONLY or any(part in label for part in ONLY):
                 in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731
                 rows += [dict(r, case=label) for r in time_group(
-                    "", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)}, x.numel() * 4)]
+                    "", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)},
+                    x.numel() * DT[dtype].itemsize)]
                 print(f"{label}: ik/natural={rows[-2]['median_ms'] / rows[-1]['median_ms']:.3f}", flush=True)
             del x, natural_out
     if "factor" in sections:  # m·2^k against rows of the nearest power of two, same bytes

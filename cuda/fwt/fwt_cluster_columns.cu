@@ -1,15 +1,16 @@
-// H_{2^(10+c)} along a strided axis of 2^11 to 2^13 lines in one pass over a thread-block cluster of
-// 2^c CTAs (sm_90+): the column pass (fwt_factor_passes.cu) for lines whose column tile is larger
-// than one CTA's shared memory. A cluster takes a column of WB = 64 bytes (16 four-byte or 8
-// eight-byte values; 32 where that is the whole line) of every line of one batch row; CTA `rank`
-// holds lines rank·2^10 to rank·2^10 + 2^10 - 1 in shared memory (64 KB: three CTAs per SM),
-// loaded by 16-byte cp.async (the whole tile in flight at once, no registers held), and transforms
-// their low 10 bits there, H_32 over line bits 0-4 and then 5-9, a thread per column of 32 lines.
-// After a cluster barrier each CTA takes 1/2^c of the positions: the 2^c values at a position
-// across the cluster's tiles (distributed shared memory, 16 bytes per read), H_{2^c} in registers,
-// stored from there (each warp store 512 bytes in runs of WB). One read and one write of each
-// element; x into y, or in place (every tile is read before the first barrier, every store is
-// after it).
+// H_{2^A} along a strided axis of 2^11 to 2^13 lines in one pass over a thread-block cluster
+// (sm_90+): the column pass (fwt_factor_passes.cu) for lines whose column tile is larger than one
+// CTA's shared memory. A cluster takes a column of WB bytes of every line of one batch row, each
+// CTA 2^LB consecutive lines of it in shared memory (64 KB: three CTAs per SM): 128-byte columns
+// (whole cache lines) on 2^9 lines a CTA, clusters of 4 or 8; at 2^13 lines, or blocks of 64 bytes,
+// 64-byte columns on 2^10 lines, clusters of 2 to 8; 32 bytes where that is the whole block. A
+// tile is loaded by 16-byte cp.async (all of it in flight at once, no registers held) and its low
+// LB bits transformed there, H_32 over line bits 0-4 and then H_{2^(LB-5)} over the rest, a thread
+// per column of lines. After a cluster barrier each CTA takes 1/2^c of the positions: the 2^c
+// values at a position across the cluster's tiles (distributed shared memory, 16 bytes per read),
+// H_{2^c} in registers, stored from there (each warp store 512 bytes in runs of WB). One read and
+// one write of each element; x into y, or in place (every tile is read before the first barrier,
+// every store is after it).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -26,8 +27,9 @@ namespace ironkernels::detail::fwt_gpu {
 namespace {
 
 constexpr int kCtaLineBits = 10;
-// Threads per CTA: 64-byte columns (three 64 KB CTAs per SM at up to 85 registers a thread) 256,
-// or 128 for 8-byte values, whose 32 values of a column take 64 registers; 32-byte columns 128.
+// Threads per CTA: 256 for 4-byte values in 64- and 128-byte columns (three 64 KB CTAs per SM at up
+// to 85 registers a thread), else 128: 8-byte values (32 of a column take 64 registers) and
+// 32-byte columns.
 template <class T, int WB>
 constexpr int cluster_column_threads() {
   return WB == 32 || sizeof(T) == 8 ? 128 : 256;
@@ -51,16 +53,16 @@ __device__ __forceinline__ void store_chunk(C* p, const C (&v)[N]) {
   else __stwb(reinterpret_cast<ulonglong2*>(p), make_ulonglong2(v[0], v[1]));
 }
 
-template <class T, int CLUSTER, int WB>
+template <class T, int CLUSTER, int WB, int LB>
 __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
     fwt_cluster_columns_kernel(const KernelArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using C = typename Compute<T>::type;
   static_assert(sizeof(C) == sizeof(T) && (sizeof(T) == 4 || sizeof(T) == 8) && CLUSTER >= 2 && CLUSTER <= 8);
-  static_assert(WB == 32 || WB == 64);
+  static_assert(WB == 32 || WB == 64 || WB == 128);
   constexpr int W = WB / int(sizeof(T)), kPerCopy = 16 / int(sizeof(T)), kCopies = W / kPerCopy;
   constexpr int kThreads = cluster_column_threads<T, WB>();
-  constexpr int kLines = 1 << kCtaLineBits, kSlice = kLines / CLUSTER;
+  constexpr int kLines = 1 << LB, kSlice = kLines / CLUSTER;
   constexpr int kItems = kSlice * kCopies / kThreads;  // 16-byte positions per thread in the exchange
   constexpr int kGroup = CLUSTER >= 8 ? 1 : 8 / CLUSTER;  // positions in registers at once: 32 registers of values
   static_assert(kItems * kThreads == kSlice * kCopies && kItems % kGroup == 0);
@@ -73,7 +75,7 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
   extern __shared__ uint4 cluster_column_smem[];
   C* tile = reinterpret_cast<C*>(cluster_column_smem);  // [kLines][W], lines in line_slot order
 
-  const T* in = static_cast<const T*>(a.x) + xo + seg * W + (std::int64_t(rank) << kCtaLineBits) * stride;
+  const T* in = static_cast<const T*>(a.x) + xo + seg * W + (std::int64_t(rank) << LB) * stride;
   for (int i = threadIdx.x; i < kLines * kCopies; i += kThreads) {
     const int l = i / kCopies, q = i % kCopies;
     ptx::cp_async_16(tile + line_slot<WB>(l) * W + q * kPerCopy, in + l * stride + q * kPerCopy, true);
@@ -82,22 +84,23 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
   ptx::cp_async_wait<0>();
   __syncthreads();
   // H_32 over line bits [lo, lo + 5) of every column, in place: a thread per (the other 5 bits, column).
-  auto in_cta_stage = [&](int lo) {
-    for (int t = threadIdx.x; t < 32 * W; t += kThreads) {
+  auto in_cta_stage = [&](auto lo_bits, auto bits) {
+    constexpr int lo = decltype(lo_bits)::value, kH = 1 << decltype(bits)::value;
+    for (int t = threadIdx.x; t < (kLines / kH) * W; t += kThreads) {
       const int col = t % W, g = t / W;
-      auto line = [&](int h) { return lo == 0 ? (g << 5) | h : (h << 5) | g; };
-      C v[1][32];
+      auto line = [&](int h) { return lo == 0 ? g * kH + h : (h << lo) | g; };
+      C v[1][kH];
 #pragma unroll
-      for (int h = 0; h < 32; ++h) v[0][h] = tile[line_slot<WB>(line(h)) * W + col];
+      for (int h = 0; h < kH; ++h) v[0][h] = tile[line_slot<WB>(line(h)) * W + col];
 #pragma unroll
-      for (int b = 0; b < 5; ++b) butterfly_value_bit(v, b);
+      for (int b = 0; (1 << b) < kH; ++b) butterfly_value_bit(v, b);
 #pragma unroll
-      for (int h = 0; h < 32; ++h) tile[line_slot<WB>(line(h)) * W + col] = v[0][h];
+      for (int h = 0; h < kH; ++h) tile[line_slot<WB>(line(h)) * W + col] = v[0][h];
     }
   };
-  in_cta_stage(0);
+  in_cta_stage(std::integral_constant<int, 0>{}, std::integral_constant<int, 5>{});
   __syncthreads();
-  in_cta_stage(5);
+  in_cta_stage(std::integral_constant<int, 5>{}, std::integral_constant<int, LB - 5>{});
   ptx::cluster_sync();  // every CTA's low 10 bits are done
 
   // This CTA's slice: lines rank·kSlice ... of every tile, (line, 16-byte chunk) per position.
@@ -132,7 +135,7 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
         if (a.scaled)
 #pragma unroll
           for (int e = 0; e < kPerCopy; ++e) v[i][k][e] *= sc;
-        store_chunk(out + ((std::int64_t(k) << kCtaLineBits) + l) * stride + q * kPerCopy, v[i][k]);
+        store_chunk(out + ((std::int64_t(k) << LB) + l) * stride + q * kPerCopy, v[i][k]);
       }
     }
   }
@@ -142,30 +145,40 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
 #endif
 }
 
-template <class T, int CLUSTER, int WB>
+template <class T, int CLUSTER, int WB, int LB>
 void launch_cluster_columns_cw(const LinePassArgs& pass, cudaStream_t stream) {
-  auto kernel = fwt_cluster_columns_kernel<T, CLUSTER, WB>;
-  constexpr int smem = WB << kCtaLineBits;
+  auto kernel = fwt_cluster_columns_kernel<T, CLUSTER, WB, LB>;
+  constexpr int smem = WB << LB;
   allow_smem(reinterpret_cast<const void*>(kernel), smem, pass.device);
   constexpr int W = WB / int(sizeof(T));
   const std::int64_t blocks = pass.lines.rows * ((std::int64_t(1) << pass.lines.log_n) / W) * CLUSTER;
   launch_on_clusters(kernel, grid_size(blocks, pass.lines.rows), cluster_column_threads<T, WB>(), smem, CLUSTER, stream,
                      pass.lines);
 }
-template <class T, int CLUSTER>
-void launch_cluster_columns_c(const LinePassArgs& pass, cudaStream_t stream) {
-  if (cluster_column_bytes(std::int64_t(sizeof(T)) << pass.lines.log_n) == 64) return launch_cluster_columns_cw<T, CLUSTER, 64>(pass, stream);
-  launch_cluster_columns_cw<T, CLUSTER, 32>(pass, stream);
+// Clusters of 2^(A - LB) CTAs: 2 to 8.
+template <class T, int WB, int LB>
+void launch_cluster_columns_wb(const LinePassArgs& pass, cudaStream_t stream) {
+  switch (pass.outer_bits - LB) {
+    case 1:
+      if constexpr (LB == kCtaLineBits) return launch_cluster_columns_cw<T, 2, WB, LB>(pass, stream);
+      break;
+    case 2: return launch_cluster_columns_cw<T, 4, WB, LB>(pass, stream);
+    case 3: return launch_cluster_columns_cw<T, 8, WB, LB>(pass, stream);
+  }
+  raise<ValueError>("fwt: internal error: no cluster column pass of 2^", pass.outer_bits, " lines in columns of ", WB,
+                    " bytes");
 }
 
 template <class T>
 struct ClusterColumnsLaunch {
   static void run(const LinePassArgs& a, cudaStream_t s) {
     if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
-      switch (a.outer_bits) {
-        case 11: return launch_cluster_columns_c<T, 2>(a, s);
-        case 12: return launch_cluster_columns_c<T, 4>(a, s);
-        case 13: return launch_cluster_columns_c<T, 8>(a, s);
+      if (a.outer_bits >= 11 && a.outer_bits <= 13) {
+        switch (cluster_column_bytes(std::int64_t(sizeof(T)) << a.lines.log_n, a.outer_bits)) {
+          case 128: return launch_cluster_columns_wb<T, 128, kCtaLineBits - 1>(a, s);
+          case 64: return launch_cluster_columns_wb<T, 64, kCtaLineBits>(a, s);
+          default: return launch_cluster_columns_wb<T, 32, kCtaLineBits>(a, s);
+        }
       }
     }
     raise<ValueError>("fwt: internal error: no cluster column pass of 2^", a.outer_bits, " lines of ", int(sizeof(T)),

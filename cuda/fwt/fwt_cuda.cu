@@ -249,7 +249,7 @@ bool strided_columns(const FwtPlan& p, cudaStream_t stream) {
   if (p.x_stride[last] != 1 || p.y_stride[last] != 1 || p.x_axis_stride != inner || p.y_axis_stride != inner ||
       (inner & (inner - 1)))
     return false;
-  const int column_bytes = clusters ? fwt_gpu::cluster_column_bytes(inner * bytes) : fwt_gpu::column_pass_bytes(p.log_n);
+  const int column_bytes = clusters ? fwt_gpu::cluster_column_bytes(inner * bytes, p.log_n) : fwt_gpu::column_pass_bytes(p.log_n);
   if (column_bytes == 32 && inner * bytes != 32) return false;
   FwtPlan across = p;
   across.batch_ndim = last;

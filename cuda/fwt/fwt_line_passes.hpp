@@ -35,10 +35,15 @@ bool factor_columns_take(DType dtype, const KernelArgs& lines, int column_bytes)
 /// The column width (bytes) of the factor-1 column pass of 2^outer_bits lines: 128, 64 at 2^11, 32 at 2^12.
 int column_pass_bytes(int outer_bits);
 /// H_{2^A} for A = a.outer_bits in 11..13 across lines 2^(lines.log_n) elements apart (a strided
-/// axis; x into y, or in place) on clusters of 2^(A-10) CTAs (cluster_launch_supported): the column
-/// pass for tiles larger than one CTA's. Columns of 64 bytes, or 32 where that is the whole block:
-/// factor_columns_take(dtype, lines, cluster_column_bytes(...)) says whether the lines fit it.
+/// axis; x into y, or in place) on clusters of CTAs (cluster_launch_supported): the column pass for
+/// tiles larger than one CTA's. factor_columns_take(dtype, lines, cluster_column_bytes(...)) says
+/// whether the lines fit it.
 void launch_cluster_columns_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
-constexpr int cluster_column_bytes(std::int64_t block_bytes) { return block_bytes >= 64 ? 64 : 32; }
+/// Its column width (bytes) for blocks of `block_bytes` and 2^outer_bits lines: whole 128-byte
+/// lines up to 2^12 lines (bench/DECISIONS.md: 2^13 lines on clusters of 16 were slower than
+/// 64-byte columns on 8), else 64, or 32 where that is the whole block.
+constexpr int cluster_column_bytes(std::int64_t block_bytes, int outer_bits) {
+  return block_bytes >= 128 && outer_bits <= 12 ? 128 : block_bytes >= 64 ? 64 : 32;
+}
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -1,12 +1,14 @@
 """Every CUDA FWT path past the contiguous rows of N <= 2^15 once, on small inputs, for compute-sanitizer:
 
     compute-sanitizer --tool memcheck  python tests/python/sanitize_fwt_gpu_layouts.py
-    compute-sanitizer --tool racecheck python tests/python/sanitize_fwt_gpu_layouts.py
+    compute-sanitizer --tool racecheck python tests/python/sanitize_fwt_gpu_layouts.py [CASE ...]
 
 Long rows (pairs of CTAs, cluster and two-pass splits, the outer column pass), strided axes (each
 tile shape, the column pass on one CTA and on clusters), complex and integer dtypes, the sequency
 and dyadic orders, and N = m·2^k (packed rows, the factor tile, the column pass, strided blocks),
-out of place and in place, each against the CPU transform in float64 (exact for integers). Uses PyTorch for device arrays; exits 1 on a wrong result."""
+out of place and in place, each against the CPU transform in float64 (exact for integers); CASE
+numbers (positions in CASES) run only those. Uses PyTorch for device arrays; exits 1 on a wrong
+result."""
 import sys
 
 import numpy as np
@@ -25,7 +27,8 @@ CASES = [  # (shape, dtype, axis, order)
     ((2, 1 << 13, 8), "float64", 1, "natural"), ((64, 1 << 6, 16), "float32", 1, "natural"),
     ((2, 1 << 9, 64), "int64", 1, "natural"), ((1 << 10, 5), "complex64", 0, "natural"),
     ((4, 1 << 10), "float32", -1, "sequency"), ((2, 1 << 16), "float32", -1, "dyadic"),
-    ((2, 1 << 8, 16), "float64", 1, "sequency"),
+    ((2, 1 << 8, 16), "float64", 1, "sequency"), ((3, 1 << 11), "complex128", -1, "sequency"),
+    ((2, 1 << 12), "float16", -1, "dyadic"),
     ((3, 12), "float32", -1, "natural"), ((1500, 20 << 1), "float32", -1, "natural"),
     ((5, 12 << 10), "float32", -1, "natural"), ((2, 28 << 9), "float64", -1, "natural"),
     ((3, 20 << 11), "float16", -1, "natural"), ((2, 12 << 16), "float32", -1, "natural"),
@@ -33,12 +36,14 @@ CASES = [  # (shape, dtype, axis, order)
     ((3, 12 << 4, 5), "float32", 1, "natural"), ((40 << 2, 3), "int64", 0, "natural"),
     ((2, 1 << 15), "complex64", -1, "natural"), ((2, 1 << 11, 64), "float32", 1, "natural"),
     ((1, 1 << 12, 16), "int32", 1, "natural"), ((1, 1 << 13, 4), "float64", 1, "natural"),
+    ((1, 1 << 12, 32), "float64", 1, "natural"), ((1, 1 << 13, 64), "float32", 1, "natural"),
 ]
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
 
 rng = np.random.default_rng(3)
 bad = 0
-for shape, dtype, axis, order in CASES:
+chosen = [CASES[int(i)] for i in sys.argv[1:]] or CASES
+for shape, dtype, axis, order in chosen:
     x = random_array(rng, shape, dtype)
     wide = x if dtype.startswith("int") else x.astype(np.complex128 if dtype.startswith("complex") else np.float64)
     ref = ironkernels.fwt(wide, axis=axis, order=order)
@@ -59,5 +64,5 @@ for shape, dtype, axis, order in CASES:
             print(f"WRONG {dtype} {shape} axis={axis} order={order}: rel err {err:.3g}")
             bad += 1
 torch.cuda.synchronize()
-print("sanitize_fwt_gpu_layouts:", "FAILED" if bad else f"all {len(CASES)} cases correct")
+print("sanitize_fwt_gpu_layouts:", "FAILED" if bad else f"all {len(chosen)} cases correct")
 sys.exit(1 if bad else 0)

@@ -73,10 +73,11 @@ def test_gpu_strided_axis_larger(rng, dtype, shape, axis):
                                          ("float64", (1, 1 << 9, 16)), ("float32", (2, 1 << 11, 64)),
                                          ("float32", (2, 1 << 12, 32)), ("int32", (1, 1 << 13, 16)),
                                          ("float64", (2, 1 << 12, 8)), ("int64", (2, 1 << 11, 16)),
-                                         ("float64", (1, 1 << 13, 4)), ("complex64", (1, 1 << 12, 16))])
+                                         ("float64", (1, 1 << 13, 4)), ("complex64", (1, 1 << 12, 16)),
+                                         ("float64", (2, 1 << 12, 32)), ("float32", (1, 1 << 13, 64))])
 def test_gpu_strided_axis_column_pass(rng, dtype, shape):
     """A strided axis of 2^7-2^13 lines in contiguous blocks of a power of two (the column pass;
-    from 2^11 lines over a cluster, 64- and 32-byte columns): against the CPU and the reference,
+    from 2^11 lines over a cluster, 128-, 64- and 32-byte columns): against the CPU and the reference,
     scaled; into an output of other batch strides (a slice of a larger tensor); in place the same
     bits."""
     t = _torch()
@@ -182,9 +183,10 @@ def _natural_index(k, log_n, order):
     return int(format(g, f"0{log_n}b")[::-1], 2) if log_n else 0
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "int32", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64", "complex128", "int32", "int64"])
 @pytest.mark.parametrize("order", ["sequency", "dyadic"])
-@pytest.mark.parametrize("shape,axis", [((3, 1), -1), ((5, 2), -1), ((4, 256), -1), ((3, 1 << 15), -1),
+@pytest.mark.parametrize("shape,axis", [((3, 1), -1), ((5, 2), -1), ((4, 256), -1), ((5, 1 << 10), -1),
+                                        ((3, 1 << 11, 2), 1), ((2, 1 << 12, 3), 1), ((3, 1 << 15), -1),
                                         ((2, 1 << 17), -1), ((1, 1 << 20), -1), ((3, 512, 5), 1), ((1024, 6), 0)])
 def test_gpu_orders(rng, dtype, order, shape, axis):
     """Output k is natural output natural_index(k): the result put back in natural order meets the
