@@ -4,13 +4,14 @@
 // CTA 2^LB consecutive lines of it in shared memory (64 KB: three CTAs per SM): 128-byte columns
 // (whole cache lines) on 2^9 lines a CTA, clusters of 4 or 8; at 2^13 lines, or blocks of 64 bytes,
 // 64-byte columns on 2^10 lines, clusters of 2 to 8; 32 bytes where that is the whole block. A
-// tile is loaded by 16-byte cp.async (all of it in flight at once, no registers held) and its low
-// LB bits transformed there, H_32 over line bits 0-4 and then H_{2^(LB-5)} over the rest, a thread
-// per column of lines. After a cluster barrier each CTA takes 1/2^c of the positions: the 2^c
-// values at a position across the cluster's tiles (distributed shared memory, 16 bytes per read),
-// H_{2^c} in registers, stored from there (each warp store 512 bytes in runs of WB). One read and
-// one write of each element; x into y, or in place (every tile is read before the first barrier,
-// every store is after it).
+// tile is loaded by 16-byte cp.async (all of it in flight at once, in two halves, no registers
+// held) and its low LB bits transformed there, H_32 over line bits 0-4 (the first half while the
+// second lands) and then H_{2^(LB-5)} over the rest, a thread per column of lines. After a cluster
+// barrier each CTA takes 1/2^c of the positions: the 2^c values at a position across the cluster's
+// tiles (distributed shared memory, 16 bytes per read), H_{2^c} in registers, stored from there
+// (each warp store 512 bytes in runs of WB); it arrives at the closing barrier after its last read,
+// before its last stores. One read and one write of each element; x into y, or in place (every
+// tile is read before the first barrier, every store is after it).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -76,17 +77,21 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
   C* tile = reinterpret_cast<C*>(cluster_column_smem);  // [kLines][W], lines in line_slot order
 
   const T* in = static_cast<const T*>(a.x) + xo + seg * W + (std::int64_t(rank) << LB) * stride;
-  for (int i = threadIdx.x; i < kLines * kCopies; i += kThreads) {
-    const int l = i / kCopies, q = i % kCopies;
-    ptx::cp_async_16(tile + line_slot<WB>(l) * W + q * kPerCopy, in + l * stride + q * kPerCopy, true);
-  }
-  ptx::cp_async_commit();
-  ptx::cp_async_wait<0>();
-  __syncthreads();
+  // Two halves in flight: the first half's H_32 runs while the second half lands.
+  auto load = [&](int from, int to) {
+    for (int i = from + threadIdx.x; i < to; i += kThreads) {
+      const int l = i / kCopies, q = i % kCopies;
+      ptx::cp_async_16(tile + line_slot<WB>(l) * W + q * kPerCopy, in + l * stride + q * kPerCopy, true);
+    }
+    ptx::cp_async_commit();
+  };
+  load(0, kLines * kCopies / 2);
+  load(kLines * kCopies / 2, kLines * kCopies);
   // H_32 over line bits [lo, lo + 5) of every column, in place: a thread per (the other 5 bits, column).
-  auto in_cta_stage = [&](auto lo_bits, auto bits) {
+  auto in_cta_stage = [&](auto lo_bits, auto bits, int from = 0, int to = -1) {
     constexpr int lo = decltype(lo_bits)::value, kH = 1 << decltype(bits)::value;
-    for (int t = threadIdx.x; t < (kLines / kH) * W; t += kThreads) {
+    if (to < 0) to = (kLines / kH) * W;
+    for (int t = from + threadIdx.x; t < to; t += kThreads) {
       const int col = t % W, g = t / W;
       auto line = [&](int h) { return lo == 0 ? g * kH + h : (h << lo) | g; };
       C v[1][kH];
@@ -98,7 +103,13 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
       for (int h = 0; h < kH; ++h) tile[line_slot<WB>(line(h)) * W + col] = v[0][h];
     }
   };
-  in_cta_stage(std::integral_constant<int, 0>{}, std::integral_constant<int, 5>{});
+  constexpr int half = (kLines / 32) * W / 2;  // stage tasks of the first half's lines
+  ptx::cp_async_wait<1>();
+  __syncthreads();
+  in_cta_stage(std::integral_constant<int, 0>{}, std::integral_constant<int, 5>{}, 0, half);
+  ptx::cp_async_wait<0>();
+  __syncthreads();
+  in_cta_stage(std::integral_constant<int, 0>{}, std::integral_constant<int, 5>{}, half, 2 * half);
   __syncthreads();
   in_cta_stage(std::integral_constant<int, 5>{}, std::integral_constant<int, LB - 5>{});
   ptx::cluster_sync();  // every CTA's low 10 bits are done
@@ -124,6 +135,8 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
 #pragma unroll
       for (int k = 0; k < CLUSTER; ++k) load_chunk(tiles[k] + line_slot<WB>(l) * W + q * kPerCopy, v[i][k]);
     }
+    // After the last read of the tiles: the partners may leave while this CTA still stores.
+    if (i0 + kGroup == kItems) ptx::cluster_arrive_release();
 #pragma unroll
     for (int i = 0; i < kGroup; ++i) {
       int l, q;
@@ -139,7 +152,7 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
       }
     }
   }
-  ptx::cluster_sync();  // no CTA leaves while another may still read its tile
+  ptx::cluster_wait_acquire();  // no CTA leaves while another may still read its tile
 #else
   __trap();  // launched only on compute capability >= 9.0
 #endif
