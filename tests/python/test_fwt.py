@@ -248,6 +248,29 @@ def test_16bit_bits_do_not_depend_on_cpu_isa(tmp_path, dtype):
         np.testing.assert_array_equal(np.where(both_nan, 0, got), np.where(both_nan, 0, want), err_msg=k)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_bits_do_not_depend_on_cpu_isa(tmp_path, dtype):
+    """Every ISA variant runs the butterflies bit by bit in the same order (only their grouping into
+    passes and registers differs), so the active variant gives the baseline variant's bits: rows
+    of 1 to 2^17 elements (every register-group and cache path), scaled, in a subprocess with
+    IRONKERNELS_CPU_ISA=baseline."""
+    rng = np.random.default_rng(7)
+    cases = {f"n{log_n}": rng.standard_normal((3, 1 << log_n)).astype(dtype) for log_n in list(range(14)) + [15, 17]}
+    np.savez(tmp_path / "x.npz", **cases)
+    script = (
+        "import sys, numpy as np, ironkernels\n"
+        "d = np.load(sys.argv[1])\n"
+        "out = {k: ironkernels.fwt(d[k], scale=0.5) for k in d.files}\n"
+        "np.savez(sys.argv[2], isa=ironkernels.build_info()['cpu_isa_active'], **out)\n"
+    )
+    env = dict(os.environ, IRONKERNELS_CPU_ISA="baseline")
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.npz"), str(tmp_path / "y.npz")], env=env, check=True)
+    base = np.load(tmp_path / "y.npz")
+    assert str(base["isa"]) == "baseline"
+    for k, x in cases.items():
+        np.testing.assert_array_equal(ironkernels.fwt(x, scale=0.5), base[k], err_msg=k)
+
+
 @pytest.mark.skipif(BF16 is None, reason="needs ml_dtypes")
 def test_numpy_bfloat16_roundtrip(rng):
     x = random_input(rng, (3, 64), "bfloat16")

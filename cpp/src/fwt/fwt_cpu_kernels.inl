@@ -40,6 +40,15 @@ constexpr int kVecBytes = 32;
 constexpr int kVecBytes = 16;
 #endif
 
+// Vectors a group held in registers takes: 8 with AVX2's 16 registers (16 spill there), 16 with
+// AVX-512's 32 (used for rows of 16 and 128 vectors: radix-16 passes and groups of 16 elsewhere
+// measured no faster, bench/DECISIONS.md).
+#if defined(__AVX512F__)
+constexpr int kRegisterVectors = 16;
+#else
+constexpr int kRegisterVectors = 8;
+#endif
+
 template <class T>
 struct Simd {
   static constexpr int L = kVecBytes / sizeof(T);
@@ -157,12 +166,16 @@ void hadamard_rows(typename Simd<T>::V* x, int a, std::int64_t stride, std::int6
   }
 }
 
-// A row of NV vectors that fits the vector registers (NV ≤ 8: 16 vectors spill on AVX2): one load,
-// every stage in registers (transform_in_registers), one store.
+// A row of NV vectors that fits the vector registers (NV ≤ kRegisterVectors): one load,
+// every stage in registers (transform_in_registers), one store. The loops are unrolled by pragma:
+// GCC leaves 16-vector arrays on the stack otherwise.
 template <class T, int NV>
 inline void transform_in_registers(typename Simd<T>::V (&r)[NV], const typename Simd<T>::V* v) {
+#pragma GCC unroll 16
   for (int i = 0; i < NV; ++i) r[i] = in_vector_all<T>(v[i]);
+#pragma GCC unroll 4
   for (int s = 1; s < NV; s <<= 1)
+#pragma GCC unroll 16
     for (int j = 0; j < NV; ++j)
       if (!(j & s)) butterfly<T>(r[j], r[j | s]);
 }
@@ -173,14 +186,17 @@ inline void row_in_registers(T* row, bool scaled, typename Simd<T>::V sv) {
   V r[NV];
   transform_in_registers<T, NV>(r, v);
   if (scaled)
+#pragma GCC unroll 16
     for (int i = 0; i < NV; ++i) r[i] *= sv;
+#pragma GCC unroll 16
   for (int i = 0; i < NV; ++i) v[i] = r[i];
 }
 
 // A row short enough for L1: groups of 8 vectors in registers (the in-vector stages and the 3 lowest
 // vector bits, one load and store), then radix passes over the groups (rows of 16 and 128 vectors:
-// groups of 16, two groups of 8 and their pairwise butterflies); shorter rows the in-vector stages
-// and radix passes. The stages run in the same order either way, so the results are the same bits.
+// groups of 16, two groups of 8 and their pairwise butterflies, or 16 in registers with AVX-512);
+// shorter rows the in-vector stages and radix passes. The stages run in the same order either way,
+// so the results are the same bits.
 template <class T>
 void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   using V = typename Simd<T>::V;
@@ -190,16 +206,21 @@ void row_in_cache(T* row, int log_n, bool scaled, T scale) {
   const int a = log_n - __builtin_ctz(L);
   const V sv = splat<T>(scale);
   if (a >= 3) {
-    // Two groups of 8: the second stays in registers for their butterflies.
+    // Two groups of 8: the second stays in registers for their butterflies (with 32 registers all
+    // 16 at once).
     auto sixteen = [&](V* w, bool scale_them) {
-      row_in_registers<T, 8>(reinterpret_cast<T*>(w), false, sv);
-      V r[8];
-      transform_in_registers<T, 8>(r, w + 8);
-      for (int i = 0; i < 8; ++i) {
-        V lo = w[i];
-        butterfly<T>(lo, r[i]);
-        w[i] = scale_them ? lo * sv : lo;
-        w[i + 8] = scale_them ? r[i] * sv : r[i];
+      if constexpr (kRegisterVectors == 16) {
+        row_in_registers<T, 16>(reinterpret_cast<T*>(w), scale_them, sv);
+      } else {
+        row_in_registers<T, 8>(reinterpret_cast<T*>(w), false, sv);
+        V r[8];
+        transform_in_registers<T, 8>(r, w + 8);
+        for (int i = 0; i < 8; ++i) {
+          V lo = w[i];
+          butterfly<T>(lo, r[i]);
+          w[i] = scale_them ? lo * sv : lo;
+          w[i + 8] = scale_them ? r[i] * sv : r[i];
+        }
       }
     };
     if (a == 4) return sixteen(v, scaled);
@@ -321,6 +342,9 @@ void fwt_rows_impl(T* x, std::int64_t rows, std::int64_t row_stride, int log_n, 
     case 2: return rows_in_registers<T, 2>(x, rows, row_stride, scale);
     case 4: return rows_in_registers<T, 4>(x, rows, row_stride, scale);
     case 8: return rows_in_registers<T, 8>(x, rows, row_stride, scale);
+    case 16:
+      if constexpr (kRegisterVectors == 16) return rows_in_registers<T, 16>(x, rows, row_stride, scale);
+      break;
     default: break;
   }
   if (nv >= 16 && log_n <= RowSplit<T>::log_b) {  // rows that fit L1, the row loop inside too
