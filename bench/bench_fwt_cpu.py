@@ -8,7 +8,8 @@ the per-pair ratios. `--also-isa baseline` times every case again in a child pro
 with IRONKERNELS_CPU_ISA=baseline (the portable kernels: scalar float16 conversions, no AVX), rows
 `ironkernels-baseline`, so a variant's gain is measured in the same run. FFHT is loaded from the
 shared library given in IRONKERNELS_PEER_FFHT (build it beside the project; nothing of it is in this
-repository) through bench/ffht_driver.c, which calls it row by row as its API requires.
+repository) through bench/ffht_driver.c, which calls it row by row as its API requires. Both
+batches start `--offset` bytes past a 64-byte boundary (default 0: vector loads within cache lines).
 
     IRONKERNELS_PEER_FFHT=/path/libffht.so python bench/bench_fwt_cpu.py
 """
@@ -35,6 +36,16 @@ import ironkernels  # noqa: E402
 from _common import cpu_hardware, write_result  # noqa: E402
 
 
+def at_offset(a: np.ndarray, offset: int) -> np.ndarray:
+    """A copy of `a` starting `offset` bytes past a 64-byte boundary, as FFHT's driver places its
+    batch (NumPy's own large arrays start 16 bytes past one: vector loads straddle cache lines)."""
+    raw = np.empty(a.nbytes + 64 + offset, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def build_driver(tmp: str) -> str:
     exe = os.path.join(tmp, "ffht_driver")
     subprocess.run(["cc", "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", os.path.join(os.path.dirname(__file__), "ffht_driver.c"),
@@ -50,6 +61,8 @@ def main():
     ap.add_argument("--core", type=int, default=max(0, (os.cpu_count() or 1) - 1))
     ap.add_argument("--log2n", default="4-20")
     ap.add_argument("--dtypes", default="float32,float64", help="comma-separated: float32, float64, float16, bfloat16")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="both batches start this many bytes past a 64-byte boundary (large NumPy arrays: 16)")
     ap.add_argument("--also-isa", default="", help="also time every case with this IRONKERNELS_CPU_ISA (child process)")
     args = ap.parse_args()
     os.sched_setaffinity(0, {args.core})
@@ -68,7 +81,7 @@ def main():
         for log_n in range(lo, hi + 1):
             n = 1 << log_n
             batch = max(1, (args.mb << 20) // (n * es))
-            x = rng.standard_normal((batch, n)).astype(np_dtype)
+            x = at_offset(rng.standard_normal((batch, n)).astype(np_dtype), args.offset)
             ironkernels.fwt(x, out=x, normalized=True)  # warm-up (normalized keeps magnitudes)
 
             def ours_pass():
@@ -78,7 +91,8 @@ def main():
 
             peer_pass = None
             if driver and dtype in ("float32", "float64"):
-                proc = subprocess.Popen(["taskset", "-c", str(args.core), driver, peer, dtype, str(log_n), str(args.mb)],
+                proc = subprocess.Popen(["taskset", "-c", str(args.core), driver, peer, dtype, str(log_n), str(args.mb),
+                                         str(args.offset)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                 assert proc.stdout.readline().strip() == "ready"
 
@@ -104,7 +118,7 @@ def main():
             ours = statistics.median(times)
             row = {"impl": "ironkernels", "dtype": dtype, "log2n": log_n, "batch": batch, "ns_per_elem": ours,
                    "min_ns_per_elem": min(times), "threads": 1, "isa": ironkernels.build_info()["cpu_isa_active"],
-                   "scope": "one in-place call over the batch, wall clock, pinned core"}
+                   "offset_bytes": args.offset, "scope": "one in-place call over the batch, wall clock, pinned core"}
             rows.append(row)
             line = f"{dtype} 2^{log_n:<2d} ironkernels {ours:.3f} ns/elem"
             if peer_pass is not None:
@@ -114,6 +128,7 @@ def main():
                 ratio = statistics.median(pair_ratios)
                 rows.append({"impl": "ffht", "dtype": dtype, "log2n": log_n, "batch": batch, "ns_per_elem": ffht,
                              "min_ns_per_elem": min(peer_times), "threads": 1, "ours_over_ffht": ratio,
+                             "offset_bytes": args.offset,
                              "scope": "fht_* called once per row from C, wall clock, pinned core, passes interleaved with ours"})
                 line += f"   ffht {ffht:.3f} ns/elem   ours/ffht time = {ratio:.2f} (pairs {min(pair_ratios):.2f}-{max(pair_ratios):.2f})"
             print(line, flush=True)

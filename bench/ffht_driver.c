@@ -2,8 +2,9 @@
  * int fht_double(double*, int log_n), one row per call, in place) on a batch of rows.
  * The library is loaded at run time from the path given; no peer code is part of this project.
  *
- *   ffht_driver LIB {float32|float64} LOG2N MEGABYTES
+ *   ffht_driver LIB {float32|float64} LOG2N MEGABYTES [OFFSET]
  *
+ * The batch starts OFFSET bytes (default 0) past a 64-byte boundary.
  * After one warm-up pass it prints "ready", then for each line read from stdin times one pass over
  * the batch and prints its ns per element, so that the caller can interleave these passes with its
  * own (both see the same state of the machine). Ends at end of input.
@@ -20,8 +21,8 @@ static double now_ns(void) {
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s LIB float32|float64 LOG2N MEGABYTES\n", argv[0]);
+  if (argc != 5 && argc != 6) {
+    fprintf(stderr, "usage: %s LIB float32|float64 LOG2N MEGABYTES [OFFSET]\n", argv[0]);
     return 2;
   }
   void* lib = dlopen(argv[1], RTLD_NOW);
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dlsym: %s\n", dlerror());
     return 1;
   }
-  unsigned char* buf = aligned_alloc(64, rows * n * es);
+  const size_t offset = argc == 6 ? (size_t)atoi(argv[5]) : 0;
+  unsigned char* buf = (unsigned char*)aligned_alloc(64, (rows * n * es + offset + 63) / 64 * 64) + offset;
   for (size_t i = 0; i < rows * n; ++i) {
     double v = (double)rand() / RAND_MAX - 0.5;
     if (f64) ((double*)buf)[i] = v; else ((float*)buf)[i] = (float)v;

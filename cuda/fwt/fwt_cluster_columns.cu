@@ -87,7 +87,8 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
   };
   load(0, kLines * kCopies / 2);
   load(kLines * kCopies / 2, kLines * kCopies);
-  // H_32 over line bits [lo, lo + 5) of every column, in place: a thread per (the other 5 bits, column).
+  // H_{2^bits} over line bits [lo, lo + bits) of every column, in place: a thread per (the other line
+  // bits, column), tasks [from, to) of them.
   auto in_cta_stage = [&](auto lo_bits, auto bits, int from = 0, int to = -1) {
     constexpr int lo = decltype(lo_bits)::value, kH = 1 << decltype(bits)::value;
     if (to < 0) to = (kLines / kH) * W;
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(cluster_column_threads<T, WB>(), 3)
   in_cta_stage(std::integral_constant<int, 0>{}, std::integral_constant<int, 5>{}, half, 2 * half);
   __syncthreads();
   in_cta_stage(std::integral_constant<int, 5>{}, std::integral_constant<int, LB - 5>{});
-  ptx::cluster_sync();  // every CTA's low 10 bits are done
+  ptx::cluster_sync();  // every CTA's low LB bits are done
 
   // This CTA's slice: lines rank·kSlice ... of every tile, (line, 16-byte chunk) per position.
   const C sc = scale_value<C>(a);

@@ -222,8 +222,8 @@ bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
   return fwt_gpu::factor_columns_take(p.dtype, fwt_gpu::make_args(blocks), 256);
 }
 
-// IRONKERNELS_FWT_CLUSTER_COLUMNS=0 (tests, bench): a strided axis of 2^11-2^12 lines through the
-// one-CTA column pass, as on GPUs without clusters.
+// IRONKERNELS_FWT_CLUSTER_COLUMNS=0 (tests, bench): strided axes of 2^11 lines and more take the
+// paths of GPUs without clusters (the one-CTA column pass up to 2^12 lines).
 bool cluster_columns(int device) {
   static const bool off = [] {
     const char* env = std::getenv("IRONKERNELS_FWT_CLUSTER_COLUMNS");
