@@ -16,6 +16,15 @@
 
 namespace ironkernels {
 
+namespace {
+void* allocate_host(std::size_t bytes) {
+  // aligned_alloc wants a multiple of the alignment; free() releases it.
+  void* p = std::aligned_alloc(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
+  if (!p) raise<Error>("host allocation of ", bytes, " bytes failed");
+  return p;
+}
+}  // namespace
+
 namespace detail {
 const char* cpu_isa_name(CpuIsa isa) {
   switch (isa) {
@@ -132,8 +141,7 @@ Buffer::Buffer(std::size_t bytes, Device device) : bytes_(bytes), device_(device
     DeviceGuard guard(device);
     IK_CUDA_CHECK(cudaMalloc(&data_, bytes));
   } else {
-    data_ = std::malloc(bytes);
-    if (!data_) raise<Error>("host allocation of ", bytes, " bytes failed");
+    data_ = allocate_host(bytes);
   }
 }
 
@@ -216,8 +224,7 @@ DeviceGuard::~DeviceGuard() = default;
 Buffer::Buffer(std::size_t bytes, Device device) : bytes_(bytes), device_(device) {
   if (device.type == DeviceType::cuda) no_cuda("Buffer");
   if (bytes == 0) return;
-  data_ = std::malloc(bytes);
-  if (!data_) raise<Error>("host allocation of ", bytes, " bytes failed");
+  data_ = allocate_host(bytes);
 }
 void Buffer::release() noexcept {
   std::free(data_);

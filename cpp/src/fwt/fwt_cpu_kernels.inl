@@ -290,9 +290,12 @@ void row_strips(T* x, int log_n, std::int64_t begin, std::int64_t end, T scale) 
       hadamard_rows<T>(v + c, log_n - S::log_b, bv, k_strip, scaled, scale);
     return;
   }
-  thread_local std::vector<T> buffer;  // of T: std::vector drops the vector type's attributes
-  buffer.resize(static_cast<std::size_t>(A * k_strip * L));
-  V* buf = reinterpret_cast<V*>(buffer.data());
+  // Of T (std::vector drops the vector type's attributes), a vector's bytes over so that the strip
+  // can start on a vector boundary (loads across two cache lines cost two).
+  thread_local std::vector<T> buffer;
+  buffer.resize(static_cast<std::size_t>(A * k_strip * L + L));
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(buffer.data());
+  V* buf = reinterpret_cast<V*>(at + (-at & (kVecBytes - 1)));
   for (std::int64_t c = begin * k_strip; c < end * k_strip; c += k_strip) {
     for (std::int64_t i = 0; i < A; ++i)
       for (std::int64_t k = 0; k < k_strip; ++k) buf[i * k_strip + k] = v[i * bv + c + k];

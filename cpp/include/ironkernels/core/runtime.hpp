@@ -38,7 +38,10 @@ std::vector<CudaDeviceInfo> cuda_devices();
 int cpu_threads();
 void set_cpu_threads(int n);
 
-/// Owns device (or host) memory; freed on destruction.
+/// Owns device (or host) memory; freed on destruction. Host memory starts on a kHostAlignment
+/// boundary (malloc gives 16 bytes, where every 64-byte vector load of the CPU kernels straddles
+/// two cache lines).
+constexpr std::size_t kHostAlignment = 64;
 class Buffer {
  public:
   Buffer() = default;
