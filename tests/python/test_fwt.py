@@ -271,6 +271,29 @@ def test_float_bits_do_not_depend_on_cpu_isa(tmp_path, dtype):
         np.testing.assert_array_equal(ironkernels.fwt(x, scale=0.5), base[k], err_msg=k)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_out_of_place_gives_the_in_place_bits(rng, dtype):
+    """Out of place into a NumPy result and into rows of a larger array on a 64-byte boundary (the
+    alignment ironkernels.empty and PyTorch give): the bits of the transform in place, and nothing
+    written outside `out`."""
+    for log_n in (0, 1, 3, 5, 8, 11, 12, 13, 15):
+        x = random_input(rng, (37, 1 << log_n), dtype)
+        scale = 3 if dtype.startswith("int") else 0.5
+        want = x.copy()
+        ironkernels.fwt(want, out=want, scale=scale)
+        np.testing.assert_array_equal(ironkernels.fwt(x, scale=scale), want, err_msg=f"2^{log_n}")
+        row_bytes = np.dtype(dtype).itemsize << log_n
+        raw = np.empty(39 * row_bytes + 64, np.uint8)  # rows 1..37 of `pad` on a 64-byte boundary
+        start = (-(raw.ctypes.data + row_bytes)) % 64
+        pad = raw[start:start + 39 * row_bytes].view(dtype).reshape(39, 1 << log_n)
+        pad[...] = 7
+        out = pad[1:38]
+        assert out.ctypes.data % 64 == 0
+        ironkernels.fwt(x, out=out, scale=scale)
+        np.testing.assert_array_equal(out, want, err_msg=f"2^{log_n}, aligned out")
+        assert (pad[0] == 7).all() and (pad[38] == 7).all()
+
+
 @pytest.mark.skipif(BF16 is None, reason="needs ml_dtypes")
 def test_numpy_bfloat16_roundtrip(rng):
     x = random_input(rng, (3, 64), "bfloat16")
