@@ -96,10 +96,14 @@ def time_group(label: str, impls: dict, nbytes: int) -> list:
 ONLY: list = []  # --only: label substrings to run (all when empty)
 
 
+def selected(label: str) -> bool:
+    return not ONLY or any(part in label for part in ONLY)
+
+
 def run_case(label, x, axis=-1, extra=None, **kwargs):
     """ours, clone, and the named comparison implementations (`extra`: name -> fn); `kwargs` go to
     fwt (an order)."""
-    if ONLY and not any(part in label for part in ONLY):
+    if not selected(label):
         return []
     out = torch.empty_like(x)
     ironkernels.fwt(x, axis=axis, out=out, **kwargs)
@@ -183,7 +187,7 @@ def main():
                                  extra={"natural": lambda x=x, o=natural_out: ironkernels.fwt(x, out=o)})
             # In place: the gather into a workspace, then the transform back into x.
             label = f"{dtype} rows 2^{log_n} sequency in place"
-            if not ONLY or any(part in label for part in ONLY):
+            if selected(label):
                 in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731
                 rows += [dict(r, case=label) for r in time_group(
                     "", {"ironkernels": in_place, "natural": lambda x=x: ironkernels.fwt(x, out=x)},
