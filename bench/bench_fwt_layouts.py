@@ -178,14 +178,18 @@ def main():
                 rows += run_case(f"{dtype} rows 2^{log_n}", x, extra={"float_same_shape": lambda f=f: ironkernels.fwt(f)})
                 del x, f
     if "order" in sections:  # sequency and dyadic against the natural order, same rows
-        for dtype, log_n in [("float32", 4), ("float32", 10), ("float32", 15), ("float32", 16), ("float32", 20),
-                             ("complex64", 15), ("float64", 20)]:
+        # Rows the row kernels order in their store (float32 to 2^14, float64 to 2^13, complex64 to
+        # 2^13, 16-bit to 2^11), and longer ones ordered by a gather before the transform.
+        for dtype, log_n in [("float32", 4), ("float32", 10), ("float32", 13), ("float32", 14), ("float64", 10),
+                             ("complex64", 10), ("float16", 11), ("int32", 12), ("float32", 15), ("float32", 16),
+                             ("float32", 20), ("complex64", 15), ("float64", 20)]:
             x = make(dtype, (rows_for(args.mb, DT[dtype].itemsize, 1 << log_n), 1 << log_n))
             natural_out = torch.empty_like(x)
             for order in ("sequency", "dyadic"):
                 rows += run_case(f"{dtype} rows 2^{log_n} {order}", x, order=order,
                                  extra={"natural": lambda x=x, o=natural_out: ironkernels.fwt(x, out=o)})
-            # In place: the gather into a workspace, then the transform back into x.
+            # In place: one pass where the store orders, else the gather into a workspace, then the
+            # transform back into x.
             label = f"{dtype} rows 2^{log_n} sequency in place"
             if selected(label):
                 in_place = lambda x=x: ironkernels.fwt(x, order="sequency", out=x)  # noqa: E731

@@ -8,9 +8,10 @@
 // The short-row lines (4 KB, 16-bit 2^11) compare one-warp blocks with rows over 2-8 warps, loaded
 // into registers or staged by cp.async, with and without a float32-sized exchange between the warps,
 // HadaCore's pattern with its 4-byte stores or 16-byte ones, and a warp-specialised ring of bulk
-// loads (TMA). 256 MB (or whole rounds of the grid), median of 20 launches (CUDA events), each line
-// against cudaMemcpyAsync of the same bytes measured just before; each line's output is checked
-// against its input. FWT_COPY_ROW_KB=4 runs only the lines of that row size.
+// loads (TMA). The column lines copy the strided column pass's pieces. 256 MB (or whole rounds of
+// the grid), median of 20 launches (CUDA events), each line against cudaMemcpyAsync of the same
+// bytes measured just before; each line's output is checked against its input. FWT_COPY_ROW_KB=4
+// runs only the lines of that row size.
 //
 // Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target fwt_copy_ceiling
 #include <algorithm>
@@ -281,6 +282,27 @@ __global__ void __launch_bounds__(THREADS, 1) staged_copy(const uint4* __restric
   }
 }
 
+// The strided-axis column pass's memory pattern (fwt_cluster_columns.cu) as a copy: a block per
+// tile of 2^LB lines x WB bytes, lines STRIDE bytes apart, RANKS consecutive blocks the consecutive
+// line ranges of one column (a cluster's CTAs, launched here without a cluster), the whole tile in
+// flight by 16-byte cp.async, then stored from shared memory to the same positions. "Rows" are the
+// tiles. The bound of any one-pass kernel reading these pieces, whatever its arithmetic.
+template <int WB, int LB, int RANKS, int STRIDE, int THREADS>
+__global__ void __launch_bounds__(THREADS) column_copy(const uint4* __restrict__ x, uint4* __restrict__ y, long,
+                                                       int*) {
+  extern __shared__ uint4 column_copy_smem[];
+  constexpr int kCopies = WB / 16, kItems = kCopies << LB, kSegments = STRIDE / WB;
+  constexpr long kLine = STRIDE / 16;  // 16-byte units between lines
+  const long column = blockIdx.x / RANKS, r = column / kSegments, seg = column % kSegments;
+  const long base = (r * (RANKS << LB) + long(blockIdx.x % RANKS) * (1 << LB)) * kLine + seg * kCopies;
+  for (int i = threadIdx.x; i < kItems; i += THREADS)
+    ptx::cp_async_16(column_copy_smem + i, x + base + (i / kCopies) * kLine + i % kCopies, true);
+  ptx::cp_async_commit();
+  ptx::cp_async_wait<0>();
+  __syncthreads();
+  for (int i = threadIdx.x; i < kItems; i += THREADS) __stwb(y + base + (i / kCopies) * kLine + i % kCopies, column_copy_smem[i]);
+}
+
 __global__ void fill_index(unsigned* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = unsigned(i);
@@ -369,6 +391,14 @@ int main() {
   constexpr int kOnePerSm = 200 << 10;  // shared memory that leaves room for one block per SM
   const double copy_ms = median_ms([] { IK_CUDA_CHECK(cudaMemcpyAsync(d_y, d_x, kBytes, cudaMemcpyDeviceToDevice)); });
   std::printf("cudaMemcpy: %.1f GB/s\n", 2.0 * kBytes / copy_ms / 1e6);
+  // The strided-axis column pass's pieces (2^13 lines: a column over 8 blocks): 64-byte pieces
+  // 256 bytes and 16 KB apart (float32 inner 64 and 4096), 128-byte pieces 16 KB apart on 2^9 and
+  // 2^10 lines a block.
+  line<k64, 256>("columns: 64 B pieces 256 B apart, 2^10 lines", column_copy<64, 10, 8, 256, 256>, k64, false);
+  line<k64, 256>("columns: 64 B pieces 16 KB apart, 2^10 lines", column_copy<64, 10, 8, 16 << 10, 256>, k64, false);
+  line<k64, 256>("columns: 128 B pieces 16 KB apart, 2^9 lines", column_copy<128, 9, 16, 16 << 10, 256>, k64, false);
+  line<k128, 256>("columns: 128 B pieces 16 KB apart, 2^10 lines", column_copy<128, 10, 8, 16 << 10, 256>, k128, false);
+  line<k64, 256>("columns: 32 B pieces 16 KB apart, 2^11 lines", column_copy<32, 11, 4, 16 << 10, 256>, k64, false);
   line<k128, 256>("registers, resident grid", register_copy<k128, 256, false>, kOnePerSm, true);
   line<k128, 256>("registers, a block per row", register_copy<k128, 256, false>, kOnePerSm, false);
   line<k128, 256>("registers, streaming stores", register_copy<k128, 256, true>, kOnePerSm, true);

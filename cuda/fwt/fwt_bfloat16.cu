@@ -5,7 +5,7 @@
 #include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
-void fwt_cuda_rows_bfloat16(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<__nv_bfloat16>(plan, stream); }
+bool fwt_cuda_rows_bfloat16(const FwtPlan& plan, cudaStream_t stream) { return fwt_gpu::launch_dtype<__nv_bfloat16>(plan, stream); }
 void fwt_cuda_strided_bfloat16(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
   fwt_gpu::launch_strided<__nv_bfloat16>(a, stream, device);
 }

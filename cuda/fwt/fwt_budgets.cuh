@@ -11,6 +11,12 @@ namespace ironkernels::detail::fwt_gpu {
 // fwt_tile_kernel.cuh describes each.
 enum TileOption : unsigned { kBulkStore = 1u, kLaneTurn = 2u, kChainedMma = 4u, kSplitTop = 8u };
 constexpr bool has(unsigned options, TileOption o) { return (options & o) != 0; }
+// Whether a tile configuration applies the sequency and dyadic orders as its tile leaves (through a
+// tile of the compute type in shared memory): one CTA per tile, loaded directly, stored from
+// registers in the plain layout.
+constexpr bool tile_orders_in_store(int cluster, int stages, unsigned options) {
+  return cluster == 1 && stages == 0 && !has(options, kSplitTop) && !has(options, kChainedMma) && !has(options, kBulkStore);
+}
 
 // Warps per block when rows fit one warp (several rows per warp): one, so that a finished warp's
 // slot on the SM is refilled at once instead of waiting for the block's other warps (sweep on

@@ -44,14 +44,11 @@ __device__ __forceinline__ int line_slot(int l) {
   return l ^ ((l >> 5) & (128 / WB - 1));
 }
 
-// One 16-byte store (st.global.v4 / v2: a plain vector assignment here was split into scalar stores).
+// One 16-byte store (st.global.v4: a plain vector assignment here was split into scalar stores).
 template <class C, int N>
 __device__ __forceinline__ void store_chunk(C* p, const C (&v)[N]) {
   static_assert(N * sizeof(C) == 16);
-  if constexpr (std::is_same_v<C, float>) __stwb(reinterpret_cast<float4*>(p), make_float4(v[0], v[1], v[2], v[3]));
-  else if constexpr (std::is_same_v<C, double>) __stwb(reinterpret_cast<double2*>(p), make_double2(v[0], v[1]));
-  else if constexpr (sizeof(C) == 4) __stwb(reinterpret_cast<uint4*>(p), make_uint4(v[0], v[1], v[2], v[3]));
-  else __stwb(reinterpret_cast<ulonglong2*>(p), make_ulonglong2(v[0], v[1]));
+  __stwb(reinterpret_cast<uint4*>(p), chunk_bits(v));
 }
 
 template <class T, int CLUSTER, int WB, int LB>

@@ -4,7 +4,8 @@
 // passes of long rows) or the shared-memory fallback; a transform longer than its kernel takes is
 // split into passes, H_{L1·L2} = (H_{L1} ⊗ I_{L2})(I_{L1} ⊗ H_{L2}): the inner factor from x into
 // y, the outer one in place on y, each as one more dimension of lines. N = m·2^k adds a pass of
-// H_m across the m blocks of 2^k; the sequency and dyadic orders a gather of the input before it.
+// H_m across the m blocks of 2^k; the sequency and dyadic orders are applied in the row kernels'
+// store, or as a gather of the input before the transform.
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
@@ -15,18 +16,18 @@
 
 namespace ironkernels::detail {
 
-void fwt_cuda_rows_float32(const FwtPlan&, cudaStream_t);
-void fwt_cuda_rows_float16(const FwtPlan&, cudaStream_t);
-void fwt_cuda_rows_bfloat16(const FwtPlan&, cudaStream_t);
-void fwt_cuda_rows_float64(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_float32(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_float16(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_bfloat16(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_float64(const FwtPlan&, cudaStream_t);
 void fwt_cuda_strided_float32(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_float16(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_bfloat16(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_float64(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_int32(const fwt_gpu::StridedArgs&, cudaStream_t, int);
 void fwt_cuda_strided_int64(const fwt_gpu::StridedArgs&, cudaStream_t, int);
-void fwt_cuda_rows_int32(const FwtPlan&, cudaStream_t);
-void fwt_cuda_rows_int64(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_int32(const FwtPlan&, cudaStream_t);
+bool fwt_cuda_rows_int64(const FwtPlan&, cudaStream_t);
 void fwt_cuda_smem_int32(const FwtPlan&, cudaStream_t);
 void fwt_cuda_smem_int64(const FwtPlan&, cudaStream_t);
 
@@ -78,7 +79,9 @@ int split_strided_bits(int log_n, const fwt_gpu::StridedLayout& layout) {
 
 bool is_16bit(DType d) { return d == DType::float16 || d == DType::bfloat16; }
 
-void launch_rows(const FwtPlan& p, cudaStream_t stream) {
+// The table's row kernel for p (rows up to table_max_log_n). False, launching nothing, for an
+// output order (p.order) that kernel does not apply in its store.
+bool launch_table_rows(const FwtPlan& p, cudaStream_t stream) {
   switch (p.dtype) {
     case DType::float32: return fwt_cuda_rows_float32(p, stream);
     case DType::float16: return fwt_cuda_rows_float16(p, stream);
@@ -89,6 +92,7 @@ void launch_rows(const FwtPlan& p, cudaStream_t stream) {
     default: raise<ValueError>("fwt: no row kernel for ", dtype_name(p.dtype));
   }
 }
+void launch_rows(const FwtPlan& p, cudaStream_t stream) { launch_table_rows(p, stream); }
 
 void launch_strided(const FwtPlan& p, const fwt_gpu::StridedArgs& a, cudaStream_t stream) {
   const int dev = p.device.id;
@@ -365,7 +369,15 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
 // symmetric, so P·H = H·Pᵀ: x is gathered as Pᵀ·x (z[j] = x[σ⁻¹(j)]) and z transformed. Out of
 // place z is y, transformed in place; in place z is a workspace laid out as x (its dimensions in
 // x's order, packed), transformed into y: the same sums either way.
+// Rows the table's kernels take in one pass are ordered in their store instead, where that
+// kernel can (fwt_gpu::tile_orders_in_store): one pass instead of two.
 void run_ordered(const FwtPlan& p, cudaStream_t stream) {
+  FwtPlan rows;
+  if (as_rows_of_pairs(p, rows) && rows.log_n <= table_max_log_n(rows)) {
+    if (launch_table_rows(rows, stream)) return;
+  } else if (p.log_n <= table_max_log_n(p) && launch_table_rows(p, stream)) {
+    return;
+  }
   const bool sequency = p.order == FwtOrder::sequency;
   FwtPlan natural = p;
   natural.order = FwtOrder::natural;

@@ -5,7 +5,7 @@
 #include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
-void fwt_cuda_rows_float16(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<__half>(plan, stream); }
+bool fwt_cuda_rows_float16(const FwtPlan& plan, cudaStream_t stream) { return fwt_gpu::launch_dtype<__half>(plan, stream); }
 void fwt_cuda_strided_float16(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
   fwt_gpu::launch_strided<__half>(a, stream, device);
 }

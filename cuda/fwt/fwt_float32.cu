@@ -4,7 +4,7 @@
 #include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
-void fwt_cuda_rows_float32(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<float>(plan, stream); }
+bool fwt_cuda_rows_float32(const FwtPlan& plan, cudaStream_t stream) { return fwt_gpu::launch_dtype<float>(plan, stream); }
 void fwt_cuda_strided_float32(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
   fwt_gpu::launch_strided<float>(a, stream, device);
 }

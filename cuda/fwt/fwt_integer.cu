@@ -4,8 +4,8 @@
 #include "fwt/fwt_table.cuh"
 
 namespace ironkernels::detail {
-void fwt_cuda_rows_int32(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<std::uint32_t>(plan, stream); }
-void fwt_cuda_rows_int64(const FwtPlan& plan, cudaStream_t stream) { fwt_gpu::launch_dtype<std::uint64_t>(plan, stream); }
+bool fwt_cuda_rows_int32(const FwtPlan& plan, cudaStream_t stream) { return fwt_gpu::launch_dtype<std::uint32_t>(plan, stream); }
+bool fwt_cuda_rows_int64(const FwtPlan& plan, cudaStream_t stream) { return fwt_gpu::launch_dtype<std::uint64_t>(plan, stream); }
 void fwt_cuda_strided_int32(const fwt_gpu::StridedArgs& a, cudaStream_t stream, int device) {
   fwt_gpu::launch_strided<std::uint32_t>(a, stream, device);
 }

@@ -21,20 +21,6 @@
 namespace ironkernels::detail::fwt_gpu {
 namespace {
 
-// σ⁻¹(j) for σ(k), the natural index of output k in sequency or dyadic order (natural_index in
-// fwt.cpp: the bits of k, or of its Gray code, reversed over log_n bits): j's bits reversed, then
-// (sequency) the inverse Gray code, a prefix xor.
-__device__ __forceinline__ std::uint32_t inverse_order_index(std::uint32_t j, int log_n, bool sequency) {
-  if (log_n == 0) return 0;
-  std::uint32_t g = __brev(j) >> (32 - log_n);
-  if (sequency)
-    for (int s = 1; s < 32; s <<= 1) g ^= g >> s;
-  return g;
-}
-__device__ __forceinline__ std::uint32_t order_index(std::uint32_t i, int log_n, bool sequency) {
-  return __brev(sequency ? i ^ (i >> 1) : i) >> (32 - log_n);
-}
-
 // Each thread gathers kOrderItems outputs a block apart, all loads before the stores (enough bytes
 // in flight per thread for the memory system; one element per thread leaves it latency-bound).
 constexpr int kOrderItems = 8;

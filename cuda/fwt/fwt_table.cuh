@@ -19,9 +19,10 @@ constexpr int kTileMaxLog2N = sizeof(T) == 4 ? 16 : 15;
 template <class T, int LOG_N>
 constexpr bool kPairRow = sizeof(T) != 2 && (int(sizeof(T)) << LOG_N) == 256 * 1024;
 
-// Dispatches N = 2^a.log_n to its compile-time configuration.
+// Dispatches N = 2^a.log_n to its compile-time configuration. False, launching nothing, for an
+// output order (a.order) that configuration does not apply in its store.
 template <class T, int V, int K, int LOG_N = 0>
-void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
+bool launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
   if constexpr (LOG_N > kTileMaxLog2N<T>) {
     raise<ValueError>("fwt: N = 2^", a.log_n, " is not supported on CUDA");
   } else if constexpr (kPairRow<T, LOG_N>) {
@@ -59,7 +60,11 @@ void launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         }
         if constexpr (LOG_N == 13 || LOG_N == 15) {
           constexpr bool kSplit = true, kDirectStores = LOG_N == 15;
-          if (hopper_or_newer(device)) return launch_single_exchange<T, LOG_N, 1, kSplit, kDirectStores>(a, stream, device);
+          if (hopper_or_newer(device)) {
+            if (a.order != 0) return false;
+            launch_single_exchange<T, LOG_N, 1, kSplit, kDirectStores>(a, stream, device);
+            return true;
+          }
         }
         if constexpr (LOG_N == 12) {
           return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
@@ -110,12 +115,15 @@ inline bool uses_tile_kernel(const FwtPlan& p) {
 template <class T>
 constexpr int kTableVectors = sizeof(T) == 2 ? 4 : 8;
 
-/// The dtype's launcher: the tile kernels on the fast path, else the fallback.
+/// The dtype's launcher: the tile kernels on the fast path, else the fallback. False, launching
+/// nothing, for an output order (p.order) the row kernel does not apply in its store.
 template <class T>
-void launch_dtype(const FwtPlan& p, cudaStream_t stream) {
+bool launch_dtype(const FwtPlan& p, cudaStream_t stream) {
   const KernelArgs a = make_args(p);
   if (uses_tile_kernel(p)) return launch_tile<T, 16 / sizeof(T), kTableVectors<T>>(a, stream, p.device.id);
-  return launch_smem<T>(a, stream, p.device.id);
+  if (a.order != 0) return false;
+  launch_smem<T>(a, stream, p.device.id);
+  return true;
 }
 
 }  // namespace ironkernels::detail::fwt_gpu

@@ -46,6 +46,7 @@ inline KernelArgs make_args(const FwtPlan& p) {
   a.int_scale = static_cast<std::uint64_t>(p.int_scale);
   a.scaled = p.scaled();
   a.skip_low_bits = p.skip_low_bits;
+  a.order = static_cast<int>(p.order);
   return a;
 }
 
@@ -150,10 +151,12 @@ void launch_on_clusters(void (*kernel)(Args), unsigned grid, unsigned threads, i
 
 // One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
-// grid that loops over the tiles (see fwt_tile_kernel).
+// grid that loops over the tiles (see fwt_tile_kernel). False, launching nothing, for an output
+// order (a.order) the configuration does not apply in its store (tile_orders_in_store), or whose
+// tile in shared memory this GPU cannot give a block.
 template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
           unsigned OPTIONS = 0>
-void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
+bool launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
   constexpr bool LANE_TURN = has(OPTIONS, kLaneTurn), SPLIT_TOP = has(OPTIONS, kSplitTop);
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - (SPLIT_TOP ? 1 : 0) - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
@@ -169,19 +172,30 @@ void launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
     if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
   }
+  int block_smem = smem;
+  if (a.order != 0) {
+    if constexpr (!tile_orders_in_store(CLUSTER, STAGES, OPTIONS)) {
+      return false;
+    } else {
+      constexpr int tile_bytes = int(sizeof(typename Compute<T>::type)) << tile_bits;
+      block_smem = smem > tile_bytes ? smem : tile_bytes;
+      if (block_smem > block_smem_limit(device)) return false;
+    }
+  }
   auto kernel = fwt_tile_kernel<T, V, K, LOG_N, CLUSTER, OCC_WARPS, STAGES, TURN_PASSES, OPTIONS>;
-  allow_smem(reinterpret_cast<const void*>(kernel), smem, device);
+  allow_smem(reinterpret_cast<const void*>(kernel), block_smem, device);
   std::int64_t blocks = args.tiles * CLUSTER;
   if constexpr (STAGES > 0) {
     blocks = resident_grid_blocks(reinterpret_cast<const void*>(kernel), 32 * warps, smem, blocks, device);
   }
   const unsigned grid = grid_size(blocks, a.rows);
   if constexpr (CLUSTER == 1) {
-    kernel<<<grid, 32 * warps, smem, stream>>>(args);
+    kernel<<<grid, 32 * warps, block_smem, stream>>>(args);
     IK_CUDA_CHECK_LAUNCH("fwt_tile_kernel");
   } else {
     launch_on_clusters(kernel, grid, 32 * warps, smem, CLUSTER, stream, args);
   }
+  return true;
 }
 
 // 16-bit rows with one float32 exchange (fwt_single_exchange.cuh, which the 16-bit kernel files include).

@@ -121,6 +121,8 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
                                 (int(sizeof(T)) << kN) <= turn_smem_bytes<T, V, K, LOG_N, 1, TURN_PASSES>()),
                 "a bulk store takes one row per tile, staged in the corner-turn buffer");
   constexpr bool kBulkStore = BULK_STORE && kBulkCopyArch;
+  // Configurations that apply an output order in their store (the others leave it to the order pass).
+  constexpr bool kOrderedStore = tile_orders_in_store(CLUSTER, STAGES, OPTIONS);
   constexpr int m = lane_turn_bits(LANE_TURN, h);
   static_assert(!LANE_TURN || (m > 0 && kN >= v + 5 + h && (TURN_PASSES == 1 || m < h)),
                 "a lane turn needs 8 vectors per thread inside one row, and keeps the turn's pass bit");
@@ -365,6 +367,48 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
     }
   };
 
+  // Sequency or dyadic order (a.order): the tile's values permuted through shared memory (a tile
+  // of the compute type, which launch_tile_config adds) before the stores, so that each register
+  // vector holds the outputs at its memory positions. Natural in-tile index i goes to pos(i): the
+  // row bits and the skipped low bits kept, the others σ⁻¹ (inverse_order_index), which is linear
+  // over GF(2), so pos of a value is the xor of pos of its thread's base, of its register bits and
+  // of its element. Positions are xor-swizzled (phys: bits 0-4 with 5-9) against the bank
+  // conflicts of bit-reversed writes, so vectors are read back value by value.
+  [[maybe_unused]] auto to_output_order = [&](C(&r)[K][V]) {
+    const bool sequency = a.order == int(FwtOrder::sequency);
+    const int skip = a.skip_low_bits;
+    auto pos = [&](int i) {
+      constexpr int kRowMask = (1 << kN) - 1;
+      const int low = (1 << skip) - 1;
+      return (i & ~kRowMask) | (i & low) |
+             int(inverse_order_index(std::uint32_t(i & kRowMask) >> skip, kN - skip, sequency) << skip);
+    };
+    auto phys = [](int p) { return p ^ ((p >> 5) & 31); };
+    constexpr std::integral_constant<int, kTurns> kFinal{};
+    const int base = pos(tile_index(kFinal, 0));
+    int element_pos[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) element_pos[e] = pos(e);
+    __syncthreads();  // every turn's shared reads are done
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      int reg_bits = 0;
+#pragma unroll
+      for (int s = 0; s < h; ++s)
+        if ((j >> s) & 1) reg_bits |= 1 << L::reg_pos(kTurns, s);
+      const int vector_pos = base ^ pos(reg_bits);
+#pragma unroll
+      for (int e = 0; e < V; ++e) smem[phys(vector_pos ^ element_pos[e])] = r[j][e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      const int first = phys(tile_index(kFinal, j));  // the vector's values at first ^ e (e < V <= 32)
+#pragma unroll
+      for (int e = 0; e < V; ++e) r[j][e] = smem[first ^ e];
+    }
+  };
+
   for (;;) {
   const std::int64_t row0 = tile << kRowsLog;
   const bool full_tile = is_full(row0);
@@ -518,6 +562,9 @@ __global__ void __launch_bounds__(32 * tile_warps(ilog2(V), ilog2(K), LOG_N - ha
       store_vector(yt + (std::int64_t(1) << kN), j, r[j], row0, full_tile);
     }
   } else {
+    if constexpr (kOrderedStore) {
+      if (a.order != 0) to_output_order(r);
+    }
     T* yt = y + (row0 * ys + y_thread);
 #pragma unroll
     for (int j = 0; j < K; ++j) store_vector(yt, j, r[j], row0, full_tile);

@@ -46,7 +46,22 @@ struct KernelArgs {
   bool scaled;
   std::int64_t tiles;  // tile kernel: number of tiles (rows per tile depend on the configuration)
   int skip_low_bits;   // tile kernel: the lowest value bits left untransformed (H ⊗ I_{2^skip}: complex parts)
+  int order;           // tile kernel: 0 natural, else (FwtOrder) the output order, applied as the tile leaves
 };
+
+// σ⁻¹(j) for σ(k), the natural index of output k in sequency or dyadic order (natural_index in
+// fwt.cpp: the bits of k, or of its Gray code, reversed over log_n bits): j's bits reversed, then
+// (sequency) the inverse Gray code, a prefix xor.
+__device__ __forceinline__ std::uint32_t inverse_order_index(std::uint32_t j, int log_n, bool sequency) {
+  if (log_n == 0) return 0;
+  std::uint32_t g = __brev(j) >> (32 - log_n);
+  if (sequency)
+    for (int s = 1; s < 32; s <<= 1) g ^= g >> s;
+  return g;
+}
+__device__ __forceinline__ std::uint32_t order_index(std::uint32_t i, int log_n, bool sequency) {
+  return __brev(sequency ? i ^ (i >> 1) : i) >> (32 - log_n);
+}
 
 // Element offsets of row `r` (the common one- and zero-dimensional batches skip the divisions).
 __device__ __forceinline__ void row_offsets(const KernelArgs& a, std::int64_t r, std::int64_t& xo,

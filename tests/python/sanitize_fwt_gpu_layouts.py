@@ -5,10 +5,10 @@
 
 Long rows (pairs of CTAs, cluster and two-pass splits, the outer column pass), strided axes (each
 tile shape, the column pass on one CTA and on clusters), complex and integer dtypes, the sequency
-and dyadic orders, and N = m·2^k (packed rows, the factor tile, the column pass, strided blocks),
-out of place and in place, each against the CPU transform in float64 (exact for integers); CASE
-numbers (positions in CASES) run only those. Uses PyTorch for device arrays; exits 1 on a wrong
-result."""
+and dyadic orders (in the row kernels' store and as a gather), and N = m·2^k (packed rows, the
+factor tile, the column pass, strided blocks), out of place and in place, each against the CPU
+transform in float64 (exact for integers); CASE numbers (positions in CASES) run only those. Uses
+PyTorch for device arrays; exits 1 on a wrong result."""
 import sys
 
 import numpy as np
@@ -37,6 +37,9 @@ CASES = [  # (shape, dtype, axis, order)
     ((2, 1 << 15), "complex64", -1, "natural"), ((2, 1 << 11, 64), "float32", 1, "natural"),
     ((1, 1 << 12, 16), "int32", 1, "natural"), ((1, 1 << 13, 4), "float64", 1, "natural"),
     ((1, 1 << 12, 32), "float64", 1, "natural"), ((1, 1 << 13, 64), "float32", 1, "natural"),
+    ((37, 1 << 3), "float32", -1, "sequency"), ((37, 1 << 9), "int32", -1, "dyadic"),
+    ((3, 1 << 14), "float32", -1, "sequency"), ((3, 1 << 13), "float64", -1, "dyadic"),
+    ((7, 1 << 11), "float16", -1, "sequency"), ((5, 1 << 12), "complex64", -1, "sequency"),
 ]
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
 

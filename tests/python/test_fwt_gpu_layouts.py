@@ -209,6 +209,31 @@ def test_gpu_orders(rng, dtype, order, shape, axis):
     np.testing.assert_array_equal(to_numpy(t, xd, x), got)
 
 
+# The row lengths whose table kernel applies the order in its store on Hopper (log2 N), by dtype:
+# the plain tile configurations (complex values as rows of their parts, one bit longer).
+ORDERED_STORE_MAX = {"float32": 14, "int32": 14, "float64": 13, "int64": 13, "float16": 11, "bfloat16": 11,
+                     "complex64": 13, "complex128": 12}
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("order", ["sequency", "dyadic"])
+def test_gpu_orders_in_the_row_store(rng, dtype, order):
+    """Where the row kernel applies the order as it stores, the ordered output is the natural GPU
+    output permuted, bit for bit, at every length (partial last tiles, scaled, in place too)."""
+    t = _torch()
+    scale = 3 if dtype in INT_DTYPES else 0.5
+    for log_n in range(ORDERED_STORE_MAX[dtype] + 1):
+        n = 1 << log_n
+        x = random_array(rng, (max(3, 4099 >> log_n), n), dtype)
+        xd = to_cuda(t, x)
+        natural = to_numpy(t, ironkernels.fwt(xd, scale=scale), x)
+        got = to_numpy(t, ironkernels.fwt(xd, order=order, scale=scale, out=poisoned(t, xd)), x)
+        index = [_natural_index(k, log_n, order) for k in range(n)]
+        np.testing.assert_array_equal(got, natural[:, index], err_msg=f"{dtype} {order} N = 2^{log_n}")
+        ironkernels.fwt(xd, order=order, scale=scale, out=xd)
+        np.testing.assert_array_equal(to_numpy(t, xd, x), got, err_msg=f"{dtype} {order} N = 2^{log_n} in place")
+
+
 @pytest.mark.parametrize("m", [12, 20, 28, 40])
 @pytest.mark.parametrize("k", [0, 1, 4])
 def test_gpu_m_times_power_of_two_is_hadamard(m, k):
