@@ -90,6 +90,34 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const float (&a)
 #endif
 }
 
+/// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32: D = A·B + C in exact INT32 arithmetic (wrapping),
+/// A 16×32 INT8 (row-major fragment: four registers of four values), B 32×8 (column-major: two).
+__device__ __forceinline__ void mma_m16n8k32_s8(std::int32_t (&d)[4], const std::uint32_t (&a)[4],
+                                                const std::uint32_t (&b)[2], const std::int32_t (&c)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#else
+  __trap();
+#endif
+}
+
+// ------------------------------------------------------------------ ldmatrix (sm_75+)
+/// ldmatrix.sync.aligned.m8n8.x4.shared.b16: four 8×8 matrices of 16-bit elements (8 rows of 16 bytes
+/// each) from shared memory; lanes 8i … 8i + 7 give the row addresses of matrix i, and lane t receives
+/// in register i the 4 bytes (t % 4)·4 … of row t / 4 of matrix i.
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&d)[4], const void* row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(shared_address(row)));
+#else
+  __trap();
+#endif
+}
+
 // ------------------------------------------------------------------ cp.async (sm_80+)
 /// cp.async.cg.shared.global, 16 bytes, past L1; `valid == false` writes zeros and reads nothing.
 /// Below sm_80 a plain copy.
@@ -99,6 +127,16 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool val
                : "memory");
 #else
   *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
+#endif
+}
+/// cp.async.cg.shared.global, 16 bytes of which the first `bytes` (0 … 16) are read and the rest
+/// written as zeros. Below sm_80 a plain copy.
+__device__ __forceinline__ void cp_async_16_prefix(void* dst, const void* src, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)), "l"(src), "r"(bytes)
+               : "memory");
+#else
+  for (int i = 0; i < 16; ++i) static_cast<unsigned char*>(dst)[i] = i < bytes ? static_cast<const unsigned char*>(src)[i] : 0;
 #endif
 }
 /// cp.async.commit_group.

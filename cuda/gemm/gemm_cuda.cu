@@ -1,4 +1,5 @@
-// Ozaki scheme II on CUDA: the INT8 products through cuBLAS, every other stage here. Each per-element
+// Ozaki scheme II on CUDA: the INT8 products through cuBLAS or the library's mma.sync kernel
+// (gemm_int8_mma.cuh), every other stage here. Each per-element
 // step is the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's,
 // bit for bit.
 //
@@ -8,7 +9,7 @@
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. INT8 GEMMs, one per modulus (cublasGemmEx, or the cuBLASLt algorithm tune() chose), and
+//   5. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, or mma.sync), and
 //   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
 //      K in one chunk (<= 2^16): per slab of C's columns, every modulus's product, then the slab's
 //      reconstruction, which reduces the INT32 products itself. Longer K: in chunks of 2^16, each
@@ -27,6 +28,7 @@
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
 #include "gemm/gemm_checks.hpp"
+#include "gemm/gemm_int8_mma.cuh"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/gemm.hpp"
@@ -461,6 +463,7 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
+  GemmBackend backend;  // cublas or mma (automatic resolved)
   int group;  // moduli whose INT32 products are held at once (residue planes)
   // > 0: C in slabs of this many columns, the INT32 products of every modulus held for one slab and
   // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
@@ -487,6 +490,10 @@ struct GemmPlan::Impl {
     for (std::int64_t j0 = 0; j0 < columns; j0 += sh.nc) {
       const std::int8_t* yb = y + j0 * kp;
       std::int32_t* cb = c + j0 * mp;
+      if (backend == GemmBackend::mma) {
+        IK_CUDA_CHECK(detail::gemm_mma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, s));
+        continue;
+      }
       const cublasStatus_t status =
           sh.use_lt ? detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, yb, sh.b, &zero, cb, sh.c, cb, sh.c,
                                                       &sh.algo, cublas_workspace, detail::kCublasWorkspace, s)
@@ -514,7 +521,7 @@ struct GemmPlan::Impl {
 };
 
 GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
-                   Device device)
+                   Device device, GemmBackend backend)
     : impl_(std::make_unique<Impl>()) {
   using namespace detail;
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
@@ -522,6 +529,14 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const CheckedContract checked = check_contract(contract, k);
   Impl& p = *impl_;
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
+  p.backend = backend == GemmBackend::automatic ? GemmBackend::cublas : backend;
+  if (p.backend == GemmBackend::mma) {
+    int major = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device.id));
+    if (major < 8)
+      raise<ValueError>("GemmPlan: backend mma needs compute capability 8.0 or newer; ", device_name(device), " has ",
+                        major, ".x");
+  }
   p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
   if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const auto& moduli = gemm_moduli();
@@ -557,7 +572,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.prod = take(p.slab ? std::max(std::size_t(contract.moduli) * p.mp * std::size_t(p.slab) * 4, product_bytes)
                        : std::size_t(p.group) * product_bytes);
   w.residues = take(p.slab ? 0 : planes);  // residue planes of C
-  w.cublas = take(kCublasWorkspace);
+  w.cublas = take(p.backend == GemmBackend::cublas ? kCublasWorkspace : 0);
   w.total = at;
 
   if (p.kp > 0) {
@@ -568,7 +583,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   }
 
   DeviceGuard guard(device);
-  IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
+  if (p.backend == GemmBackend::cublas) IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
 }
 
 GemmPlan::~GemmPlan() = default;
@@ -639,9 +654,11 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   scan_lines(A, rows, s);
   scan_lines(Bt, cols, s);
 
-  const CublasApi& blas = cublas_api();
-  IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
-  IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
+  if (p.backend == GemmBackend::cublas) {
+    const CublasApi& blas = cublas_api();
+    IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
+    IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
+  }
   // INT8 products of moduli [t0, t0 + group) over k in [l0, l0 + kc) and C's columns [j0, j0 + columns):
   // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. One call per
   // modulus: measured faster on H200 than one strided batch (cuBLAS picks smaller tiles for the batch).
@@ -749,6 +766,7 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
 bool GemmPlan::tuned() const { return impl_->tuned; }
 
 const char* GemmPlan::products_backend() const {
+  if (impl_->backend == GemmBackend::mma) return "mma.sync";
   return impl_->shape_count && impl_->shapes[0].use_lt ? "cublasLt" : "cublasGemmEx";
 }
 
@@ -766,8 +784,8 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   if (columns_per_call < 0 || (columns_per_call > 0 && (columns_per_call % kPad || span % columns_per_call)))
     raise<ValueError>("GemmPlan.tune: columns_per_call must be 0 or a multiple of ", kPad, " that divides ", span,
                       ", got ", columns_per_call);
-  const CublasLtApi* lt = cublas_lt_api();
-  if (!lt || p.m == 0 || p.n == 0) {  // cublasGemmEx, in the forced column blocks if any
+  const CublasLtApi* lt = p.backend == GemmBackend::cublas ? cublas_lt_api() : nullptr;
+  if (!lt || p.m == 0 || p.n == 0) {  // cublasGemmEx or mma.sync, in the forced column blocks if any
     if (columns_per_call > 0)
       for (int i = 0; i < p.shape_count; ++i) p.shapes[i].nc = columns_per_call;
     p.tuned = true;

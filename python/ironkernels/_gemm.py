@@ -1,6 +1,7 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
-Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through cuBLAS);
+Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through cuBLAS or
+the library's mma.sync kernel);
 both compute the same integers and round once, so their results agree bit for bit."""
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from ._interop import (call_core, device_of, dtype_name, empty, empty_like, fram
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
 MAX_K: int = int(_core.GEMM_MAX_K)
+#: gemm's backend argument: by the arrays' device, the CPU reference, CUDA, or CUDA with one INT8 product engine.
+BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma")
 
 # Contract.native(): the fewest moduli (accurate scaling) whose max relative error was no worse than
 # native DGEMM's on the φ = 0.5 and φ = 2 families, by inner dimension: (largest k, moduli). Measured
@@ -203,7 +206,10 @@ def gemm(
             (even if it holds NaN).
         trans_a, trans_b: use the transpose of a / b.
         contract: :class:`Contract`; default ``Contract.native()``.
-        backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device).
+        backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device);
+            on CUDA arrays also the INT8 product engine: ``"cublas"`` (what ``"cuda"`` runs) or
+            ``"mma"`` (the library's mma.sync kernel, compute capability 8.0+). Every engine gives the
+            same bits.
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
             current stream. The call does not synchronise (unless ``report=True``), except the first
@@ -221,8 +227,8 @@ def gemm(
     contract = Contract.native() if contract is None else contract
     if not isinstance(contract, Contract):
         raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
-    if backend not in ("auto", "cpu", "cuda"):
-        raise ValueError(f"gemm: backend = {backend!r}; accepted: 'auto', 'cpu', 'cuda'")
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"gemm: backend = {backend!r}; accepted: {', '.join(map(repr, BACKENDS))}")
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")
@@ -236,7 +242,7 @@ def gemm(
         framework_of(x, f"gemm: {name}")
         if device_of(x) != where:
             raise ValueError(f"gemm: {name} is on {device_of(x)} but a is on {where}; all arrays must be on one device")
-    if backend != "auto" and backend != where[0]:
+    if backend != "auto" and (backend == "cpu") != (where[0] == "cpu"):
         raise ValueError(f"gemm: backend = {backend!r} but the arrays are on {where[0]}; no implicit transfers")
     for name, x in arrays.items():
         if dtype_name(x) != "float64":
@@ -258,7 +264,8 @@ def gemm(
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
     if cuda:
-        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1]))
+        products = backend if backend in ("cublas", "mma") else "auto"
+        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products))
     if out is None:
         out = empty_like(a, (ma, nb))
     if use_c and out is not c:

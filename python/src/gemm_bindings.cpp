@@ -20,6 +20,13 @@ GemmScaling parse_scaling(const std::string& scaling) {
   return scaling == "fast" ? GemmScaling::fast : GemmScaling::accurate;
 }
 
+GemmBackend parse_products(const std::string& products) {
+  if (products == "auto") return GemmBackend::automatic;
+  if (products == "cublas") return GemmBackend::cublas;
+  if (products == "mma") return GemmBackend::mma;
+  raise<ValueError>("gemm: INT8 product engine '", products, "'; accepted: 'auto', 'cublas', 'mma'");
+}
+
 nb::dict report_dict(const GemmReport& rep) {
   nb::dict d;
   d["moduli"] = rep.moduli;
@@ -63,11 +70,11 @@ void bind_gemm(nb::module_& m) {
 
   nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
       .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
-                          int moduli, const std::string& scaling, int device_id) {
+                          int moduli, const std::string& scaling, int device_id, const std::string& products) {
         new (self) GemmPlan(mm, n, k, trans_a, trans_b, GemmContract{moduli, parse_scaling(scaling)},
-                            Device{DeviceType::cuda, device_id});
+                            Device{DeviceType::cuda, device_id}, parse_products(products));
       }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
-         nb::arg("scaling"), nb::arg("device_id"))
+         nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto")
       .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                      double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {

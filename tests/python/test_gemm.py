@@ -155,6 +155,9 @@ def test_edge_shapes(rng):
     "kwargs, exc, match",
     [
         ({"contract": Contract(moduli=14), "backend": "gpu"}, ValueError, "backend"),
+        ({"contract": Contract(moduli=14), "backend": "mma"}, ValueError, "arrays are on cpu"),
+        ({"contract": Contract(moduli=14), "backend": "cuda"}, ValueError, "arrays are on cpu"),
+        ({"contract": Contract(moduli=14), "backend": None}, ValueError, "backend"),
         ({"contract": "fast"}, TypeError, "Contract"),
         ({"alpha": "1"}, TypeError, "alpha"),
     ],

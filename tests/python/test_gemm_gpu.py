@@ -35,22 +35,38 @@ def assert_bitwise(got, want):
 
 
 SHAPES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (17, 33, 1), (33, 70, 45), (128, 128, 128), (257, 96, 300), (512, 512, 512)]
+PRODUCTS = {"cuda": ("cublasGemmEx", "cublasLt"), "mma": ("mma.sync",)}
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])
-def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling):
+@pytest.mark.parametrize("backend", ["cuda", "mma"])
+def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, backend):
     for phi, moduli in ((0.5, 14), (2.0, 16), (4.0, 20)):
         a, b = gemm_family(rng, (m, k), phi), gemm_family(rng, (k, n), phi)
         contract = Contract(moduli=moduli, scaling=scaling)
         want, rep_cpu = gemm(a, b, contract=contract, report=True)
         out = poisoned(torch, (m, n))
-        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=out, report=True)
+        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=out, report=True, backend=backend)
         assert got is out
         assert_bitwise(got, want)
         for key in ("moduli", "bits_a", "bits_b", "nonfinite_elements"):
             assert rep[key] == rep_cpu[key], key
-        assert rep["backend"] == "cuda" and rep["products_ms"] >= 0
+        assert rep["backend"] == "cuda" and rep["products_ms"] >= 0 and rep["products"] in PRODUCTS[backend]
+
+
+@pytest.mark.parametrize("m, n, k", [(130, 270, 200), (300, 129, 1040), (16, 20, 70000), (600, 650, 700)])
+@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+def test_mma_products_bitwise_equal_to_cpu_and_cublas(torch, rng, m, n, k, scaling):
+    """The mma.sync engine past its tiles' edges (m, n not multiples of 128, k of 64), K past one
+    chunk (2^16), under both scalings (accurate's bound product has k / 4 positions): the CPU's bits,
+    and the cuBLAS engine's."""
+    a, b = gemm_family(rng, (m, k), 1.0), gemm_family(rng, (k, n), 1.0)
+    contract = Contract(moduli=16, scaling=scaling)
+    want = gemm(a, b, contract=contract)
+    ga, gb = on_gpu(torch, a), on_gpu(torch, b)
+    for backend in ("mma", "cublas"):
+        assert_bitwise(gemm(ga, gb, contract=contract, out=poisoned(torch, (m, n)), backend=backend), want)
 
 
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])

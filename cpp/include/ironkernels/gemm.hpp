@@ -68,6 +68,14 @@ GemmBits gemm_fast_bits(int moduli, std::int64_t k);
 GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayView& c,
                           const GemmOptions& options = {});
 
+/// The engine of the CUDA backend's INT8 products. Every engine computes the same exact INT32
+/// products, so results are bit-identical whichever runs.
+enum class GemmBackend : std::uint8_t {
+  automatic,  ///< cublas (faster than mma on H200: bench/DECISIONS.md)
+  cublas,     ///< cublasGemmEx, or the cuBLASLt algorithm tune() chose
+  mma,        ///< the library's mma.sync kernel (compute capability 8.0+; no cuBLAS needed)
+};
+
 /// Milliseconds per phase of one GPU run: scaling (scans, bounds, residues), the INT8 products with
 /// their modular reductions, and the reconstruction. Where K is one chunk (<= 2^16) C runs in column
 /// slabs, each reconstructed right after its products: products_ms then holds both.
@@ -75,14 +83,14 @@ struct GemmTimings {
   float scale_ms = 0, products_ms = 0, reconstruct_ms = 0;
 };
 
-/// The CUDA backend, planned once per (m, n, k, ops, contract, device) and run on caller-given
+/// The CUDA backend, planned once per (m, n, k, ops, contract, device, engine) and run on caller-given
 /// buffers: `workspace_bytes()` says how much scratch device memory a run needs, `run` only enqueues
 /// work on the given stream (no allocation, no synchronisation). Not thread-safe: one plan, one
 /// stream at a time (it owns a cuBLAS handle).
 class GemmPlan {
  public:
   GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
-           Device device);
+           Device device, GemmBackend backend = GemmBackend::automatic);
   ~GemmPlan();
   GemmPlan(GemmPlan&&) noexcept;
   GemmPlan& operator=(GemmPlan&&) noexcept;
@@ -109,7 +117,8 @@ class GemmPlan {
   /// to 16 without slabs), whatever the size, and without cuBLASLt runs cublasGemmEx in them.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream, std::int64_t columns_per_call = 0);
   bool tuned() const;
-  /// "cublasLt" where tune() chose a cuBLASLt algorithm for the plan's main product shape, else "cublasGemmEx".
+  /// "mma.sync" (GemmBackend::mma), else "cublasLt" where tune() chose a cuBLASLt algorithm for the
+  /// plan's main product shape, else "cublasGemmEx".
   const char* products_backend() const;
   /// Calls per INT8 product of the main shape (column blocks of C tune() chose; 1 untuned).
   int products_column_blocks() const;

@@ -6,7 +6,7 @@ namespace ironkernels {
 
 struct GemmPlan::Impl {};
 
-GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device) {
+GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device, GemmBackend) {
   raise<UnsupportedError>("gemm: this build of ironkernels has no CUDA backend; use backend='cpu' (gemm_reference)");
 }
 GemmPlan::~GemmPlan() = default;

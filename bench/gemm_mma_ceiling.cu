@@ -1,0 +1,117 @@
+// The INT8 mma.sync rate the GEMM's mma engine is measured against: a register-only loop (every warp
+// issuing independent m16n8k32 mma.sync on registers, no memory traffic) and the engine's product
+// kernel (cuda/gemm/gemm_int8_mma.cuh) in several tile shapes on n × n × k products of random
+// residues, as TOPS (2mnk per product), median of 10 launches after 3 warm-ups; each shape's product
+// is checked against the engine's shape, bit for bit.
+//
+// Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target gemm_mma_ceiling
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "common/ptx.cuh"
+#include "core/cuda_check.hpp"
+#include "gemm/gemm_int8_mma.cuh"
+
+namespace ptx = ironkernels::detail::ptx;
+namespace mma = ironkernels::detail::gemm_mma;
+
+namespace {
+constexpr int kChains = 8;  // independent accumulators per warp: enough to cover the mma latency
+
+__global__ void __launch_bounds__(256) register_mma_loop(int iterations, std::int32_t* sink) {
+  std::uint32_t a[4] = {threadIdx.x, threadIdx.x * 3u, threadIdx.x * 5u, threadIdx.x * 7u}, b[2] = {blockIdx.x, 11u};
+  std::int32_t acc[kChains][4] = {};
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) ptx::mma_m16n8k32_s8(acc[c], a, b, acc[c]);
+  std::int32_t s = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
+  if (s == 0x7fffffff) sink[0] = s;  // keeps the loop
+}
+
+__global__ void fill_random(std::int8_t* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u;
+    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
+    p[i] = std::int8_t(h >> 24);
+  }
+}
+
+template <class F>
+double median_ms(F&& launch) {
+  cudaEvent_t start, stop;
+  IK_CUDA_CHECK(cudaEventCreate(&start));
+  IK_CUDA_CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) launch();
+  std::vector<float> times;
+  for (int i = 0; i < 10; ++i) {
+    IK_CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    IK_CUDA_CHECK(cudaEventRecord(stop));
+    IK_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    IK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  IK_CUDA_CHECK(cudaEventDestroy(start));
+  IK_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+}  // namespace
+
+int main() {
+  int sms = 0;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  std::int32_t* sink = nullptr;
+  IK_CUDA_CHECK(cudaMalloc(&sink, 4));
+  constexpr int kIterations = 4096;
+  for (int blocks_per_sm : {1, 2, 4}) {
+    const int blocks = sms * blocks_per_sm;
+    const double ms = median_ms([&] {
+      register_mma_loop<<<blocks, 256>>>(kIterations, sink);
+      IK_CUDA_CHECK(cudaGetLastError());
+    });
+    const double ops = 2.0 * 16 * 8 * 32 * double(kChains) * kIterations * (blocks * 8.0);
+    std::printf("register-only mma.sync m16n8k32 s8, %d blocks of 8 warps per SM: %7.1f TOPS\n", blocks_per_sm,
+                ops / ms / 1e9);
+  }
+  for (long n : {4096L, 8192L, 16384L}) {
+    const long k = n <= 8192 ? n : 8192;
+    std::int8_t *x = nullptr, *y = nullptr;
+    std::int32_t* c = nullptr;
+    IK_CUDA_CHECK(cudaMalloc(&x, std::size_t(n) * k));
+    IK_CUDA_CHECK(cudaMalloc(&y, std::size_t(n) * k));
+    IK_CUDA_CHECK(cudaMalloc(&c, std::size_t(n) * n * 4));
+    fill_random<<<1024, 256>>>(x, std::size_t(n) * k);
+    fill_random<<<1024, 256>>>(y, std::size_t(n) * k);
+    IK_CUDA_CHECK(cudaGetLastError());
+    std::int32_t* ref = nullptr;
+    IK_CUDA_CHECK(cudaMalloc(&ref, std::size_t(n) * n * 4));
+    IK_CUDA_CHECK(mma::int8_products(x, y, ref, n, n, k, k, n, nullptr));
+    std::vector<std::int32_t> want(std::size_t(n) * n), got(std::size_t(n) * n);
+    IK_CUDA_CHECK(cudaMemcpy(want.data(), ref, want.size() * 4, cudaMemcpyDeviceToHost));
+    auto shape = [&](const char* name, auto tiles) {
+      using Tiles = decltype(tiles);
+      IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
+      const double ms = median_ms([&] { IK_CUDA_CHECK(mma::int8_products<Tiles>(x, y, c, n, n, k, k, n, nullptr)); });
+      IK_CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
+      std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", name, n, n, k, ms,
+                  2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
+    };
+    shape("128x128, 2x4 warps, 4 stages", mma::MmaTiles<128, 128, 2, 4, 4>{});
+    shape("128x256, 2x4 warps, 3 stages", mma::MmaTiles<128, 256, 2, 4, 3>{});
+    shape("128x256, 2x4 warps, 4 stages", mma::MmaTiles<128, 256, 2, 4, 4>{});
+    shape("256x128, 4x2 warps, 3 stages", mma::MmaTiles<256, 128, 4, 2, 3>{});
+    shape("128x128, 2x2 warps, 4 stages", mma::MmaTiles<128, 128, 2, 2, 4>{});
+    shape("128x128, 2x2 warps, 3 stages", mma::MmaTiles<128, 128, 2, 2, 3>{});
+    IK_CUDA_CHECK(cudaFree(ref));
+    IK_CUDA_CHECK(cudaFree(x));
+    IK_CUDA_CHECK(cudaFree(y));
+    IK_CUDA_CHECK(cudaFree(c));
+  }
+  IK_CUDA_CHECK(cudaFree(sink));
+  return 0;
+}
