@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "common/ptx.cuh"
 #include "fwt/fwt_tile.cuh"  // the bulk row stores, IK_CUDA_CHECK
 
@@ -309,26 +310,7 @@ __global__ void fill_index(unsigned* p, std::size_t n) {
 }
 
 template <class F>
-double median_ms(F&& launch) {
-  cudaEvent_t start, stop;
-  IK_CUDA_CHECK(cudaEventCreate(&start));
-  IK_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) launch();
-  std::vector<float> times;
-  for (int i = 0; i < 20; ++i) {
-    IK_CUDA_CHECK(cudaEventRecord(start));
-    launch();
-    IK_CUDA_CHECK(cudaEventRecord(stop));
-    IK_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    IK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  IK_CUDA_CHECK(cudaEventDestroy(start));
-  IK_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+double median_ms(F&& launch) { return median_launch_ms(launch, 3, 20); }
 
 // One line: `smem` bytes of dynamic shared memory per block fix the blocks per SM; a resident grid
 // loops over the rows, otherwise one block per row. WHOLE_ROUNDS: the rows rounded up to a multiple

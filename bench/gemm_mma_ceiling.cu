@@ -5,10 +5,10 @@
 // is checked against the engine's shape, bit for bit.
 //
 // Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target gemm_mma_ceiling
-#include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "bench_timing.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "gemm/gemm_int8_mma.cuh"
@@ -40,26 +40,7 @@ __global__ void fill_random(std::int8_t* p, std::size_t n) {
 }
 
 template <class F>
-double median_ms(F&& launch) {
-  cudaEvent_t start, stop;
-  IK_CUDA_CHECK(cudaEventCreate(&start));
-  IK_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) launch();
-  std::vector<float> times;
-  for (int i = 0; i < 10; ++i) {
-    IK_CUDA_CHECK(cudaEventRecord(start));
-    launch();
-    IK_CUDA_CHECK(cudaEventRecord(stop));
-    IK_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    IK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  IK_CUDA_CHECK(cudaEventDestroy(start));
-  IK_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+double median_ms(F&& launch) { return median_launch_ms(launch, 3, 10); }
 }  // namespace
 
 int main() {
