@@ -1,7 +1,6 @@
 // Ozaki scheme II on CUDA: the INT8 products through cuBLAS or the library's mma.sync kernel
-// (gemm_int8_mma.cuh), every other stage here. Each per-element
-// step is the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's,
-// bit for bit.
+// (gemm_int8_mma.cuh), every other stage here. Each per-element step is the function the CPU
+// reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)

@@ -1,8 +1,8 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
 Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through cuBLAS or
-the library's mma.sync kernel);
-both compute the same integers and round once, so their results agree bit for bit."""
+the library's mma.sync kernel); both compute the same integers and round once, so their results agree
+bit for bit."""
 from __future__ import annotations
 
 import atexit
@@ -18,8 +18,8 @@ from ._interop import (call_core, device_of, dtype_name, empty, empty_like, fram
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
 MAX_K: int = int(_core.GEMM_MAX_K)
-#: gemm's backend argument: by the arrays' device, the CPU reference, CUDA, or CUDA with one INT8 product engine.
 BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma")
+"""gemm's backend values: by the arrays' device, the CPU reference, CUDA, CUDA on one INT8 product engine."""
 
 # Contract.native(): the fewest moduli (accurate scaling) whose max relative error was no worse than
 # native DGEMM's on the φ = 0.5 and φ = 2 families, by inner dimension: (largest k, moduli). Measured
