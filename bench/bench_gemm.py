@@ -1,5 +1,6 @@
-"""Emulated DGEMM on the GPU: ironkernels (Ozaki II, INT8 products through cuBLAS) against native
-cublasDgemm, cuBLAS FP64 emulation and GEMMul8, per ../BENCHMARKS protocol (see bench/README.md).
+"""Emulated DGEMM on the GPU: ironkernels (Ozaki II, INT8 products through cuBLAS, with --engines mma
+also through its own mma.sync kernel: impl "ironkernels-mma") against native cublasDgemm, cuBLAS FP64
+emulation and GEMMul8, per ../BENCHMARKS protocol (see bench/README.md).
 
 For each shape, A and B drawn on the GPU from (u - 0.5)·exp(φ·g) (φ = 0.5 by default), fresh per
 shape; each implementation's output poisoned (NaN) before its first call and checked to be fully
@@ -12,6 +13,7 @@ IRONKERNELS_PEER_GEMMUL8 names a shared library built beside the project (bench/
 C entry points it must export); otherwise they are marked not available.
 
     python bench/bench_gemm.py [--out bench/results/gemm-h200.json] [--shapes 1024,...,16384x16384x1024]
+                               [--engines cuda,mma]
 """
 from __future__ import annotations
 
@@ -91,6 +93,7 @@ def main():
     ap.add_argument("--moduli", default="12,13,14,15,16,17,18", help="ironkernels and GEMMul8 sweeps")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--samples", type=int, default=48)
+    ap.add_argument("--engines", default="cuda", help="ironkernels backends to time: cuda (cuBLAS products), mma")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator(device="cuda").manual_seed(2026)
@@ -143,17 +146,19 @@ def main():
             except RuntimeError as e:
                 print(f"cublas-emu-{mode}: not available on this device ({e})")
 
-        def measure_ours(plan_contract, **extra):
-            row = measure("ironkernels-cuda", lambda: ironkernels.gemm(a, b, contract=plan_contract, out=out), **extra)
-            _, rep = ironkernels.gemm(a, b, contract=plan_contract, out=out, report=True)
+        def measure_ours(engine, plan_contract, **extra):
+            run = lambda: ironkernels.gemm(a, b, contract=plan_contract, out=out, backend=engine)  # noqa: E731
+            row = measure(f"ironkernels-{engine}", run, **extra)
+            _, rep = ironkernels.gemm(a, b, contract=plan_contract, out=out, report=True, backend=engine)
             row["products"] = f"{rep['products']}, {rep['product_column_blocks']} column block(s)"  # tune()'s choice
 
-        nm, _ = Contract.native().resolve(k)
-        measure_ours(Contract.native(), moduli=nm, scaling="accurate", contract="native")
-        for scaling in ("fast", "accurate"):
-            for nm in moduli_sweep:
-                c = Contract(nm, scaling)
-                measure_ours(c, moduli=nm, scaling=scaling, contract=repr(c))
+        for engine in args.engines.split(","):
+            nm, _ = Contract.native().resolve(k)
+            measure_ours(engine, Contract.native(), moduli=nm, scaling="accurate", contract="native")
+            for scaling in ("fast", "accurate"):
+                for nm in moduli_sweep:
+                    c = Contract(nm, scaling)
+                    measure_ours(engine, c, moduli=nm, scaling=scaling, contract=repr(c))
         if gemmul8 is not None:
             for fast in (True, False):
                 for nm in moduli_sweep:
