@@ -1,14 +1,15 @@
 // The INT8 mma.sync rate the GEMM's mma engine is measured against: a register-only loop (every warp
 // issuing independent m16n8k32 mma.sync on registers, no memory traffic) and the engine's product
 // kernel (cuda/gemm/gemm_int8_mma.cuh) in several tile shapes on n × n × k products of random
-// residues, as TOPS (2mnk per product), median of 10 launches after 3 warm-ups; each shape's product
-// is checked against the engine's shape, bit for bit.
+// residues, and the wgmma experiment (gemm_int8_wgmma.cuh), as TOPS (2mnk per product), median of 10
+// launches after 3 warm-ups; each product is checked against the engine's shape, bit for bit.
 //
 // Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target gemm_mma_ceiling
 #include <cstdio>
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "gemm_int8_wgmma.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "gemm/gemm_int8_mma.cuh"
@@ -88,6 +89,13 @@ int main() {
     shape("256x128, 4x2 warps, 3 stages", mma::MmaTiles<256, 128, 4, 2, 3>{});
     shape("128x128, 2x2 warps, 4 stages", mma::MmaTiles<128, 128, 2, 2, 4>{});
     shape("128x128, 2x2 warps, 3 stages", mma::MmaTiles<128, 128, 2, 2, 3>{});
+    {  // the wgmma experiment (bench/gemm_int8_wgmma.cuh)
+      IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
+      const double ms = median_ms([&] { IK_CUDA_CHECK(ironkernels::bench::wgmma::int8_products(x, y, c, n, n, k, k, n, nullptr)); });
+      IK_CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
+      std::printf("int8_products_wgmma_kernel %-20s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", "128x256, 2 warpgroups", n, n,
+                  k, ms, 2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
+    }
     IK_CUDA_CHECK(cudaFree(ref));
     IK_CUDA_CHECK(cudaFree(x));
     IK_CUDA_CHECK(cudaFree(y));
