@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "common/ptx.cuh"
+#include "gemm/gemm_int8_mma.cuh"
 
 namespace ironkernels::bench::wgmma {
 namespace ptx = ironkernels::detail::ptx;
@@ -90,14 +91,10 @@ __global__ void __launch_bounds__(kThreads, 1) int8_products_wgmma_kernel(const 
 #pragma unroll
     for (int u = 0; u < kPerThread; ++u) {
       const int i = threadIdx.x + u * kThreads, line = i / 8, chunk = i % 8;
-      const bool of_x = line < kTileM;
-      const int tile_line = of_x ? line : line - kTileM;
-      const std::int64_t global_line = (of_x ? m0 : n0) + tile_line, k = s * kTileK + chunk * 16;
-      const bool valid = s < steps && global_line < (of_x ? rows : cols) && k < kc;
-      const int bytes = valid ? int(kc - k < 16 ? kc - k : 16) : 0;
-      const std::int8_t* src = (of_x ? x : y) + (valid ? global_line * ld + k : 0);
-      ptx::cp_async_16_prefix(stage + (of_x ? 0 : kTileM * kTileK) + tile_line * kTileK + ((chunk ^ (tile_line & 7)) << 4),
-                              src, bytes);
+      const detail::gemm_mma::StepChunk q =
+          detail::gemm_mma::step_chunk(x, y, line, kTileM, m0, n0, rows, cols, s * kTileK + chunk * 16, kc, ld, s < steps);
+      ptx::cp_async_16_prefix(
+          stage + (q.of_x ? 0 : kTileM * kTileK) + q.tile_line * kTileK + ((chunk ^ (q.tile_line & 7)) << 4), q.src, q.bytes);
     }
     ptx::cp_async_commit();
   };

@@ -39,6 +39,27 @@ __device__ __forceinline__ int swizzled(int line, int chunk) {
   return line * kTileK + ((chunk ^ ((line >> 1) & (kChunks - 1))) << 4);
 }
 
+// One 16-byte chunk of a K step's tiles: line `line` of the block's X lines (those below tile_m)
+// then its Y lines, at K offset k. `bytes` of it are data (0 … 16, zeros after: none past the lines,
+// past kc, or when the step is not `live`).
+struct StepChunk {
+  const std::int8_t* src;
+  int bytes, tile_line;  // tile_line: the line within its operand's tile
+  bool of_x;
+};
+__device__ __forceinline__ StepChunk step_chunk(const std::int8_t* x, const std::int8_t* y, int line, int tile_m,
+                                                std::int64_t m0, std::int64_t n0, std::int64_t rows, std::int64_t cols,
+                                                std::int64_t k, std::int64_t kc, std::int64_t ld, bool live) {
+  StepChunk q;
+  q.of_x = line < tile_m;
+  q.tile_line = q.of_x ? line : line - tile_m;
+  const std::int64_t global_line = (q.of_x ? m0 : n0) + q.tile_line;
+  const bool valid = live && global_line < (q.of_x ? rows : cols) && k < kc;
+  q.bytes = valid ? int(kc - k < 16 ? kc - k : 16) : 0;
+  q.src = (q.of_x ? x : y) + (valid ? global_line * ld + k : 0);
+  return q;
+}
+
 template <class Tiles>
 __global__ void __launch_bounds__(Tiles::kThreads) int8_products_kernel(const std::int8_t* __restrict__ x,
                                                                  const std::int8_t* __restrict__ y,
@@ -62,13 +83,8 @@ __global__ void __launch_bounds__(Tiles::kThreads) int8_products_kernel(const st
 #pragma unroll
     for (int u = 0; u < kPerThread; ++u) {
       const int i = threadIdx.x + u * kThreads, line = i / kChunks, chunk = i % kChunks;
-      const bool of_x = line < kTileM;
-      const int tile_line = of_x ? line : line - kTileM;
-      const std::int64_t global_line = (of_x ? m0 : n0) + tile_line, k = s * kTileK + chunk * 16;
-      const bool valid = s < steps && global_line < (of_x ? rows : cols) && k < kc;
-      const int bytes = valid ? int(kc - k < 16 ? kc - k : 16) : 0;
-      const std::int8_t* src = (of_x ? x : y) + (valid ? global_line * ld + k : 0);
-      ptx::cp_async_16_prefix(stage + (of_x ? 0 : kTileM * kTileK) + swizzled(tile_line, chunk), src, bytes);
+      const StepChunk q = step_chunk(x, y, line, kTileM, m0, n0, rows, cols, s * kTileK + chunk * 16, kc, ld, s < steps);
+      ptx::cp_async_16_prefix(stage + (q.of_x ? 0 : kTileM * kTileK) + swizzled(q.tile_line, chunk), q.src, q.bytes);
     }
     ptx::cp_async_commit();
   };
