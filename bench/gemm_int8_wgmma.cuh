@@ -138,16 +138,14 @@ __global__ void __launch_bounds__(kThreads, 1) int8_products_wgmma_kernel(const 
 }
 
 /// As gemm_mma::int8_products, on wgmma (sm_90a).
-inline cudaError_t int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows,
-                                 std::int64_t cols, std::int64_t kc, std::int64_t ld, std::int64_t ldc,
-                                 cudaStream_t stream) {
-  if (const cudaError_t e =
-          cudaFuncSetAttribute(int8_products_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes))
-    return e;
-  if (rows == 0 || cols == 0) return cudaSuccess;
+inline void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows,
+                          std::int64_t cols, std::int64_t kc, std::int64_t ld, std::int64_t ldc, int device,
+                          cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  detail::allow_smem(reinterpret_cast<const void*>(int8_products_wgmma_kernel), kSmemBytes, device);
   const dim3 grid(unsigned((rows + kTileM - 1) / kTileM), unsigned((cols + kTileN - 1) / kTileN));
   int8_products_wgmma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc);
-  return cudaGetLastError();
+  IK_CUDA_CHECK_LAUNCH("int8_products_wgmma_kernel");
 }
 
 }  // namespace ironkernels::bench::wgmma

@@ -32,14 +32,6 @@ __global__ void __launch_bounds__(256) register_mma_loop(int iterations, std::in
   if (s == 0x7fffffff) sink[0] = s;  // keeps the loop
 }
 
-__global__ void fill_random(std::int8_t* p, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u;
-    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
-    p[i] = std::int8_t(h >> 24);
-  }
-}
-
 template <class F>
 double median_ms(F&& launch) { return median_launch_ms(launch, 3, 10); }
 }  // namespace
@@ -67,18 +59,18 @@ int main() {
     IK_CUDA_CHECK(cudaMalloc(&x, std::size_t(n) * k));
     IK_CUDA_CHECK(cudaMalloc(&y, std::size_t(n) * k));
     IK_CUDA_CHECK(cudaMalloc(&c, std::size_t(n) * n * 4));
-    fill_random<<<1024, 256>>>(x, std::size_t(n) * k);
-    fill_random<<<1024, 256>>>(y, std::size_t(n) * k);
+    mma::fill_pseudo_random_kernel<<<1024, 256>>>(x, n * k);
+    mma::fill_pseudo_random_kernel<<<1024, 256>>>(y, n * k);
     IK_CUDA_CHECK(cudaGetLastError());
     std::int32_t* ref = nullptr;
     IK_CUDA_CHECK(cudaMalloc(&ref, std::size_t(n) * n * 4));
-    IK_CUDA_CHECK(mma::int8_products(x, y, ref, n, n, k, k, n, nullptr));
+    mma::int8_products(x, y, ref, n, n, k, k, n, 0, nullptr);
     std::vector<std::int32_t> want(std::size_t(n) * n), got(std::size_t(n) * n);
     IK_CUDA_CHECK(cudaMemcpy(want.data(), ref, want.size() * 4, cudaMemcpyDeviceToHost));
     auto shape = [&](const char* name, auto tiles) {
       using Tiles = decltype(tiles);
       IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
-      const double ms = median_ms([&] { IK_CUDA_CHECK(mma::int8_products<Tiles>(x, y, c, n, n, k, k, n, nullptr)); });
+      const double ms = median_ms([&] { mma::int8_products<Tiles>(x, y, c, n, n, k, k, n, 0, nullptr); });
       IK_CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
       std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", name, n, n, k, ms,
                   2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
@@ -91,7 +83,7 @@ int main() {
     shape("128x128, 2x2 warps, 3 stages", mma::MmaTiles<128, 128, 2, 2, 3>{});
     {  // the wgmma experiment (bench/gemm_int8_wgmma.cuh)
       IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
-      const double ms = median_ms([&] { IK_CUDA_CHECK(ironkernels::bench::wgmma::int8_products(x, y, c, n, n, k, k, n, nullptr)); });
+      const double ms = median_ms([&] { ironkernels::bench::wgmma::int8_products(x, y, c, n, n, k, k, n, 0, nullptr); });
       IK_CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
       std::printf("int8_products_wgmma_kernel %-20s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", "128x256, 2 warpgroups", n, n,
                   k, ms, 2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");

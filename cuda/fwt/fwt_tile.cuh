@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/launch.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "fwt/fwt_budgets.cuh"
@@ -51,19 +52,6 @@ inline KernelArgs make_args(const FwtPlan& p) {
 }
 
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
-
-// Raises a kernel's dynamic shared-memory limit above the 48 KB default, per (kernel, device),
-// whenever a launch needs more than what was set before.
-inline void allow_smem(const void* kernel, int bytes, int device) {
-  if (bytes <= 48 * 1024) return;
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, int> limit;
-  std::lock_guard<std::mutex> lock(mutex);
-  int& current = limit[{kernel, device}];
-  if (bytes <= current) return;
-  IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  current = bytes;
-}
 
 // compute() once per key for the process (device attributes and occupancies do not change); each
 // call site (a distinct lambda type) has its own cache.

@@ -438,17 +438,6 @@ std::int64_t product_block_columns(std::int64_t np) {
   return np / blocks >= kProductColumns / 2 ? np / blocks : np;
 }
 
-// Stand-in residues for tune(): the products' speed depends on the data (an all-zero product draws
-// less power and ran another algorithm fastest).
-__global__ void fill_pseudo_random_kernel(std::int8_t* p, std::int64_t count) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u ^ std::uint32_t(i >> 32);
-    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
-    p[i] = static_cast<std::int8_t>(h >> 24);
-  }
-}
-
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
   std::size_t counters, row_int[4], col_int[4], ra, rb, prod, residues, cublas, total;
@@ -490,7 +479,7 @@ struct GemmPlan::Impl {
       const std::int8_t* yb = y + j0 * kp;
       std::int32_t* cb = c + j0 * mp;
       if (backend == GemmBackend::mma) {
-        IK_CUDA_CHECK(detail::gemm_mma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, s));
+        detail::gemm_mma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
         continue;
       }
       const cublasStatus_t status =
@@ -815,8 +804,8 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   } pref_guard{lt, pref};
   const std::uint64_t max_ws = kCublasWorkspace;
   IK_CUBLAS_CHECK(lt->pref_set(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
-  fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(ra, p.mp * p.kp);
-  fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(rb, p.np * p.kp);
+  gemm_mma::fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(ra, p.mp * p.kp);
+  gemm_mma::fill_pseudo_random_kernel<<<1024, 256, 0, s>>>(rb, p.np * p.kp);
   IK_CUDA_CHECK_LAUNCH("fill_pseudo_random_kernel");
   Event start(p.device), stop(p.device);
   // Milliseconds of 3 products after a warm-up one; a candidate cuBLAS refuses gives -1.

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 
+#include "common/launch.cuh"
 #include "common/ptx.cuh"
+#include "core/cuda_check.hpp"
 
 namespace ironkernels::detail::gemm_mma {
 
@@ -137,18 +139,27 @@ __global__ void __launch_bounds__(Tiles::kThreads) int8_products_kernel(const st
 }
 
 /// C (rows × cols INT32, column-major, leading dimension ldc) = Xᵀ·Y over kc positions; X, Y: rows /
-/// cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned. Compute capability 8.0+.
+/// cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned, on `device` (compute
+/// capability 8.0+).
 template <class Tiles = ProductTiles>
-cudaError_t int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows,
-                          std::int64_t cols, std::int64_t kc, std::int64_t ld, std::int64_t ldc, cudaStream_t stream) {
-  // Per call: the attribute belongs to the current device's context.
-  if (const cudaError_t e = cudaFuncSetAttribute(int8_products_kernel<Tiles>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 Tiles::kSmemBytes))
-    return e;
-  if (rows == 0 || cols == 0) return cudaSuccess;
+void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows, std::int64_t cols,
+                   std::int64_t kc, std::int64_t ld, std::int64_t ldc, int device, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  allow_smem(reinterpret_cast<const void*>(int8_products_kernel<Tiles>), Tiles::kSmemBytes, device);
   const dim3 grid(unsigned((rows + Tiles::kTileM - 1) / Tiles::kTileM), unsigned((cols + Tiles::kTileN - 1) / Tiles::kTileN));
   int8_products_kernel<Tiles><<<grid, Tiles::kThreads, Tiles::kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc);
-  return cudaGetLastError();
+  IK_CUDA_CHECK_LAUNCH("int8_products_kernel");
+}
+
+// Stand-in residues for timing the products (their speed depends on the data: an all-zero product
+// draws less power).
+static __global__ void fill_pseudo_random_kernel(std::int8_t* p, std::int64_t count) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u ^ std::uint32_t(i >> 32);
+    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
+    p[i] = static_cast<std::int8_t>(h >> 24);
+  }
 }
 
 }  // namespace ironkernels::detail::gemm_mma
