@@ -48,6 +48,14 @@ __device__ __forceinline__ void cluster_sync() {
   cluster_wait_acquire();
 }
 
+/// bar.sync id, threads: a barrier of `threads` threads (whole warps) on named barrier `id` (1 … 15;
+/// 0 is __syncthreads'), for a subset of the block.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+#endif
+}
+
 /// %globaltimer: nanoseconds of the GPU's global timer.
 __device__ __forceinline__ unsigned long long global_timer_ns() {
   unsigned long long t;
@@ -261,6 +269,105 @@ __device__ __forceinline__ void mbarrier_wait_parity(unsigned long long* bar, un
       " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       " @!done bra wait_%=;\n}" ::"r"(shared_address(bar)),
       "r"(parity) : "memory");
+#else
+  __trap();
+#endif
+}
+
+// ------------------------------------------------------------------ tensor copies, wgmma, registers (sm_90a)
+// The wgmma and setmaxnreg instructions exist only in sm_90a code (the arch-specific feature set).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define IK_PTX_SM90A 1
+#endif
+
+/// cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: the box of the tensor
+/// map `map` (a __grid_constant__ kernel parameter) at coordinates (c0 innermost, c1) into shared
+/// memory at `dst`, completing as transaction bytes on `bar`; positions outside the tensor read as zero.
+__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int c0, int c1, unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(shared_address(bar))
+      : "memory");
+#else
+  __trap();
+#endif
+}
+/// prefetch.tensormap: the tensor map `map` (a kernel parameter) into the descriptor cache.
+__device__ __forceinline__ void prefetch_tensor_map(const void* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+#endif
+}
+
+/// setmaxnreg.dec.sync.aligned.u32 / setmaxnreg.inc.sync.aligned.u32: this warpgroup's registers per
+/// thread lowered / raised to COUNT (a multiple of 8 in 24 … 256).
+template <int COUNT>
+__device__ __forceinline__ void setmaxnreg_dec() {
+#ifdef IK_PTX_SM90A
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(COUNT));
+#endif
+}
+template <int COUNT>
+__device__ __forceinline__ void setmaxnreg_inc() {
+#ifdef IK_PTX_SM90A
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(COUNT));
+#endif
+}
+
+/// wgmma.fence.sync.aligned: register accesses before it are ordered before the warpgroup's next wgmma.
+__device__ __forceinline__ void wgmma_fence() {
+#ifdef IK_PTX_SM90A
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+/// wgmma.commit_group.sync.aligned: the warpgroup's uncommitted wgmma become one group.
+__device__ __forceinline__ void wgmma_commit_group() {
+#ifdef IK_PTX_SM90A
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+/// wgmma.wait_group.sync.aligned PENDING: all but the newest PENDING groups have completed.
+template <int PENDING>
+__device__ __forceinline__ void wgmma_wait_group() {
+#ifdef IK_PTX_SM90A
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+/// wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8: d (64 × 256 INT32, 128 registers per thread)
+/// += A (64 × 32 INT8, K-major, shared-memory descriptor a) · B (32 × 256, K-major, descriptor b),
+/// exact. Asynchronous: d is defined after wgmma_wait_group.
+__device__ __forceinline__ void wgmma_m64n256k32_s8(std::int32_t (&d)[128], std::uint64_t a, std::uint64_t b) {
+#ifdef IK_PTX_SM90A
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, "
+      "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, "
+      "%42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+      "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, "
+      "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, "
+      "%101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
+      "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127 "
+      "}, %128, %129, 1;"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]),
+        "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]),
+        "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]),
+        "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]),
+        "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]),
+        "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]),
+        "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]),
+        "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), "+r"(d[64]),
+        "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), "+r"(d[72]),
+        "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), "+r"(d[80]),
+        "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), "+r"(d[88]),
+        "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), "+r"(d[96]),
+        "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), "+r"(d[104]),
+        "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]),
+        "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]),
+        "+r"(d[119]), "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]),
+        "+r"(d[126]), "+r"(d[127])
+      : "l"(a), "l"(b));
 #else
   __trap();
 #endif

@@ -1,6 +1,6 @@
-// Ozaki scheme II on CUDA: the INT8 products through cuBLAS or the library's mma.sync kernel
-// (gemm_int8_mma.cuh), every other stage here. Each per-element step is the function the CPU
-// reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
+// Ozaki scheme II on CUDA: the INT8 products through cuBLAS or the library's mma.sync or wgmma
+// kernels (gemm_int8_mma.cuh, gemm_int8_wgmma.cuh), every other stage here. Each per-element step is
+// the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)
@@ -8,11 +8,13 @@
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
 //   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
-//   5. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, or mma.sync), and
+//   5. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, mma.sync or
+//      wgmma), and
 //   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
 //      K in one chunk (<= 2^16): per slab of C's columns, every modulus's product, then the slab's
 //      reconstruction, which reduces the INT32 products itself. Longer K: in chunks of 2^16, each
-//      group of products reduced by reduce_kernel into residue planes, then one reconstruction.
+//      group of products reduced by reduce_kernel into residue planes, then one reconstruction. The
+//      wgmma engine always takes the planes' path, its products reduced in their own epilogue.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -28,6 +30,7 @@
 #include "gemm/cublas_loader.hpp"
 #include "gemm/gemm_checks.hpp"
 #include "gemm/gemm_int8_mma.cuh"
+#include "gemm/gemm_int8_wgmma.cuh"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/gemm.hpp"
@@ -451,7 +454,7 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
-  GemmBackend backend;  // cublas or mma (automatic resolved)
+  GemmBackend backend;  // cublas, mma or wgmma (automatic resolved)
   int group;  // moduli whose INT32 products are held at once (residue planes)
   // > 0: C in slabs of this many columns, the INT32 products of every modulus held for one slab and
   // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
@@ -482,6 +485,10 @@ struct GemmPlan::Impl {
         detail::gemm_mma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
         continue;
       }
+      if (backend == GemmBackend::wgmma) {
+        detail::gemm_wgmma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
+        continue;
+      }
       const cublasStatus_t status =
           sh.use_lt ? detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, yb, sh.b, &zero, cb, sh.c, cb, sh.c,
                                                       &sh.algo, cublas_workspace, detail::kCublasWorkspace, s)
@@ -508,6 +515,27 @@ struct GemmPlan::Impl {
   }
 };
 
+bool gemm_backend_available(GemmBackend backend, Device device) {
+  if (device.type != DeviceType::cuda) return false;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || device.id < 0 || device.id >= count) return false;
+  int major = 0;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device.id));
+  switch (backend) {
+    case GemmBackend::automatic:
+    case GemmBackend::cublas:
+      try {
+        detail::cublas_api();
+        return true;
+      } catch (const UnsupportedError&) {
+        return false;
+      }
+    case GemmBackend::mma: return major >= 8;
+    case GemmBackend::wgmma: return detail::gemm_wgmma::available(device.id);
+  }
+  return false;
+}
+
 GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
                    Device device, GemmBackend backend)
     : impl_(std::make_unique<Impl>()) {
@@ -517,7 +545,9 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const CheckedContract checked = check_contract(contract, k);
   Impl& p = *impl_;
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
-  p.backend = backend == GemmBackend::automatic ? GemmBackend::cublas : backend;
+  if (backend == GemmBackend::automatic)  // wgmma wherever it runs (faster than cuBLAS: bench/DECISIONS.md)
+    backend = gemm_wgmma::available(device.id) ? GemmBackend::wgmma : GemmBackend::cublas;
+  p.backend = backend;
   if (p.backend == GemmBackend::mma) {
     int major = 0;
     IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device.id));
@@ -525,6 +555,9 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
       raise<ValueError>("GemmPlan: backend mma needs compute capability 8.0 or newer; ", device_name(device), " has ",
                         major, ".x");
   }
+  if (p.backend == GemmBackend::wgmma && !gemm_wgmma::available(device.id))
+    raise<ValueError>("GemmPlan: backend wgmma needs compute capability 9.0 and a build with sm_90a code; ",
+                      device_name(device), " or this build does not qualify");
   p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
   if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const auto& moduli = gemm_moduli();
@@ -537,7 +570,10 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const std::size_t planes = std::size_t(contract.moduli) * p.mp * p.np;
   // Slabs as wide as tune()'s column blocks, where K is one chunk and the slab's INT32 products take
   // at most twice the bytes of the residue planes and the product buffer they replace.
-  if (p.mp > 0 && p.np > 0 && p.kp > 0 && p.kp <= ozaki::kChunkK) {
+  // The wgmma engine writes residue planes itself (its fused epilogue): no slabs, no INT32 products
+  // beyond accurate scaling's bound.
+  const bool fused = p.backend == GemmBackend::wgmma;
+  if (!fused && p.mp > 0 && p.np > 0 && p.kp > 0 && p.kp <= ozaki::kChunkK) {
     const std::int64_t slab = product_block_columns(p.np);
     if (std::size_t(contract.moduli) * p.mp * std::size_t(slab) * 4 <= 2 * (std::size_t(p.group) * product_bytes + planes))
       p.slab = slab;
@@ -558,7 +594,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄ (mp × np).
   w.prod = take(p.slab ? std::max(std::size_t(contract.moduli) * p.mp * std::size_t(p.slab) * 4, product_bytes)
-                       : std::size_t(p.group) * product_bytes);
+                : fused ? (contract.scaling == GemmScaling::accurate ? product_bytes : 0)
+                        : std::size_t(p.group) * product_bytes);
   w.residues = take(p.slab ? 0 : planes);  // residue planes of C
   w.cublas = take(p.backend == GemmBackend::cublas ? kCublasWorkspace : 0);
   w.total = at;
@@ -712,7 +749,17 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     if (p.k == 0) {
       IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
     } else {
-      for (int t0 = 0; t0 < p.mods.count; t0 += p.group) {
+      if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue
+        for (int t = 0; t < p.mods.count; ++t)
+          for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+            const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));
+            for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
+              gemm_wgmma::int8_product_residues(ra + t * p.mp * p.kp + l0, rb + (t * p.np + j0) * p.kp + l0,
+                                                res + t * per_product + j0 * p.mp, p.mp, sh.nc, sh.kc, p.kp, p.mp,
+                                                p.mods.c[t], l0 > 0, p.device.id, s);
+          }
+      }
+      for (int t0 = 0; p.backend != GemmBackend::wgmma && t0 < p.mods.count; t0 += p.group) {
         const int group = std::min(p.group, p.mods.count - t0);
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
           int8_products(t0, group, l0, std::min(oz::kChunkK, p.kp - l0), 0, p.np);
@@ -755,6 +802,7 @@ bool GemmPlan::tuned() const { return impl_->tuned; }
 
 const char* GemmPlan::products_backend() const {
   if (impl_->backend == GemmBackend::mma) return "mma.sync";
+  if (impl_->backend == GemmBackend::wgmma) return "wgmma";
   return impl_->shape_count && impl_->shapes[0].use_lt ? "cublasLt" : "cublasGemmEx";
 }
 

@@ -1,8 +1,8 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
-Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through cuBLAS or
-the library's mma.sync kernel); both compute the same integers and round once, so their results agree
-bit for bit."""
+Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through the
+library's wgmma or mma.sync kernels or cuBLAS); all compute the same integers and round once, so their
+results agree bit for bit."""
 from __future__ import annotations
 
 import atexit
@@ -18,7 +18,7 @@ from ._interop import (call_core, device_of, dtype_name, empty, empty_like, fram
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
 MAX_K: int = int(_core.GEMM_MAX_K)
-BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma")
+BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma", "wgmma")
 """gemm's backend values: by the arrays' device, the CPU reference, CUDA, CUDA on one INT8 product engine."""
 
 # Contract.native(): the fewest moduli (accurate scaling) whose max relative error was no worse than
@@ -207,9 +207,10 @@ def gemm(
         trans_a, trans_b: use the transpose of a / b.
         contract: :class:`Contract`; default ``Contract.native()``.
         backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device);
-            on CUDA arrays also the INT8 product engine: ``"cublas"`` (what ``"cuda"`` runs) or
-            ``"mma"`` (the library's mma.sync kernel, compute capability 8.0+). Every engine gives the
-            same bits.
+            on CUDA arrays also the INT8 product engine: ``"wgmma"`` (the library's TMA and wgmma
+            kernel, compute capability 9.0; what ``"auto"`` and ``"cuda"`` run where it is available),
+            ``"cublas"`` (what they run elsewhere) or ``"mma"`` (the library's mma.sync kernel, compute
+            capability 8.0+). Every engine gives the same bits.
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
             current stream. The call does not synchronise (unless ``report=True``), except the first
@@ -264,7 +265,7 @@ def gemm(
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
     if cuda:
-        products = backend if backend in ("cublas", "mma") else "auto"
+        products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
         plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products))
     if out is None:
         out = empty_like(a, (ma, nb))

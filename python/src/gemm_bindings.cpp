@@ -24,7 +24,8 @@ GemmBackend parse_products(const std::string& products) {
   if (products == "auto") return GemmBackend::automatic;
   if (products == "cublas") return GemmBackend::cublas;
   if (products == "mma") return GemmBackend::mma;
-  raise<ValueError>("gemm: INT8 product engine '", products, "'; accepted: 'auto', 'cublas', 'mma'");
+  if (products == "wgmma") return GemmBackend::wgmma;
+  raise<ValueError>("gemm: INT8 product engine '", products, "'; accepted: 'auto', 'cublas', 'mma', 'wgmma'");
 }
 
 nb::dict report_dict(const GemmReport& rep) {
@@ -67,6 +68,10 @@ void bind_gemm(nb::module_& m) {
   }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
      nb::arg("beta"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"),
      "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm).");
+
+  m.def("gemm_engine_available", [](const std::string& products, int device_id) {
+    return gemm_backend_available(parse_products(products), Device{DeviceType::cuda, device_id});
+  }, nb::arg("products"), nb::arg("device_id"), "Whether this INT8 product engine can run on the CUDA device.");
 
   nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
       .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,

@@ -35,13 +35,21 @@ def assert_bitwise(got, want):
 
 
 SHAPES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (17, 33, 1), (33, 70, 45), (128, 128, 128), (257, 96, 300), (512, 512, 512)]
-PRODUCTS = {"cuda": ("cublasGemmEx", "cublasLt"), "mma": ("mma.sync",)}
+PRODUCTS = {"cuda": ("cublasGemmEx", "cublasLt", "wgmma"), "mma": ("mma.sync",), "wgmma": ("wgmma",)}
+
+
+def skip_unavailable(engine):
+    from ironkernels import _core
+
+    if engine != "cuda" and not _core.gemm_engine_available(engine, 0):
+        pytest.skip(f"the {engine} engine does not run on this GPU / build")
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])
-@pytest.mark.parametrize("backend", ["cuda", "mma"])
+@pytest.mark.parametrize("backend", ["cuda", "mma", "wgmma"])
 def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, backend):
+    skip_unavailable(backend)
     for phi, moduli in ((0.5, 14), (2.0, 16), (4.0, 20)):
         a, b = gemm_family(rng, (m, k), phi), gemm_family(rng, (k, n), phi)
         contract = Contract(moduli=moduli, scaling=scaling)
@@ -55,33 +63,38 @@ def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, backend):
         assert rep["backend"] == "cuda" and rep["products_ms"] >= 0 and rep["products"] in PRODUCTS[backend]
 
 
-@pytest.mark.parametrize("m, n, k", [(130, 270, 200), (300, 129, 1040), (16, 20, 70000), (600, 650, 700)])
+@pytest.mark.parametrize("m, n, k", [(130, 270, 200), (300, 129, 1040), (16, 20, 70000), (600, 650, 700), (2300, 300, 64)])
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])
-def test_mma_products_bitwise_equal_to_cpu_and_cublas(torch, rng, m, n, k, scaling):
-    """The mma.sync engine past its tiles' edges (m, n not multiples of 128, k of 64), K past one
-    chunk (2^16), under both scalings (accurate's bound product has k / 4 positions): the CPU's bits,
-    and the cuBLAS engine's."""
+@pytest.mark.parametrize("engine", ["mma", "wgmma"])
+def test_own_products_bitwise_equal_to_cpu_and_cublas(torch, rng, m, n, k, scaling, engine):
+    """The library's engines past their tiles' edges (m, n not multiples of 128 / 256, k of 64 /
+    128), K past one chunk (2^16), under both scalings (accurate's bound product has k / 4
+    positions): the CPU's bits, and the cuBLAS engine's."""
+    skip_unavailable(engine)
     a, b = gemm_family(rng, (m, k), 1.0), gemm_family(rng, (k, n), 1.0)
     contract = Contract(moduli=16, scaling=scaling)
     want = gemm(a, b, contract=contract)
     ga, gb = on_gpu(torch, a), on_gpu(torch, b)
-    for backend in ("mma", "cublas"):
+    for backend in (engine, "cublas"):
         assert_bitwise(gemm(ga, gb, contract=contract, out=poisoned(torch, (m, n)), backend=backend), want)
 
 
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])
-def test_column_slabs_bitwise_equal_to_cpu(torch, rng, scaling):
-    """Wide C with k in one chunk runs in column slabs (n = 12280: two slabs of 6144, the last one
-    ragged), each reconstructed from its own INT32 products; tuned in blocks inside a slab too."""
+@pytest.mark.parametrize("engine", ["cublas", "wgmma"])
+def test_column_blocks_bitwise_equal_to_cpu(torch, rng, scaling, engine):
+    """Wide C with k in one chunk: cuBLAS runs it in column slabs (n = 12280: two slabs of 6144, the
+    last one ragged), each reconstructed from its own INT32 products; the wgmma engine writes residue
+    planes. Both also in forced column blocks (inside a slab for cuBLAS)."""
     from ironkernels import _core
 
+    skip_unavailable(engine)
     m, n, k = 19, 12280, 40
     a, b = gemm_family(rng, (m, k), 2.0), gemm_family(rng, (k, n), 2.0)
     contract = Contract(moduli=15, scaling=scaling)
     want = gemm(a, b, contract=contract)
-    got = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=poisoned(torch, (m, n)))
+    got = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=poisoned(torch, (m, n)), backend=engine)
     assert_bitwise(got, want)
-    plan = _core.GemmPlan(m, n, k, False, False, 15, scaling, 0)
+    plan = _core.GemmPlan(m, n, k, False, False, 15, scaling, 0, engine)
     ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     plan.tune(ws, stream, columns_per_call=2048)
@@ -157,7 +170,7 @@ def test_tuned_products_give_the_same_bits(torch, k):
     g = torch.Generator(device="cuda").manual_seed(k)
     a = torch.randn(m, k, dtype=torch.float64, device="cuda", generator=g)
     b = torch.randn(k, n, dtype=torch.float64, device="cuda", generator=g).T.contiguous().T  # column-major
-    plan = _core.GemmPlan(m, n, k, False, False, 14, "accurate", 0)
+    plan = _core.GemmPlan(m, n, k, False, False, 14, "accurate", 0, "cublas")
     ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     untuned, tuned = poisoned(torch, (m, n)), poisoned(torch, (m, n))

@@ -71,10 +71,14 @@ GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayVie
 /// The engine of the CUDA backend's INT8 products. Every engine computes the same exact INT32
 /// products, so results are bit-identical whichever runs.
 enum class GemmBackend : std::uint8_t {
-  automatic,  ///< cublas (faster than mma on H200: bench/DECISIONS.md)
+  automatic,  ///< wgmma where available, else cublas (the fastest on H200: bench/DECISIONS.md)
   cublas,     ///< cublasGemmEx, or the cuBLASLt algorithm tune() chose
   mma,        ///< the library's mma.sync kernel (compute capability 8.0+; no cuBLAS needed)
+  wgmma,      ///< the library's TMA + wgmma kernel (compute capability 9.0, a build with sm_90a code)
 };
+
+/// Whether `backend` can run the INT8 products on CUDA device `device` with this build.
+bool gemm_backend_available(GemmBackend backend, Device device);
 
 /// Milliseconds per phase of one GPU run: scaling (scans, bounds, residues), the INT8 products with
 /// their modular reductions, and the reconstruction. Where K is one chunk (<= 2^16) C runs in column
@@ -117,7 +121,7 @@ class GemmPlan {
   /// to 16 without slabs), whatever the size, and without cuBLASLt runs cublasGemmEx in them.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream, std::int64_t columns_per_call = 0);
   bool tuned() const;
-  /// "mma.sync" (GemmBackend::mma), else "cublasLt" where tune() chose a cuBLASLt algorithm for the
+  /// "mma.sync" (GemmBackend::mma), "wgmma" (GemmBackend::wgmma), else "cublasLt" where tune() chose a cuBLASLt algorithm for the
   /// plan's main product shape, else "cublasGemmEx".
   const char* products_backend() const;
   /// Calls per INT8 product of the main shape (column blocks of C tune() chose; 1 untuned).

@@ -6,6 +6,8 @@ namespace ironkernels {
 
 struct GemmPlan::Impl {};
 
+bool gemm_backend_available(GemmBackend, Device) { return false; }
+
 GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device, GemmBackend) {
   raise<UnsupportedError>("gemm: this build of ironkernels has no CUDA backend; use backend='cpu' (gemm_reference)");
 }
