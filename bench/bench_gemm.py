@@ -153,8 +153,9 @@ def main():
             row["products"] = f"{rep['products']}, {rep['product_column_blocks']} column block(s)"  # tune()'s choice
 
         for engine in args.engines.split(","):
-            nm, _ = Contract.native().resolve(k)
-            measure_ours(engine, Contract.native(), moduli=nm, scaling="accurate", contract="native")
+            native_rep = ironkernels.native_moduli(a, b)
+            measure_ours(engine, Contract.native(), moduli=native_rep["moduli"], scaling="accurate", contract="native",
+                         **{key: native_rep[key] for key in ("native_bound", "native_target", "spread_a", "spread_b")})
             for scaling in ("fast", "accurate"):
                 for nm in moduli_sweep:
                     c = Contract(nm, scaling)

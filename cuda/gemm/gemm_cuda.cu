@@ -31,6 +31,7 @@
 #include "gemm/gemm_checks.hpp"
 #include "gemm/gemm_int8_mma.cuh"
 #include "gemm/gemm_int8_wgmma.cuh"
+#include "gemm/gemm_native.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/gemm.hpp"
@@ -186,6 +187,52 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
     scan_lines_kernel<false><<<dim3(unsigned((x.rows + 31) / 32), unsigned(chunks)), block, 0, s>>>(x, info);
   }
   IK_CUDA_CHECK_LAUNCH("scan_lines_kernel");
+}
+
+// ------------------------------------------------------------------ Contract.native()'s spreads
+// After scan_lines_kernel (each line's largest exponent E and Inf/NaN flag): each line's nonzeros and
+// Σ (x·2^-E)², then the largest nnz / Σ over the finite, nonzero lines (gemm_native.hpp).
+struct SpreadSums {
+  double* sum;
+  int* nonzeros;
+};
+__global__ void init_spreads_kernel(LineInfo info, SpreadSums sums, std::int64_t lines,
+                                    unsigned long long* worst) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < lines) info.exponent[i] = oz::kNoExponent, info.nonfinite[i] = 0, sums.sum[i] = 0.0, sums.nonzeros[i] = 0;
+  if (i == 0) *worst = __double_as_longlong(1.0);
+}
+template <bool kPositionsContiguous>
+__global__ void spread_sums_kernel(Lines x, LineInfo info, SpreadSums sums) {  // the scan's grid and blocks
+  const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
+  const std::int64_t l1 = min(x.cols, l0 + kScanChunk);
+  const std::int64_t line = kPositionsContiguous ? tile * 8 + threadIdx.y : tile * 32 + threadIdx.x;
+  double sum = 0.0;
+  int count = 0;
+  if (line < x.rows && !info.nonfinite[line]) {
+    const int e = info.exponent[line];
+    const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+    for (std::int64_t l = l0 + start; l < l1; l += step) {
+      const double v = x(line, l);
+      if (v == 0.0) continue;
+      const double scaled = ldexp(v, -e);
+      sum += scaled * scaled, ++count;
+    }
+  }
+  if constexpr (kPositionsContiguous) {
+    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    count = __reduce_add_sync(0xffffffffu, count);
+    if (threadIdx.x != 0) return;
+  }
+  if (line >= x.rows || count == 0) return;
+  atomicAdd(&sums.sum[line], sum);
+  atomicAdd(&sums.nonzeros[line], count);
+}
+__global__ void max_spread_kernel(LineInfo info, SpreadSums sums, std::int64_t lines, unsigned long long* worst) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= lines || info.nonfinite[i] || sums.nonzeros[i] == 0) return;
+  // Positive doubles order as their bit patterns.
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(sums.nonzeros[i]) / sums.sum[i])));
 }
 
 // Tiles of 32 lines × 128 positions through shared memory: read along the matrix's contiguous
@@ -447,6 +494,51 @@ struct WorkspaceLayout {
 };
 
 }  // namespace
+
+std::pair<double, double> max_spread_squared_cuda(const StridedLines& a, const StridedLines& b, Device device,
+                                                  Stream stream) {
+  DeviceGuard guard(device);
+  auto s = static_cast<cudaStream_t>(stream);
+  const std::int64_t lines = a.lines + b.lines;
+  if (a.positions == 0 || lines == 0) return {1.0, 1.0};
+  void* scratch = nullptr;  // per line: exponent, Inf/NaN flag, nonzeros (ints), Σ (double); 2 maxima
+  const std::size_t doubles = std::size_t(lines) + 2;
+  IK_CUDA_CHECK(cudaMallocAsync(&scratch, doubles * 8 + std::size_t(lines) * 12, s));
+  auto* sum = static_cast<double*>(scratch);
+  auto* worst = reinterpret_cast<unsigned long long*>(sum + lines);
+  int* ints = reinterpret_cast<int*>(sum + doubles);
+  const int threads = 256;
+  const StridedLines* sides[2] = {&a, &b};
+  std::int64_t first = 0;
+  for (int side = 0; side < 2; ++side) {
+    const StridedLines& x = *sides[side];
+    const Lines view{x.data, x.lines, x.positions, x.line_stride, x.position_stride};
+    const LineInfo info{ints + first, ints + lines + first, nullptr, nullptr};
+    const SpreadSums sums{sum + first, ints + 2 * lines + first};
+    init_spreads_kernel<<<blocks_for(std::max<std::int64_t>(x.lines, 1), threads), threads, 0, s>>>(
+        info, sums, x.lines, worst + side);
+    IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
+    if (x.lines > 0) {
+      scan_lines(view, info, s);
+      const dim3 block(32, 8);
+      const unsigned chunks = unsigned((x.positions + kScanChunk - 1) / kScanChunk);
+      if (view.cs == 1)
+        spread_sums_kernel<true><<<dim3(unsigned((x.lines + 7) / 8), chunks), block, 0, s>>>(view, info, sums);
+      else
+        spread_sums_kernel<false><<<dim3(unsigned((x.lines + 31) / 32), chunks), block, 0, s>>>(view, info, sums);
+      IK_CUDA_CHECK_LAUNCH("spread_sums_kernel");
+      max_spread_kernel<<<blocks_for(x.lines, threads), threads, 0, s>>>(info, sums, x.lines, worst + side);
+      IK_CUDA_CHECK_LAUNCH("max_spread_kernel");
+    }
+    first += x.lines;
+  }
+  double host[2];
+  IK_CUDA_CHECK(cudaMemcpyAsync(host, worst, sizeof host, cudaMemcpyDeviceToHost, s));
+  IK_CUDA_CHECK(cudaFreeAsync(scratch, s));
+  IK_CUDA_CHECK(cudaStreamSynchronize(s));
+  return {host[0], host[1]};
+}
+
 }  // namespace detail
 
 struct GemmPlan::Impl {

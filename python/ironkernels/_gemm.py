@@ -21,12 +21,6 @@ MAX_K: int = int(_core.GEMM_MAX_K)
 BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma", "wgmma")
 """gemm's backend values: by the arrays' device, the CPU reference, CUDA, CUDA on one INT8 product engine."""
 
-# Contract.native(): the fewest moduli (accurate scaling) whose max relative error was no worse than
-# native DGEMM's on the φ = 0.5 and φ = 2 families, by inner dimension: (largest k, moduli). Measured
-# (bench/results/gemm-accuracy-h200.json, H200, n = k = 1024, 8192, 16384): 15 moduli suffice for
-# φ = 0.5 but not for φ = 2 (1.8e-12 against native 5.2e-13 at 16384), 16 suffice for both with
-# margin (1.9e-13); the CPU reference at n = 256 agrees (docs/history/bench-notes.md, gemm sections).
-_NATIVE_MODULI = ((1 << 20, 16),)
 
 
 def fast_bits(moduli: int, k: int) -> tuple:
@@ -46,8 +40,11 @@ class Contract:
     - ``Contract(moduli=n, scaling="accurate")``: exactly n moduli.
     - ``Contract(bits=b)``: the fewest moduli that keep at least b bits per row and column for the
       call's k (b ≤ 62).
-    - ``Contract.native()``: the fewest moduli whose error was measured no worse than native DGEMM's
-      (accurate scaling, chosen by k).
+    - ``Contract.native()``: resolved per call, from the operands: the fewest moduli whose error
+      bound on this A and B is no worse than native DGEMM's (probabilistic) standard bound, both in
+      the row-column form β·‖a_i‖₂·‖b_j‖₂; ours follows from each line's exponent spread √nnz·2^E/‖line‖₂
+      and the bits kept (``ironkernels/gemm.hpp``, ``gemm_native_contract``). ``report=True`` returns the
+      count, both bounds and the spreads. Accurate scaling.
 
     scaling ``"fast"``: shifts from the largest exponent of each row/column.
     scaling ``"accurate"`` (default): rows of op(A) and columns of op(B) keep as many bits as a
@@ -76,15 +73,21 @@ class Contract:
 
     @classmethod
     def native(cls) -> "Contract":
-        c = cls(moduli=_NATIVE_MODULI[-1][1])
+        c = cls(moduli=2)
         c.moduli = None
         c._native = True
         return c
 
+    @property
+    def is_native(self) -> bool:
+        """Whether the count is resolved per call from the operands (Contract.native())."""
+        return self._native
+
     def resolve(self, k: int) -> tuple:
-        """(moduli, scaling) for a product with inner dimension k."""
+        """(moduli, scaling) for a product with inner dimension k (not for Contract.native(), whose
+        count depends on the operands: see :func:`native_moduli`)."""
         if self._native:
-            return next(nm for kmax, nm in _NATIVE_MODULI if k <= kmax), self.scaling
+            raise ValueError("Contract.native() is resolved from the operands; use ironkernels.native_moduli(a, b)")
         if self.moduli is not None:
             return self.moduli, self.scaling
         for nm in range(2, len(MODULI) + 1):
@@ -104,6 +107,24 @@ class Contract:
 
     def __hash__(self) -> int:
         return hash(repr(self))
+
+
+def native_moduli(a: Any, b: Any, *, trans_a: bool = False, trans_b: bool = False, stream: Any = None) -> dict:
+    """Contract.native() resolved for op(a)·op(b) (host or CUDA float64 matrices; on CUDA it runs on
+    `stream` and waits for it): ``moduli``, ``native_bound`` (ours, β at that count), ``native_target``
+    (native DGEMM's, √k·u) and the exponent spreads ``spread_a``, ``spread_b``."""
+    arrays = {"a": a, "b": b}
+    for name, x in arrays.items():
+        framework_of(x, f"gemm: {name}")
+        if dtype_name(x) != "float64":
+            raise TypeError(f"gemm: {name} has dtype {dtype_name(x)}; accepted: float64")
+        _shape2(x, name)
+    where = device_of(a)
+    if device_of(b) != where:
+        raise ValueError(f"gemm: b is on {device_of(b)} but a is on {where}; all arrays must be on one device")
+    handle = resolve_stream(stream, a, where) if where[0] == "cuda" else 0
+    return call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b), handle),
+                     arrays, "float64")
 
 
 def _shape2(x: Any, name: str) -> tuple:
@@ -257,13 +278,19 @@ def gemm(
             raise ValueError(f"gemm: {name} has shape {_shape2(arrays[name], name)}; expected ({ma}, {nb})")
     if ka > MAX_K:
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K}")
-    moduli, scaling = contract.resolve(max(ka, 1))
     use_c = c is not None and beta != 0.0
     if out is not None:  # every check on out before anything is written (c is copied into it first)
         inputs = [("a", a), ("b", b)] + ([("c", c)] if use_c else [])
         call_core("gemm", lambda: _core.check_output("gemm", "out", out, inputs, same_as="c"), arrays, "float64")
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
+    native = None
+    if contract.is_native:
+        native = call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b),
+                                                                      handle if cuda else 0), arrays, "float64")
+        moduli, scaling = native["moduli"], contract.scaling
+    else:
+        moduli, scaling = contract.resolve(max(ka, 1))
     if cuda:
         products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
         plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products))
@@ -287,6 +314,6 @@ def gemm(
             trans_b=bool(trans_b), moduli=moduli, scaling=scaling), arrays, "float64")
         rep["backend"] = "cpu-reference"
     if report:
-        rep.update(scaling=scaling, moduli_set=MODULI[:moduli], contract=repr(contract))
+        rep.update(scaling=scaling, moduli_set=MODULI[:moduli], contract=repr(contract), **(native or {}))
         return out, rep
     return out

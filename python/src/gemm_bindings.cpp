@@ -69,6 +69,27 @@ void bind_gemm(nb::module_& m) {
      nb::arg("beta"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"),
      "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm).");
 
+  m.def("gemm_native_contract", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, bool trans_a, bool trans_b,
+                                    std::uintptr_t stream) {
+    const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64");
+    GemmNativeChoice c;
+    {
+      nb::gil_scoped_release release;
+      c = gemm_native_contract(av, bv, trans_a, trans_b, python::to_stream(stream));
+    }
+    nb::dict d;
+    d["moduli"] = c.moduli;
+    d["native_bound"] = c.bound;
+    d["native_target"] = c.target;
+    d["spread_a"] = c.spread_a;
+    d["spread_b"] = c.spread_b;
+    return d;
+  }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("stream"),
+     "Contract.native() resolved for these operands (waits for `stream` on CUDA).");
+  m.def("gemm_native_choice", [](double spread_a, double spread_b, std::int64_t k) {
+    const GemmNativeChoice c = gemm_native_choice(spread_a, spread_b, k);
+    return nb::make_tuple(c.moduli, c.bound, c.target);
+  }, nb::arg("spread_a"), nb::arg("spread_b"), nb::arg("k"), "(moduli, bound, target) of Contract.native() from the spreads.");
   m.def("gemm_engine_available", [](const std::string& products, int device_id) {
     return gemm_backend_available(parse_products(products), Device{DeviceType::cuda, device_id});
   }, nb::arg("products"), nb::arg("device_id"), "Whether this INT8 product engine can run on the CUDA device.");

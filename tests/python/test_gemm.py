@@ -119,8 +119,9 @@ def test_deterministic_and_report(rng):
     a, b = family(rng, (33, 45), 2.0), family(rng, (45, 29), 2.0)
     first, rep = gemm(a, b, report=True)  # the default contract is Contract.native()
     np.testing.assert_array_equal(first, gemm(a, b))
-    nm = Contract.native().resolve(45)[0]
+    nm = ironkernels.native_moduli(a, b)["moduli"]
     assert rep["moduli"] == nm and rep["moduli_set"] == ironkernels._gemm.MODULI[:nm]
+    assert rep["native_bound"] <= rep["native_target"]
     assert rep["scaling"] == "accurate" and rep["contract"] == "Contract.native()"
     assert rep["bits_a"] + rep["bits_b"] > 90 and rep["backend"] == "cpu-reference"
 
@@ -186,3 +187,62 @@ def test_bad_shapes_dtypes_contracts():
     with pytest.raises(ValueError, match="shape"):
         gemm(np.ones((2, 3)), np.ones((3, 3)), out=out)
     assert (out == 7.0).all()
+
+
+def numpy_spread(lines):
+    """max over the finite, nonzero lines (rows of `lines`) of √nnz · 2^E / ‖line‖₂, |x| < 2^E."""
+    worst = 1.0
+    for x in lines:
+        nz = x[x != 0]
+        if not np.isfinite(x).all() or nz.size == 0:
+            continue
+        e = int(np.frexp(np.abs(nz))[1].max())  # |x| < 2^e
+        worst = max(worst, float(np.sqrt(nz.size / np.sum(np.ldexp(nz, -e) ** 2))))
+    return worst
+
+
+def test_native_spreads_match_an_independent_computation(rng):
+    a = family(rng, (37, 90), 2.0)
+    a[3] = 0.0            # all-zero row: left out
+    a[5, 7] = np.inf      # Inf row: computed natively, left out
+    a[6, :80] = 0.0       # a sparse row: nnz counts only its nonzeros
+    a[8] *= 2.0**-1060    # subnormal row: the spread does not depend on the scale
+    b = np.asfortranarray(family(rng, (90, 21), 1.0))
+    got = ironkernels.native_moduli(a, b)
+    assert got["spread_a"] == pytest.approx(numpy_spread(a), rel=1e-12)
+    assert got["spread_b"] == pytest.approx(numpy_spread(b.T), rel=1e-12)
+    t = ironkernels.native_moduli(np.ascontiguousarray(a.T), b.T[::1], trans_a=True, trans_b=True)
+    assert t["spread_a"] == pytest.approx(got["spread_a"], rel=1e-12) and t["moduli"] == got["moduli"]
+
+
+@pytest.mark.parametrize("k", [1, 64, 4096, 1 << 20])
+def test_native_choice_is_the_fewest_moduli_meeting_the_target(k):
+    from ironkernels import _core
+
+    last = 0
+    for spread in (1.0, 8.0, 2.0**10, 2.0**30):
+        nm, bound, target = _core.gemm_native_choice(spread, spread, k)
+        assert target == pytest.approx(np.sqrt(k) * 2.0**-53)
+        assert nm >= last  # a wider spread never takes fewer moduli
+        last = nm
+        if nm < 20:
+            assert bound <= target
+        if 2 < nm < 20:
+            ba, bb = ironkernels._gemm.fast_bits(nm - 1, k)
+            ea, eb = spread * 2.0**-ba, spread * 2.0**-bb
+            assert ba == 0 or ea + eb + ea * eb + 2.0**-53 > target  # one modulus fewer misses it
+    with pytest.raises(ValueError, match="spreads"):
+        _core.gemm_native_choice(0.5, 1.0, 10)
+
+
+@pytest.mark.parametrize("phi", [0.5, 1.0, 2.0])
+def test_native_error_no_worse_than_float64(rng, phi):
+    """Contract.native() against native float64 arithmetic (NumPy's BLAS) on the same inputs: the
+    max relative error over C, against a long-double reference (a factor 2 of slack for two random
+    error patterns on 1024 elements)."""
+    a, b = family(rng, (32, 2048), phi), family(rng, (2048, 32), phi)
+    ref = exact_reference(a, b)
+    got, rep = gemm(a, b, report=True)
+    err = lambda c: float(np.max(np.abs(c - ref) / np.abs(ref)))  # noqa: E731
+    assert err(got) <= 2 * err(a @ b), (rep["moduli"], err(got), err(a @ b))
+    assert rep["native_bound"] <= rep["native_target"]

@@ -235,3 +235,26 @@ def test_errors_leave_out_untouched(torch, rng):
     with pytest.raises(ValueError, match="overlaps"):
         gemm(sq, sq.clone(), out=sq)
     assert bool((sq == 1.0).all()) and bool((out == 7.0).all())
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("trans", [False, True])
+def test_native_contract_on_gpu_matches_cpu(torch, rng, order, trans):
+    """Contract.native()'s spreads on the GPU (either memory order, transposed operands, an Inf row
+    and a zero row left out) are the CPU's, and so is the count."""
+    import ironkernels
+
+    m, n, k = 70, 45, 3000
+    a, b = gemm_family(rng, (m, k), 2.0), gemm_family(rng, (k, n), 0.5)
+    a[4, 9], a[5] = np.nan, 0.0
+    b[:, 3] *= 2.0**-1070
+    want = ironkernels.native_moduli(a, b)
+    ga = on_gpu(torch, np.ascontiguousarray(a.T) if trans else a, order)
+    gb = on_gpu(torch, np.ascontiguousarray(b.T) if trans else b, order)
+    got = ironkernels.native_moduli(ga, gb, trans_a=trans, trans_b=trans)
+    assert got["moduli"] == want["moduli"]
+    for key in ("spread_a", "spread_b", "native_bound"):
+        assert got[key] == pytest.approx(want[key], rel=1e-12), key
+    out, rep = gemm(ga, gb, trans_a=trans, trans_b=trans, report=True)
+    assert rep["moduli"] == want["moduli"] and rep["contract"] == "Contract.native()"
+    assert_bitwise(out, gemm(a, b))

@@ -62,6 +62,31 @@ struct GemmBits {
 };
 GemmBits gemm_fast_bits(int moduli, std::int64_t k);
 
+/// Contract.native() resolved for one call: the fewest moduli whose error bound on these operands is
+/// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
+/// (a_i: row i of op(A), b_j: column j of op(B)):
+///  - ours, with fast scaling's bits (accurate keeps at least these): a line keeping `bits` below its
+///    largest exponent E (|x| < 2^E) truncates each nonzero element by less than 2^(E - bits), so
+///    ‖Δa_i‖₂ < ρ_i · 2^-bits · ‖a_i‖₂ with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread:
+///    1 … 2√nnz), and β = ρ_A 2^-bits_a + ρ_B 2^-bits_b + ρ_A ρ_B 2^-(bits_a + bits_b) + u, ρ the
+///    largest over the lines, u = 2^-53 the final rounding;
+///  - native DGEMM's probabilistic standard bound (Higham & Mary), √k · u · (|A||B|)_ij <= √k · u ·
+///    ‖a_i‖₂‖b_j‖₂: the error native DGEMM shows in practice (its worst-case γ_k = k·u is √k larger,
+///    and a count chosen against it measures up to ~100× native's error at k = 16384).
+/// Lines holding Inf/NaN are left out (they are computed natively). No count reaching the target:
+/// `moduli` = kGemmMaxModuli and `bound` > `target`.
+struct GemmNativeChoice {
+  int moduli = 0;
+  double bound = 0, target = 0;      ///< β at that count, and √k · u
+  double spread_a = 1, spread_b = 1;  ///< ρ_A, ρ_B
+};
+/// From the spreads alone (the choice's arithmetic).
+GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k);
+/// From the operands (host arrays on the CPU; CUDA arrays on their device, on `stream`, waiting for
+/// it): op(A) is m × k, op(B) k × n, float64, any strides.
+GemmNativeChoice gemm_native_contract(const ArrayView& a, const ArrayView& b, bool trans_a, bool trans_b,
+                                      Stream stream = {});
+
 /// C = alpha op(A) op(B) + beta C on the CPU (the reference the GPU backends reproduce bit for bit).
 /// A, B, C: two-dimensional float64 host views with any strides. Validates everything before
 /// writing C (TypeError / ValueError).
