@@ -93,7 +93,7 @@ def main():
     ap.add_argument("--moduli", default="12,13,14,15,16,17,18", help="ironkernels and GEMMul8 sweeps")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--samples", type=int, default=48)
-    ap.add_argument("--engines", default="cuda", help="ironkernels backends to time: cuda (cuBLAS products), mma")
+    ap.add_argument("--engines", default="cuda", help="ironkernels backends to time: cuda (the default engine: wgmma where it runs), wgmma, cublas, mma")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     gen = torch.Generator(device="cuda").manual_seed(2026)
