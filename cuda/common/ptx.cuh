@@ -280,15 +280,17 @@ __device__ __forceinline__ void mbarrier_wait_parity(unsigned long long* bar, un
 #define IK_PTX_SM90A 1
 #endif
 
-/// cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes: the box of the tensor
-/// map `map` (a __grid_constant__ kernel parameter) at coordinates (c0 innermost, c1) into shared
-/// memory at `dst`, completing as transaction bytes on `bar`; positions outside the tensor read as zero.
-__device__ __forceinline__ void tma_load_2d(void* dst, const void* map, int c0, int c1, unsigned long long* bar) {
+/// cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes: the box of the
+/// 3-dimensional tensor map `map` (a __grid_constant__ kernel parameter) at coordinates (c0 innermost,
+/// c1, c2) into shared memory at `dst`, completing as transaction bytes on `bar`; positions outside the
+/// tensor read as zero.
+__device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int c0, int c1, int c2,
+                                            unsigned long long* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::"r"(
           shared_address(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(shared_address(bar))
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(shared_address(bar))
       : "memory");
 #else
   __trap();

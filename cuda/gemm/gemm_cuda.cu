@@ -190,50 +190,98 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 }
 
 // ------------------------------------------------------------------ Contract.native()'s spreads
-// After scan_lines_kernel (each line's largest exponent E and Inf/NaN flag): each line's nonzeros and
-// Σ (x·2^-E)², then the largest nnz / Σ over the finite, nonzero lines (gemm_native.hpp).
-struct SpreadSums {
-  double* sum;
-  int* nonzeros;
+// One read of each operand: a block takes the scan's tile of lines over one chunk of kScanChunk
+// positions and writes, per line, the chunk's largest exponent e, Σ (x·2^-e)² and nonzeros, or a
+// non-finite mark (each thread keeps its sum scaled to the largest exponent it has seen, rescaled by
+// a power of two when a larger one comes); a per-line kernel combines the chunks (Σ_c s_c·2^(2(e_c -
+// E)), E the largest) into nnz / Σ and takes the largest over the finite, nonzero lines
+// (gemm_native.hpp).
+struct SpreadPart {
+  double sum;
+  int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero; nonzeros < 0: an Inf/NaN
 };
-__global__ void init_spreads_kernel(LineInfo info, SpreadSums sums, std::int64_t lines,
-                                    unsigned long long* worst) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < lines) info.exponent[i] = oz::kNoExponent, info.nonfinite[i] = 0, sums.sum[i] = 0.0, sums.nonzeros[i] = 0;
-  if (i == 0) *worst = __double_as_longlong(1.0);
-}
+struct ScaledSum {  // Σ (x·2^-e)²
+  double sum = 0.0;
+  int exponent = oz::kNoExponent;
+  __device__ void add(ScaledSum o) {
+    if (o.exponent > exponent) {
+      if (exponent != oz::kNoExponent) sum = ldexp(sum, 2 * (exponent - o.exponent));
+      exponent = o.exponent;
+    } else if (o.exponent != oz::kNoExponent) {
+      o.sum = ldexp(o.sum, 2 * (o.exponent - exponent));
+    }
+    sum += o.sum;
+  }
+};
 template <bool kPositionsContiguous>
-__global__ void spread_sums_kernel(Lines x, LineInfo info, SpreadSums sums) {  // the scan's grid and blocks
+__global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
   const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
   const std::int64_t l1 = min(x.cols, l0 + kScanChunk);
   const std::int64_t line = kPositionsContiguous ? tile * 8 + threadIdx.y : tile * 32 + threadIdx.x;
-  double sum = 0.0;
-  int count = 0;
-  if (line < x.rows && !info.nonfinite[line]) {
-    const int e = info.exponent[line];
-    const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+  const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+  ScaledSum part;
+  int count = 0, bad = 0;
+  if (line < x.rows)
     for (std::int64_t l = l0 + start; l < l1; l += step) {
       const double v = x(line, l);
+      if (!oz::finite(v)) {
+        bad = 1;
+        continue;
+      }
       if (v == 0.0) continue;
-      const double scaled = ldexp(v, -e);
-      sum += scaled * scaled, ++count;
+      const int e = oz::exponent_bound(v);
+      if (e > part.exponent) {
+        if (part.exponent != oz::kNoExponent) part.sum = ldexp(part.sum, 2 * (part.exponent - e));
+        part.exponent = e;
+      }
+      const double scaled = ldexp(v, -part.exponent);
+      part.sum += scaled * scaled, ++count;
     }
-  }
-  if constexpr (kPositionsContiguous) {
-    for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  if constexpr (kPositionsContiguous) {  // the warp holds one line
+    for (int o = 16; o > 0; o >>= 1) {
+      ScaledSum other;
+      other.sum = __shfl_xor_sync(0xffffffffu, part.sum, o);
+      other.exponent = __shfl_xor_sync(0xffffffffu, part.exponent, o);
+      part.add(other);
+    }
     count = __reduce_add_sync(0xffffffffu, count);
+    bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
     if (threadIdx.x != 0) return;
+  } else {  // the 8 threads of a column of the block hold one line
+    __shared__ ScaledSum shared_part[8][32];
+    __shared__ int shared_count[8][32], shared_bad[8][32];
+    shared_part[threadIdx.y][threadIdx.x] = part;
+    shared_count[threadIdx.y][threadIdx.x] = count, shared_bad[threadIdx.y][threadIdx.x] = bad;
+    __syncthreads();
+    if (threadIdx.y != 0) return;
+    for (int y = 1; y < 8; ++y)
+      part.add(shared_part[y][threadIdx.x]), count += shared_count[y][threadIdx.x], bad |= shared_bad[y][threadIdx.x];
   }
-  if (line >= x.rows || count == 0) return;
-  atomicAdd(&sums.sum[line], sum);
-  atomicAdd(&sums.nonzeros[line], count);
+  if (line >= x.rows) return;
+  parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, part.exponent, bad ? -1 : count};
 }
-__global__ void max_spread_kernel(LineInfo info, SpreadSums sums, std::int64_t lines, unsigned long long* worst) {
+// Per line: the chunks combined; the largest nnz / Σ over the lines into *worst (positive doubles
+// order as their bit patterns).
+__global__ void max_spread_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, unsigned long long* worst) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= lines || info.nonfinite[i] || sums.nonzeros[i] == 0) return;
-  // Positive doubles order as their bit patterns.
-  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(sums.nonzeros[i]) / sums.sum[i])));
+  if (i >= lines) return;
+  int e = oz::kNoExponent;
+  for (int c = 0; c < chunks; ++c) {
+    const SpreadPart part = parts[c * lines + i];
+    if (part.nonzeros < 0) return;  // Inf/NaN: computed natively, left out
+    e = max(e, part.exponent);
+  }
+  if (e == oz::kNoExponent) return;  // all zero
+  double sum = 0.0;
+  std::int64_t nonzeros = 0;
+  for (int c = 0; c < chunks; ++c) {
+    const SpreadPart part = parts[c * lines + i];
+    if (part.exponent == oz::kNoExponent) continue;
+    sum += ldexp(part.sum, 2 * (part.exponent - e)), nonzeros += part.nonzeros;
+  }
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / sum)));
 }
+__global__ void init_worst_kernel(unsigned long long* worst) { worst[threadIdx.x] = __double_as_longlong(1.0); }
 
 // Tiles of 32 lines × 128 positions through shared memory: read along the matrix's contiguous
 // dimension, written K-contiguous as 4 residues per 32-bit store (a warp stores 128 contiguous bytes).
@@ -501,36 +549,28 @@ std::pair<double, double> max_spread_squared_cuda(const StridedLines& a, const S
   auto s = static_cast<cudaStream_t>(stream);
   const std::int64_t lines = a.lines + b.lines;
   if (a.positions == 0 || lines == 0) return {1.0, 1.0};
-  void* scratch = nullptr;  // per line: exponent, Inf/NaN flag, nonzeros (ints), Σ (double); 2 maxima
-  const std::size_t doubles = std::size_t(lines) + 2;
-  IK_CUDA_CHECK(cudaMallocAsync(&scratch, doubles * 8 + std::size_t(lines) * 12, s));
-  auto* sum = static_cast<double*>(scratch);
-  auto* worst = reinterpret_cast<unsigned long long*>(sum + lines);
-  int* ints = reinterpret_cast<int*>(sum + doubles);
-  const int threads = 256;
+  const int chunks = int((a.positions + kScanChunk - 1) / kScanChunk);
+  void* scratch = nullptr;  // the two maxima, then the chunks' parts of every line
+  IK_CUDA_CHECK(cudaMallocAsync(&scratch, 16 + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
+  auto* worst = static_cast<unsigned long long*>(scratch);
+  auto* parts = reinterpret_cast<SpreadPart*>(worst + 2);
+  init_worst_kernel<<<1, 2, 0, s>>>(worst);
+  IK_CUDA_CHECK_LAUNCH("init_worst_kernel");
   const StridedLines* sides[2] = {&a, &b};
-  std::int64_t first = 0;
+  SpreadPart* side_parts = parts;
   for (int side = 0; side < 2; ++side) {
     const StridedLines& x = *sides[side];
+    if (x.lines == 0) continue;
     const Lines view{x.data, x.lines, x.positions, x.line_stride, x.position_stride};
-    const LineInfo info{ints + first, ints + lines + first, nullptr, nullptr};
-    const SpreadSums sums{sum + first, ints + 2 * lines + first};
-    init_spreads_kernel<<<blocks_for(std::max<std::int64_t>(x.lines, 1), threads), threads, 0, s>>>(
-        info, sums, x.lines, worst + side);
-    IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
-    if (x.lines > 0) {
-      scan_lines(view, info, s);
-      const dim3 block(32, 8);
-      const unsigned chunks = unsigned((x.positions + kScanChunk - 1) / kScanChunk);
-      if (view.cs == 1)
-        spread_sums_kernel<true><<<dim3(unsigned((x.lines + 7) / 8), chunks), block, 0, s>>>(view, info, sums);
-      else
-        spread_sums_kernel<false><<<dim3(unsigned((x.lines + 31) / 32), chunks), block, 0, s>>>(view, info, sums);
-      IK_CUDA_CHECK_LAUNCH("spread_sums_kernel");
-      max_spread_kernel<<<blocks_for(x.lines, threads), threads, 0, s>>>(info, sums, x.lines, worst + side);
-      IK_CUDA_CHECK_LAUNCH("max_spread_kernel");
-    }
-    first += x.lines;
+    const dim3 block(32, 8);
+    if (view.cs == 1)
+      spread_parts_kernel<true><<<dim3(unsigned((x.lines + 7) / 8), unsigned(chunks)), block, 0, s>>>(view, side_parts);
+    else
+      spread_parts_kernel<false><<<dim3(unsigned((x.lines + 31) / 32), unsigned(chunks)), block, 0, s>>>(view, side_parts);
+    IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
+    max_spread_kernel<<<blocks_for(x.lines, 256), 256, 0, s>>>(side_parts, x.lines, chunks, worst + side);
+    IK_CUDA_CHECK_LAUNCH("max_spread_kernel");
+    side_parts += std::int64_t(chunks) * x.lines;
   }
   double host[2];
   IK_CUDA_CHECK(cudaMemcpyAsync(host, worst, sizeof host, cudaMemcpyDeviceToHost, s));
@@ -637,8 +677,13 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const CheckedContract checked = check_contract(contract, k);
   Impl& p = *impl_;
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
-  if (backend == GemmBackend::automatic)  // wgmma wherever it runs (faster than cuBLAS: bench/DECISIONS.md)
-    backend = gemm_wgmma::available(device.id) ? GemmBackend::wgmma : GemmBackend::cublas;
+  if (backend == GemmBackend::automatic) {  // wgmma where it fills the GPU (bench/DECISIONS.md), else cuBLAS
+    int sms = 0;
+    IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device.id));
+    const std::int64_t tiles = ((m + gemm_wgmma::kTileM - 1) / gemm_wgmma::kTileM) *
+                               ((n + gemm_wgmma::kTileN - 1) / gemm_wgmma::kTileN);
+    backend = gemm_wgmma::available(device.id) && 2 * tiles >= sms ? GemmBackend::wgmma : GemmBackend::cublas;
+  }
   p.backend = backend;
   if (p.backend == GemmBackend::mma) {
     int major = 0;
@@ -841,15 +886,14 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     if (p.k == 0) {
       IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
     } else {
-      if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue
-        for (int t = 0; t < p.mods.count; ++t)
-          for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
-            const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));
-            for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
-              gemm_wgmma::int8_product_residues(ra + t * p.mp * p.kp + l0, rb + (t * p.np + j0) * p.kp + l0,
-                                                res + t * per_product + j0 * p.mp, p.mp, sh.nc, sh.kc, p.kp, p.mp,
-                                                p.mods.c[t], l0 > 0, p.device.id, s);
-          }
+      if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue, all moduli at once
+        for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+          const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));
+          for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
+            gemm_wgmma::int8_product_residues(ra + l0, p.mp * p.kp, rb + j0 * p.kp + l0, p.np * p.kp, res + j0 * p.mp,
+                                              per_product, p.mp, sh.nc, sh.kc, p.kp, p.mp, p.mods.c, p.mods.count,
+                                              l0 > 0, p.device.id, s);
+        }
       }
       for (int t0 = 0; p.backend != GemmBackend::wgmma && t0 < p.mods.count; t0 += p.group) {
         const int group = std::min(p.group, p.mods.count - t0);

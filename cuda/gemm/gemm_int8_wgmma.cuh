@@ -12,6 +12,9 @@
 // C's tiles in groups of kGroupM tile rows, so that the blocks running at once share their X and Y
 // lines in L2.
 //
+// One launch computes the products of several moduli (X, Y and the residue planes of modulus t a
+// fixed stride after those of modulus 0, read through 3-dimensional tensor maps), modulus outermost.
+//
 // The epilogue writes either the INT32 products or, fused, their residues modulo the modulus p:
 // reduced in registers (the reference's product_residue), staged column by column in the freed
 // slots, and stored as one byte per element into C's residue plane (16-byte stores), added modulo p to
@@ -45,14 +48,15 @@ constexpr int kSmemBytes = 1024 + kStages * kStageBytes + int(sizeof(Barriers));
 constexpr int kOutStride = 80;
 static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
 
-// Where the products go: INT32 into c (column-major, ldc), or with `plane` their residues mod
-// `modulus.p` into plane (one byte per element, column-major, ldc), added to its contents mod p where
-// `accumulate`.
+// Where the products go: INT32 into c (column-major, ldc; one modulus), or with `plane` those of
+// modulus t reduced mod `moduli[t].p` into plane + t·plane_stride (one byte per element,
+// column-major, ldc), added to its contents mod p where `accumulate`.
+constexpr int kMaxModuli = 20;
 struct ProductOutput {
   std::int32_t* c = nullptr;
   std::uint8_t* plane = nullptr;
-  std::int64_t ldc = 0;
-  ozaki::ResidueConstants modulus{};
+  std::int64_t ldc = 0, plane_stride = 0;
+  ozaki::ResidueConstants moduli[kMaxModuli]{};
   bool accumulate = false;
 };
 
@@ -85,7 +89,8 @@ __device__ __forceinline__ std::uint64_t tile_descriptor(const void* p) {
 
 __global__ void __launch_bounds__(kThreads, 1)
     int8_products_wgmma_kernel(const __grid_constant__ CUtensorMap x_map, const __grid_constant__ CUtensorMap y_map,
-                               const ProductOutput out, std::int64_t rows, std::int64_t cols, std::int64_t kc) {
+                               const __grid_constant__ ProductOutput out, std::int64_t rows, std::int64_t cols,
+                               std::int64_t kc) {
 #ifdef IK_PTX_SM90A
   extern __shared__ unsigned char wgmma_smem_raw[];
   unsigned char* const slots = reinterpret_cast<unsigned char*>(
@@ -94,9 +99,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = int(threadIdx.x) / 128;
   const int steps = int((kc + kTileK - 1) / kTileK);
 
-  // This block's tile: tile rows in groups of kGroupM, tile columns outermost within a group.
+  // This block's modulus (outermost) and tile: tile rows in groups of kGroupM, tile columns outermost
+  // within a group.
   const int tiles_m = int((rows + kTileM - 1) / kTileM), tiles_n = int((cols + kTileN - 1) / kTileN);
-  const int group = int(blockIdx.x) / (kGroupM * tiles_n), in_group = int(blockIdx.x) % (kGroupM * tiles_n);
+  const int modulus = int(blockIdx.x) / (tiles_m * tiles_n), tile = int(blockIdx.x) % (tiles_m * tiles_n);
+  const int group = tile / (kGroupM * tiles_n), in_group = tile % (kGroupM * tiles_n);
   const int group_rows = min(kGroupM, tiles_m - group * kGroupM);
   const int tile_m = group * kGroupM + in_group % group_rows, tile_n = in_group / group_rows;
 
@@ -116,8 +123,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (s >= kStages) ptx::mbarrier_wait_parity(&bar.empty[slot], unsigned(s / kStages - 1) & 1);
         unsigned char* stage = slots + slot * kStageBytes;
         ptx::mbarrier_arrive_expect_tx(&bar.full[slot], kStageBytes);
-        ptx::tma_load_2d(stage, &x_map, s * kTileK, tile_m * kTileM, &bar.full[slot]);
-        ptx::tma_load_2d(stage + kTileBytesX, &y_map, s * kTileK, tile_n * kTileN, &bar.full[slot]);
+        ptx::tma_load_3d(stage, &x_map, s * kTileK, tile_m * kTileM, modulus, &bar.full[slot]);
+        ptx::tma_load_3d(stage + kTileBytesX, &y_map, s * kTileK, tile_n * kTileN, modulus, &bar.full[slot]);
       }
     }
     return;
@@ -160,13 +167,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
   ptx::named_barrier_sync(1, 128 * kConsumers);  // both consumers' wgmma are done with the slots
+  const ozaki::ResidueConstants& residue = out.moduli[modulus];
+  std::uint8_t* const plane = out.plane + modulus * out.plane_stride;
   unsigned char* staged = slots + consumer * kTileN * kOutStride;
 #pragma unroll
   for (int i = 0; i < 32; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e)
       staged[(tile_col + i * 8 + (e & 1)) * kOutStride + tile_row + (e >> 1) * 8] =
-          static_cast<unsigned char>(ozaki::product_residue(acc[4 * i + e], out.modulus));
+          static_cast<unsigned char>(ozaki::product_residue(acc[4 * i + e], residue));
   ptx::named_barrier_sync(2 + consumer, 128);
   const int t = int(threadIdx.x) % 128;
 #pragma unroll
@@ -175,8 +184,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::int64_t row = row0 + piece * 16, col = col0 + column;
     if (row >= rows || col >= cols) continue;  // rows is a multiple of 16
     uint4 v = *reinterpret_cast<const uint4*>(staged + column * kOutStride + piece * 16);
-    auto* dst = reinterpret_cast<uint4*>(out.plane + row + col * out.ldc);
-    if (out.accumulate) v = add_residues(v, *dst, std::uint32_t(out.modulus.p));
+    auto* dst = reinterpret_cast<uint4*>(plane + row + col * out.ldc);
+    if (out.accumulate) v = add_residues(v, *dst, std::uint32_t(residue.p));
     *dst = v;
   }
 #else
@@ -214,14 +223,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encode;
 }
 
-// The tensor map of `lines` lines of `kc` INT8 positions, `ld` bytes apart, read in boxes of kTileK
-// positions × box_lines lines in the 128-byte swizzle.
+// The tensor map of `count` sets (`set_stride` bytes apart) of `lines` lines of `kc` INT8 positions,
+// `ld` bytes apart, read in boxes of kTileK positions × box_lines lines × one set in the 128-byte
+// swizzle.
 inline CUtensorMap lines_map(const std::int8_t* base, std::int64_t kc, std::int64_t lines, std::int64_t ld,
-                             int box_lines) {
+                             int count, std::int64_t set_stride, int box_lines) {
   CUtensorMap map;
-  const cuuint64_t dims[2] = {cuuint64_t(kc), cuuint64_t(lines)}, strides[1] = {cuuint64_t(ld)};
-  const cuuint32_t box[2] = {kTileK, cuuint32_t(box_lines)}, element_strides[2] = {1, 1};
-  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<std::int8_t*>(base), dims,
+  const cuuint64_t dims[3] = {cuuint64_t(kc), cuuint64_t(lines), cuuint64_t(count)};
+  const cuuint64_t strides[2] = {cuuint64_t(ld), cuuint64_t(set_stride)};
+  const cuuint32_t box[3] = {kTileK, cuuint32_t(box_lines), 1}, element_strides[3] = {1, 1, 1};
+  const CUresult r = tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, const_cast<std::int8_t*>(base), dims,
                                           strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -229,12 +240,16 @@ inline CUtensorMap lines_map(const std::int8_t* base, std::int64_t kc, std::int6
   return map;
 }
 
+// x_stride, y_stride: bytes from one modulus's X (Y) lines to the next's.
 inline void launch(const std::int8_t* x, const std::int8_t* y, const ProductOutput& out, std::int64_t rows,
-                   std::int64_t cols, std::int64_t kc, std::int64_t ld, int device, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
+                   std::int64_t cols, std::int64_t kc, std::int64_t ld, int count, std::int64_t x_stride,
+                   std::int64_t y_stride, int device, cudaStream_t stream) {
+  if (rows == 0 || cols == 0 || count == 0) return;
   allow_smem(reinterpret_cast<const void*>(int8_products_wgmma_kernel), kSmemBytes, device);
-  const CUtensorMap x_map = lines_map(x, kc, rows, ld, kTileM), y_map = lines_map(y, kc, cols, ld, kTileN);
-  const std::int64_t tiles = ((rows + kTileM - 1) / kTileM) * ((cols + kTileN - 1) / kTileN);
+  const CUtensorMap x_map = lines_map(x, kc, rows, ld, count, x_stride, kTileM),
+                    y_map = lines_map(y, kc, cols, ld, count, y_stride, kTileN);
+  const std::int64_t tiles = ((rows + kTileM - 1) / kTileM) * ((cols + kTileN - 1) / kTileN) * count;
+  if (tiles > 0x7fffffff) raise<ValueError>("gemm: ", tiles, " product tiles are too many for one launch");
   int8_products_wgmma_kernel<<<unsigned(tiles), kThreads, kSmemBytes, stream>>>(x_map, y_map, out, rows, cols, kc);
   IK_CUDA_CHECK_LAUNCH("int8_products_wgmma_kernel");
 }
@@ -246,19 +261,23 @@ inline void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32
                           cudaStream_t stream) {
   ProductOutput out;
   out.c = c, out.ldc = ldc;
-  launch(x, y, out, rows, cols, kc, ld, device, stream);
+  launch(x, y, out, rows, cols, kc, ld, 1, rows * ld, cols * ld, device, stream);
 }
 
-/// The same products reduced modulo `modulus`: residues (bytes, column-major, leading dimension ldc,
-/// rows a multiple of 16, plane and ldc too) written into `plane`, or added to it mod p where
-/// `accumulate` (the products of a later K chunk).
-inline void int8_product_residues(const std::int8_t* x, const std::int8_t* y, std::uint8_t* plane, std::int64_t rows,
-                                  std::int64_t cols, std::int64_t kc, std::int64_t ld, std::int64_t ldc,
-                                  const ozaki::ResidueConstants& modulus, bool accumulate, int device,
-                                  cudaStream_t stream) {
+/// The same products for `count` moduli in one launch, each reduced modulo its own: modulus t's
+/// lines at x + t·x_stride and y + t·y_stride, its residues (bytes, column-major, leading dimension
+/// ldc, rows a multiple of 16, planes and ldc too) written into plane + t·plane_stride, or added to
+/// them mod p where `accumulate` (the products of a later K chunk). Strides multiples of 16.
+inline void int8_product_residues(const std::int8_t* x, std::int64_t x_stride, const std::int8_t* y,
+                                  std::int64_t y_stride, std::uint8_t* plane, std::int64_t plane_stride,
+                                  std::int64_t rows, std::int64_t cols, std::int64_t kc, std::int64_t ld,
+                                  std::int64_t ldc, const ozaki::ResidueConstants* moduli, int count, bool accumulate,
+                                  int device, cudaStream_t stream) {
+  if (count > kMaxModuli) raise<ValueError>("gemm: ", count, " moduli in one launch; at most ", kMaxModuli);
   ProductOutput out;
-  out.plane = plane, out.ldc = ldc, out.modulus = modulus, out.accumulate = accumulate;
-  launch(x, y, out, rows, cols, kc, ld, device, stream);
+  out.plane = plane, out.ldc = ldc, out.plane_stride = plane_stride, out.accumulate = accumulate;
+  for (int t = 0; t < count; ++t) out.moduli[t] = moduli[t];
+  launch(x, y, out, rows, cols, kc, ld, count, x_stride, y_stride, device, stream);
 }
 
 }  // namespace ironkernels::detail::gemm_wgmma

@@ -229,8 +229,9 @@ def gemm(
         contract: :class:`Contract`; default ``Contract.native()``.
         backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device);
             on CUDA arrays also the INT8 product engine: ``"wgmma"`` (the library's TMA and wgmma
-            kernel, compute capability 9.0; what ``"auto"`` and ``"cuda"`` run where it is available),
-            ``"cublas"`` (what they run elsewhere) or ``"mma"`` (the library's mma.sync kernel, compute
+            kernel, compute capability 9.0; what ``"auto"`` and ``"cuda"`` run where it is available and
+            C has at least half as many 128 × 256 tiles as the GPU has SMs), ``"cublas"`` (what they run
+            elsewhere) or ``"mma"`` (the library's mma.sync kernel, compute
             capability 8.0+). Every engine gives the same bits.
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's

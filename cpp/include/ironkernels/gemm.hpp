@@ -96,7 +96,8 @@ GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayVie
 /// The engine of the CUDA backend's INT8 products. Every engine computes the same exact INT32
 /// products, so results are bit-identical whichever runs.
 enum class GemmBackend : std::uint8_t {
-  automatic,  ///< wgmma where available, else cublas (the fastest on H200: bench/DECISIONS.md)
+  automatic,  ///< wgmma where available and C has at least half as many 128 × 256 tiles as the GPU has
+              ///< SMs, else cublas (the faster of the two on H200: bench/DECISIONS.md)
   cublas,     ///< cublasGemmEx, or the cuBLASLt algorithm tune() chose
   mma,        ///< the library's mma.sync kernel (compute capability 8.0+; no cuBLAS needed)
   wgmma,      ///< the library's TMA + wgmma kernel (compute capability 9.0, a build with sm_90a code)
