@@ -1,7 +1,9 @@
-"""A few gemm calls per (n, moduli, scaling) for Nsight Systems / Compute, with the phase times of
-report=True, e.g.
+"""Where a gemm call's time goes: per (n, contract), the median of full calls against cublasDgemm, the
+phase times of report=True (after a sustained series, at the clocks back-to-back calls run at), and
+the per-kernel CUDA times of two calls (torch.profiler). Also usable under Nsight Compute, e.g.
 
-    nsys profile --stats=true python bench/profile_gemm.py 8192:16:accurate 16384:16:fast
+    python bench/profile_gemm.py 4096:native 16384:16:accurate 16384:15:fast
+    ncu --clock-control none -k regex:'wgmma|residues' python bench/profile_gemm.py 4096:16:accurate --once
 """
 import sys
 
@@ -10,13 +12,47 @@ import torch
 import ironkernels
 from ironkernels import Contract
 
-for spec in sys.argv[1:] or ["4096:16:accurate"]:
-    n, moduli, scaling = spec.split(":")
+
+def median_ms(fn, reps=10, warmup=2):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return sorted(times)[len(times) // 2]
+
+
+once = "--once" in sys.argv
+gen = torch.Generator(device="cuda").manual_seed(7)
+for spec in [a for a in sys.argv[1:] if a != "--once"] or ["4096:native"]:
+    n, *rest = spec.split(":")
     n = int(n)
-    a = torch.randn(n, n, dtype=torch.float64, device="cuda")
-    b = torch.randn(n, n, dtype=torch.float64, device="cuda")
-    contract = Contract(int(moduli), scaling)
-    ironkernels.gemm(a, b, contract=contract)  # plan, cuBLAS heuristics, workspace
-    _, rep = ironkernels.gemm(a, b, contract=contract, report=True)
-    print(spec, {k: round(v, 3) if isinstance(v, float) else v for k, v in rep.items() if k != "moduli_set"})
-torch.cuda.synchronize()
+    contract = Contract.native() if rest == ["native"] else Contract(int(rest[0]), rest[1])
+    draw = lambda: (torch.rand(n, n, generator=gen, device="cuda", dtype=torch.float64) - 0.5) * torch.exp(  # noqa: E731
+        0.5 * torch.randn(n, n, generator=gen, device="cuda", dtype=torch.float64))
+    a, b = draw(), draw()
+    out = torch.empty(n, n, dtype=torch.float64, device="cuda")
+    call = lambda: ironkernels.gemm(a, b, contract=contract, out=out)  # noqa: E731
+    call()  # plan, tune, workspace
+    if once:
+        torch.cuda.synchronize()
+        continue
+    ours, dgemm = median_ms(call), median_ms(lambda: torch.matmul(a, b, out=out))
+    for _ in range(10):  # sustained, then the phases
+        call()
+    _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True)
+    phases = {k: round(v, 3) for k, v in rep.items() if k.endswith("_ms")}
+    print(f"{spec}: {ours:.3f} ms, cublasDgemm {dgemm:.3f} ms ({dgemm / ours:.2f}x), moduli {rep['moduli']}, "
+          f"bits {rep['bits_a']}/{rep['bits_b']}, {rep['products']}, phases {phases}", flush=True)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(2):
+            call()
+        torch.cuda.synchronize()
+    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=16, max_name_column_width=60), flush=True)
+    del a, b, out
+    torch.cuda.empty_cache()
