@@ -93,7 +93,7 @@ def markdown_table(summ) -> str:
             if ours is None or r is None:
                 cells.append("—")
                 continue
-            cells.append(f"{r['median_ms'] / ours['median_ms']:.2f}×{config_of(r) if peer == PEER_OF_NATIVE or peer.startswith('gemmul8 best') else ''}")
+            cells.append(f"{r['median_ms'] / ours['median_ms']:.2f}×{config_of(r) if peer.startswith('gemmul8 best') else ''}")
         lines.append(f"| {label(shape)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

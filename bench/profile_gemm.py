@@ -5,26 +5,19 @@ the per-kernel CUDA times of two calls (torch.profiler). Also usable under Nsigh
     python bench/profile_gemm.py 4096:native 16384:16:accurate 16384:15:fast
     ncu --clock-control none -k regex:'wgmma|residues' python bench/profile_gemm.py 4096:16:accurate --once
 """
+import os
 import sys
 
 import torch
 
-import ironkernels
-from ironkernels import Contract
+sys.path.insert(0, os.path.dirname(__file__))
+import ironkernels  # noqa: E402
+from ironkernels import Contract  # noqa: E402
+from _common import time_cuda  # noqa: E402
 
 
-def median_ms(fn, reps=10, warmup=2):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2]
+def median_ms(fn):
+    return time_cuda(torch, fn, reps=10, warmup=2)["median_ms"]
 
 
 once = "--once" in sys.argv

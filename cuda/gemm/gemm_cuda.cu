@@ -203,14 +203,20 @@ struct SpreadPart {
 struct ScaledSum {  // Σ (x·2^-e)²
   double sum = 0.0;
   int exponent = oz::kNoExponent;
-  __device__ void add(ScaledSum o) {
-    if (o.exponent > exponent) {
-      if (exponent != oz::kNoExponent) sum = ldexp(sum, 2 * (exponent - o.exponent));
-      exponent = o.exponent;
-    } else if (o.exponent != oz::kNoExponent) {
-      o.sum = ldexp(o.sum, 2 * (o.exponent - exponent));
-    }
-    sum += o.sum;
+  __device__ void raise_to(int e) {  // the same sum against 2^max(e, exponent)
+    if (e <= exponent) return;
+    if (exponent != oz::kNoExponent) sum = ldexp(sum, 2 * (exponent - e));
+    exponent = e;
+  }
+  __device__ void add_value(double v) {  // v finite and nonzero
+    raise_to(oz::exponent_bound(v));
+    const double scaled = ldexp(v, -exponent);
+    sum += scaled * scaled;
+  }
+  __device__ void add(const ScaledSum& o) {
+    if (o.exponent == oz::kNoExponent) return;
+    raise_to(o.exponent);
+    sum += ldexp(o.sum, 2 * (o.exponent - exponent));
   }
 };
 template <bool kPositionsContiguous>
@@ -228,14 +234,7 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
         bad = 1;
         continue;
       }
-      if (v == 0.0) continue;
-      const int e = oz::exponent_bound(v);
-      if (e > part.exponent) {
-        if (part.exponent != oz::kNoExponent) part.sum = ldexp(part.sum, 2 * (part.exponent - e));
-        part.exponent = e;
-      }
-      const double scaled = ldexp(v, -part.exponent);
-      part.sum += scaled * scaled, ++count;
+      if (v != 0.0) part.add_value(v), ++count;
     }
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     for (int o = 16; o > 0; o >>= 1) {
@@ -265,21 +264,15 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
 __global__ void max_spread_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, unsigned long long* worst) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
-  int e = oz::kNoExponent;
-  for (int c = 0; c < chunks; ++c) {
-    const SpreadPart part = parts[c * lines + i];
-    if (part.nonzeros < 0) return;  // Inf/NaN: computed natively, left out
-    e = max(e, part.exponent);
-  }
-  if (e == oz::kNoExponent) return;  // all zero
-  double sum = 0.0;
+  ScaledSum line;
   std::int64_t nonzeros = 0;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
-    if (part.exponent == oz::kNoExponent) continue;
-    sum += ldexp(part.sum, 2 * (part.exponent - e)), nonzeros += part.nonzeros;
+    if (part.nonzeros < 0) return;  // Inf/NaN: computed natively, left out
+    line.add(ScaledSum{part.sum, part.exponent}), nonzeros += part.nonzeros;
   }
-  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / sum)));
+  if (line.exponent == oz::kNoExponent) return;  // all zero
+  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
 }
 __global__ void init_worst_kernel(unsigned long long* worst) { worst[threadIdx.x] = __double_as_longlong(1.0); }
 
@@ -292,7 +285,7 @@ __global__ void init_worst_kernel(unsigned long long* worst) { worst[threadIdx.x
 enum class ResidueOutput { residues, bound_max, bound_mean };
 struct ResidueArgs {
   int count;  // moduli
-  oz::ResidueConstants c[20];
+  oz::ResidueConstants c[kGemmMaxModuli];
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p

@@ -32,6 +32,7 @@
 #include "core/cuda_check.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/error.hpp"
+#include "ironkernels/gemm.hpp"
 
 namespace ironkernels::detail::gemm_wgmma {
 
@@ -51,12 +52,11 @@ static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
 // Where the products go: INT32 into c (column-major, ldc; one modulus), or with `plane` those of
 // modulus t reduced mod `moduli[t].p` into plane + t·plane_stride (one byte per element,
 // column-major, ldc), added to its contents mod p where `accumulate`.
-constexpr int kMaxModuli = 20;
 struct ProductOutput {
   std::int32_t* c = nullptr;
   std::uint8_t* plane = nullptr;
   std::int64_t ldc = 0, plane_stride = 0;
-  ozaki::ResidueConstants moduli[kMaxModuli]{};
+  ozaki::ResidueConstants moduli[kGemmMaxModuli]{};
   bool accumulate = false;
 };
 
@@ -273,7 +273,7 @@ inline void int8_product_residues(const std::int8_t* x, std::int64_t x_stride, c
                                   std::int64_t rows, std::int64_t cols, std::int64_t kc, std::int64_t ld,
                                   std::int64_t ldc, const ozaki::ResidueConstants* moduli, int count, bool accumulate,
                                   int device, cudaStream_t stream) {
-  if (count > kMaxModuli) raise<ValueError>("gemm: ", count, " moduli in one launch; at most ", kMaxModuli);
+  if (count > kGemmMaxModuli) raise<ValueError>("gemm: ", count, " moduli in one launch; at most ", kGemmMaxModuli);
   ProductOutput out;
   out.plane = plane, out.ldc = ldc, out.plane_stride = plane_stride, out.accumulate = accumulate;
   for (int t = 0; t < count; ++t) out.moduli[t] = moduli[t];
