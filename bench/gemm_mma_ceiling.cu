@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
       auto* plane = reinterpret_cast<std::uint8_t*>(c);
       const double ms_residues = median_ms([&] {
         ironkernels::detail::gemm_wgmma::int8_product_residues(x, n * k, y, n * k, plane, n * n, n, n, k, k, n, &modulus, 1,
-                                                               false, 0, nullptr);
+                                                               nullptr, false, 0, nullptr);
       });
       std::vector<std::uint8_t> residues(std::size_t(n) * n);
       IK_CUDA_CHECK(cudaMemcpy(residues.data(), plane, residues.size(), cudaMemcpyDeviceToHost));

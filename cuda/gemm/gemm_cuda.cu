@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -259,22 +261,79 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   if (line >= x.rows) return;
   parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, part.exponent, bad ? -1 : count};
 }
-// Per line: the chunks combined; the largest nnz / Σ over the lines into *worst (positive doubles
-// order as their bit patterns).
-__global__ void max_spread_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, unsigned long long* worst) {
+// Per line: the chunks combined; the largest nnz / Σ over the finite, nonzero lines into *worst
+// (positive doubles order as their bit patterns). With `info`, also each line's largest exponent and
+// non-finite mark, as scan_lines_kernel finds them.
+__global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info,
+                                       unsigned long long* worst) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
   ScaledSum line;
   std::int64_t nonzeros = 0;
+  bool bad = false;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
-    if (part.nonzeros < 0) return;  // Inf/NaN: computed natively, left out
-    line.add(ScaledSum{part.sum, part.exponent}), nonzeros += part.nonzeros;
+    bad = bad || part.nonzeros < 0;
+    line.add(ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
   }
-  if (line.exponent == oz::kNoExponent) return;  // all zero
+  if (info.exponent) info.exponent[i] = line.exponent, info.nonfinite[i] = bad;
+  if (bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
   atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
 }
 __global__ void init_worst_kernel(unsigned long long* worst) { worst[threadIdx.x] = __double_as_longlong(1.0); }
+
+// Both sides' largest ρ² into worst[0], worst[1] (1 where a side has no finite nonzero line), with
+// `rows`/`cols` (info.exponent non-null) also their exponents and non-finite marks; `parts` holds
+// ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
+void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, SpreadPart* parts,
+             unsigned long long* worst, cudaStream_t s) {
+  init_worst_kernel<<<1, 2, 0, s>>>(worst);
+  IK_CUDA_CHECK_LAUNCH("init_worst_kernel");
+  const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
+  if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
+  const Lines* sides[2] = {&a, &bt};
+  const LineInfo* infos[2] = {&rows, &cols};
+  for (int side = 0; side < 2; ++side) {
+    const Lines& x = *sides[side];
+    if (x.rows == 0) continue;
+    const dim3 block(32, 8);
+    if (x.cs == 1)
+      spread_parts_kernel<true><<<dim3(unsigned((x.rows + 7) / 8), unsigned(chunks)), block, 0, s>>>(x, parts);
+    else
+      spread_parts_kernel<false><<<dim3(unsigned((x.rows + 31) / 32), unsigned(chunks)), block, 0, s>>>(x, parts);
+    IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
+    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side],
+                                                                         worst + side);
+    IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
+    parts += std::int64_t(chunks) * x.rows;
+  }
+}
+
+// A native contract's count, chosen on the device from the spreads: what a run reports of it, and
+// what its kernels read (Count).
+struct NativeState {
+  unsigned long long worst[2];  // ρ_A², ρ_B² (bit patterns)
+  double bound;
+  int moduli;
+};
+__global__ void choose_count_kernel(NativeState* state, NativeBits bits, double target, int lo, int hi) {
+  int moduli = hi;
+  double bound = 0.0;
+  native_count(sqrt(__longlong_as_double(state->worst[0])), sqrt(__longlong_as_double(state->worst[1])), target, bits,
+               moduli, bound);
+  state->moduli = max(lo, min(hi, moduli)), state->bound = bound;  // in [lo, hi] as ρ <= 2√k; a guard only
+}
+
+// The moduli count a kernel works with: the plan's, or a native contract's chosen on the device.
+struct Count {
+  int fixed;            // > 0: this count
+  const int* chosen;    // else: *chosen
+  __device__ int get() const { return fixed > 0 ? fixed : *chosen; }
+};
+// Budgets by count (index c: the budget of the first c moduli at the plan's k).
+struct Budgets {
+  oz::Budget by_count[kGemmMaxModuli + 1];
+};
 
 // Tiles of 32 lines × 128 positions through shared memory: read along the matrix's contiguous
 // dimension, written K-contiguous as 4 residues per 32-bit store (a warp stores 128 contiguous bytes).
@@ -289,10 +348,11 @@ struct ResidueArgs {
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
-// and 1/p become immediate operands).
+// and 1/p become immediate operands); `live` of them are written (a native contract's count).
 template <ResidueOutput kOut, int COUNT>
 __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, std::int64_t padded_rows,
-                                                       std::int64_t kp, ResidueArgs mods, std::int8_t* out) {
+                                                       std::int64_t kp, ResidueArgs mods, Count live,
+                                                       std::int8_t* out) {
   __shared__ double tile[kTileLines][kTilePositions + 1];
   const std::int64_t r0 = std::int64_t(blockIdx.x) * kTileLines, l0 = std::int64_t(blockIdx.y) * kTilePositions;
   const int tid = threadIdx.y * 32 + threadIdx.x;
@@ -324,11 +384,12 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
           kOut == ResidueOutput::bound_max ? oz::bound_group_max(v) : oz::bound_group_mean(v));
     } else {
       oz::SplitInteger q[4];
-      const int shift = real_line ? info.shift[r] : 0;
+      const int shift = real_line ? info.shift[r] : 0, live_count = live.get();
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
 #pragma unroll
       for (int t = 0; t < COUNT; ++t) {
+        if (t >= live_count) break;
         // The low bytes of the four residues, packed by byte permutes.
         const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
         const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
@@ -341,24 +402,27 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
 
 template <ResidueOutput kOut>
 void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, std::int64_t kp, const ResidueArgs& mods,
-              std::int8_t* out, cudaStream_t s) {
+              Count live, std::int8_t* out, cudaStream_t s) {
   if (padded_rows == 0 || kp == 0) return;
   const dim3 grid(unsigned((padded_rows + kTileLines - 1) / kTileLines),
                   unsigned((kp + kTilePositions - 1) / kTilePositions));
   if constexpr (kOut != ResidueOutput::residues) {
-    residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+    residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, live, out);
   } else {
     oz::with_moduli_count(mods.count, [&](auto count) {
-      residues_kernel<kOut, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, out);
+      residues_kernel<kOut, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, live,
+                                                                               out);
     });
   }
   IK_CUDA_CHECK_LAUNCH("residues_kernel");
 }
 
 // Column j keeps fast_b + (slack / 2) bits, slack = min_i G_ij - fast_a - fast_b (as the reference).
-__global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, int top, int fast_a,
-                                   int fast_b, int* col_bits) {
+__global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, Budgets budgets,
+                                   Count count, int* col_bits) {
   const std::int64_t j = blockIdx.x;
+  const oz::Budget b = budgets.by_count[count.get()];
+  const int top = b.top, fast_a = b.bits_a, fast_b = b.bits_b;
   int slack = INT_MAX;
   for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
     slack = min(slack, oz::accurate_pair_budget(top, bound[j * mp + i]) - fast_a - fast_b);
@@ -375,9 +439,10 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
 // Row i keeps min_j (G_ij - col_bits[j]) bits, at most kMaxBits (row_bits starts at kMaxBits).
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
-__global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp, int top,
-                                const int* col_bits, int* row_bits) {
+__global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
+                                Budgets budgets, Count count, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int top = budgets.by_count[count.get()].top;
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
   int bits = oz::kMaxBits;
@@ -385,12 +450,14 @@ __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::
   atomicMin(&row_bits[i], bits);
 }
 
-// Each line's shift; the fewest bits and the non-finite lines for the report.
-__global__ void finalize_lines_kernel(LineInfo info, std::int64_t count, int uniform_bits, bool per_line,
-                                      int* fewest_bits, int* nonfinite_lines) {
+// Each line's shift; the fewest bits and the non-finite lines for the report. Without per-line bits
+// every line keeps fast scaling's (side 0: op(A), 1: op(B)).
+__global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side,
+                                      bool per_line, int* fewest_bits, int* nonfinite_lines) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const int bits = per_line ? info.bits[i] : uniform_bits;
+  if (i >= lines) return;
+  const oz::Budget& b = budgets.by_count[count.get()];
+  const int bits = per_line ? info.bits[i] : side == 0 ? b.bits_a : b.bits_b;
   info.shift[i] = oz::line_shift(info.exponent[i], bits);
   atomicMin(fewest_bits, bits);
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
@@ -446,7 +513,8 @@ template <int COUNT, bool kFromProducts, int L = oz::crt_limbs(COUNT)>
 __global__ void __launch_bounds__(kReconstructThreads)
     reconstruct_kernel(const oz::CrtTable<L> crt, const ReconstructSource src, const ResidueArgs mods, std::int64_t m,
                        std::int64_t n, std::int64_t mp, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
-                       std::int64_t j0) {
+                       std::int64_t j0, Count count) {
+  if (count.get() != COUNT) return;  // a native contract: one launch per candidate count, one of them runs
   constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
   __shared__ double tile[kT][kT + 1];  // [j][i], padded
   const std::int64_t it = std::int64_t(blockIdx.x) * kT, jt = j0 + std::int64_t(blockIdx.y) * kT;
@@ -531,7 +599,7 @@ std::int64_t product_block_columns(std::int64_t np) {
 
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
-  std::size_t counters, row_int[4], col_int[4], ra, rb, prod, residues, cublas, total;
+  std::size_t counters, row_int[4], col_int[4], native, parts, ra, rb, prod, residues, cublas, total;
 };
 
 }  // namespace
@@ -546,25 +614,10 @@ std::pair<double, double> max_spread_squared_cuda(const StridedLines& a, const S
   void* scratch = nullptr;  // the two maxima, then the chunks' parts of every line
   IK_CUDA_CHECK(cudaMallocAsync(&scratch, 16 + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
   auto* worst = static_cast<unsigned long long*>(scratch);
-  auto* parts = reinterpret_cast<SpreadPart*>(worst + 2);
-  init_worst_kernel<<<1, 2, 0, s>>>(worst);
-  IK_CUDA_CHECK_LAUNCH("init_worst_kernel");
-  const StridedLines* sides[2] = {&a, &b};
-  SpreadPart* side_parts = parts;
-  for (int side = 0; side < 2; ++side) {
-    const StridedLines& x = *sides[side];
-    if (x.lines == 0) continue;
-    const Lines view{x.data, x.lines, x.positions, x.line_stride, x.position_stride};
-    const dim3 block(32, 8);
-    if (view.cs == 1)
-      spread_parts_kernel<true><<<dim3(unsigned((x.lines + 7) / 8), unsigned(chunks)), block, 0, s>>>(view, side_parts);
-    else
-      spread_parts_kernel<false><<<dim3(unsigned((x.lines + 31) / 32), unsigned(chunks)), block, 0, s>>>(view, side_parts);
-    IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
-    max_spread_kernel<<<blocks_for(x.lines, 256), 256, 0, s>>>(side_parts, x.lines, chunks, worst + side);
-    IK_CUDA_CHECK_LAUNCH("max_spread_kernel");
-    side_parts += std::int64_t(chunks) * x.lines;
-  }
+  const LineInfo none{};
+  spreads(Lines{a.data, a.lines, a.positions, a.line_stride, a.position_stride},
+          Lines{b.data, b.lines, b.positions, b.line_stride, b.position_stride}, none, none,
+          reinterpret_cast<SpreadPart*>(worst + 2), worst, s);
   double host[2];
   IK_CUDA_CHECK(cudaMemcpyAsync(host, worst, sizeof host, cudaMemcpyDeviceToHost, s));
   IK_CUDA_CHECK(cudaFreeAsync(scratch, s));
@@ -585,8 +638,14 @@ struct GemmPlan::Impl {
   // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
   // through DRAM); 0: INT32 products reduced into residue planes, K in chunks.
   std::int64_t slab = 0;
-  detail::ozaki::CrtConstants crt;
-  detail::ozaki::Budget budget;
+  // Counts a run may use: contract.moduli for a fixed contract; for a native one, from its count at
+  // the smallest spread (1) to that at the largest (2√k), chosen on the device. Everything is sized
+  // and computed for `hi` moduli except where a stage reads the chosen count (detail::Count).
+  int lo = 0, hi = 0;
+  detail::ozaki::CrtConstants crts[kGemmMaxModuli + 1];  // by count, lo … hi
+  detail::Budgets budgets{};
+  detail::NativeBits native_bits;
+  double native_target = 0;
   detail::ResidueArgs mods;
   detail::WorkspaceLayout layout;
   cublasHandle_t handle = nullptr;
@@ -667,8 +726,22 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   using namespace detail;
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
   if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
-  const CheckedContract checked = check_contract(contract, k);
   Impl& p = *impl_;
+  if (contract.native) {
+    p.native_bits = native_bits(k), p.native_target = native_target(k);
+    const double widest = std::sqrt(4.0 * double(std::max<std::int64_t>(k, 1)));  // ρ <= 2√nnz
+    double bound = 0;
+    native_count(1.0, 1.0, p.native_target, p.native_bits, p.lo, bound);
+    native_count(widest, widest, p.native_target, p.native_bits, p.hi, bound);
+  } else {
+    p.lo = p.hi = contract.moduli;
+  }
+  for (int count = p.lo; count <= p.hi; ++count) {
+    GemmContract fixed = contract;
+    fixed.moduli = count, fixed.native = false;
+    const CheckedContract checked = check_contract(fixed, k);
+    p.crts[count] = checked.crt, p.budgets.by_count[count] = checked.budget;
+  }
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
   if (backend == GemmBackend::automatic) {  // wgmma where it fills the GPU (bench/DECISIONS.md), else cuBLAS
     int sms = 0;
@@ -691,13 +764,11 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
   if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const auto& moduli = gemm_moduli();
-  p.crt = checked.crt;
-  p.budget = checked.budget;
-  p.mods.count = contract.moduli;
-  for (int t = 0; t < contract.moduli; ++t) p.mods.c[t] = ozaki::residue_constants(moduli[t]);
+  p.mods.count = p.hi;
+  for (int t = 0; t < p.hi; ++t) p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
-  p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, contract.moduli));
-  const std::size_t planes = std::size_t(contract.moduli) * p.mp * p.np;
+  p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, p.hi));
+  const std::size_t planes = std::size_t(p.hi) * p.mp * p.np;
   // Slabs as wide as tune()'s column blocks, where K is one chunk and the slab's INT32 products take
   // at most twice the bytes of the residue planes and the product buffer they replace.
   // The wgmma engine writes residue planes itself (its fused epilogue): no slabs, no INT32 products
@@ -705,7 +776,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const bool fused = p.backend == GemmBackend::wgmma;
   if (!fused && p.mp > 0 && p.np > 0 && p.kp > 0 && p.kp <= ozaki::kChunkK) {
     const std::int64_t slab = product_block_columns(p.np);
-    if (std::size_t(contract.moduli) * p.mp * std::size_t(slab) * 4 <= 2 * (std::size_t(p.group) * product_bytes + planes))
+    if (std::size_t(p.hi) * p.mp * std::size_t(slab) * 4 <= 2 * (std::size_t(p.group) * product_bytes + planes))
       p.slab = slab;
   }
 
@@ -719,11 +790,13 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.counters = take(kCounters * sizeof(int));
   for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
-  w.ra = take(std::size_t(contract.moduli) * p.mp * p.kp);
-  w.rb = take(std::size_t(contract.moduli) * p.np * p.kp);
+  w.native = take(contract.native ? sizeof(NativeState) : 0);
+  w.parts = take(contract.native ? std::size_t((k + kScanChunk - 1) / kScanChunk) * std::size_t(m + n) * sizeof(SpreadPart) : 0);
+  w.ra = take(std::size_t(p.hi) * p.mp * p.kp);
+  w.rb = take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄ (mp × np).
-  w.prod = take(p.slab ? std::max(std::size_t(contract.moduli) * p.mp * std::size_t(p.slab) * 4, product_bytes)
+  w.prod = take(p.slab ? std::max(std::size_t(p.hi) * p.mp * std::size_t(p.slab) * 4, product_bytes)
                 : fused ? (contract.scaling == GemmScaling::accurate ? product_bytes : 0)
                         : std::size_t(p.group) * product_bytes);
   w.residues = take(p.slab ? 0 : planes);  // residue planes of C
@@ -805,9 +878,20 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   init_lines_kernel<<<blocks_for(std::max({p.m, p.n, std::int64_t(kCounters)}), threads), threads, 0, s>>>(
       rows, p.m, cols, p.n, counters);
   IK_CUDA_CHECK_LAUNCH("init_lines_kernel");
+  // A native contract: one pass over A and B gives the spreads and what the scan finds; the count
+  // is chosen on the device and read there by every stage that depends on it (no host wait).
+  auto* native = reinterpret_cast<NativeState*>(at(w.native));
+  const Count count = p.contract.native ? Count{0, &native->moduli} : Count{p.hi, nullptr};
+  if (p.contract.native) {
+    spreads(A, Bt, rows, cols, reinterpret_cast<SpreadPart*>(at(w.parts)), native->worst, s);
+    choose_count_kernel<<<1, 1, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
+    IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
+  }
   if (p.m == 0 || p.n == 0) return;
-  scan_lines(A, rows, s);
-  scan_lines(Bt, cols, s);
+  if (!p.contract.native) {
+    scan_lines(A, rows, s);
+    scan_lines(Bt, cols, s);
+  }
 
   if (p.backend == GemmBackend::cublas) {
     const CublasApi& blas = cublas_api();
@@ -829,44 +913,48 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
 
   const bool accurate = p.contract.scaling == GemmScaling::accurate;
   if (accurate) {  // Â, B̂ in the residue buffers' first slots; C̄ = Âᵀ·B̂ (INT32, < 2^31) in `prod`
-    residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, p.mods, ra, s);
-    residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+    residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, p.mods, count, ra, s);
+    residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, p.mods, count, rb, s);
     Int8Product bound_shape;  // cublasGemmEx over the kp / kBoundGroup groups (a multiple of 4)
     bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
     if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
     else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
-    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budget.top, p.budget.bits_a, p.budget.bits_b,
-                                                     cols.bits);
+    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budgets, count, cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
     const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
-    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budget.top, cols.bits, rows.bits);
+    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budgets, count, cols.bits, rows.bits);
     IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
   }
-  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budget.bits_a, accurate,
+  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0, accurate,
                                                                      counters + 2, counters);
-  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budget.bits_b, accurate,
+  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1, accurate,
                                                                      counters + 3, counters + 1);
   IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
+  // The wgmma engine skips the moduli past a native contract's count; the others compute all `hi`
+  // (their products are enqueued per modulus from the host).
+  const Count residue_count = p.backend == GemmBackend::wgmma ? count : Count{p.hi, nullptr};
   if (p.k > 0) {
-    residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, p.mods, ra, s);
-    residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, p.mods, rb, s);
+    residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, p.mods, residue_count, ra, s);
+    residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, p.mods, residue_count, rb, s);
   }
   mark(1);
   const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
   // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
+  // One launch per count the plan may use; only that of the run's count does any work.
   auto reconstruct = [&](auto from_products, const ReconstructSource& src, std::int64_t j_begin, std::int64_t j_end) {
-    oz::with_moduli_count(p.mods.count, [&](auto count) {
-      constexpr int kCount = decltype(count)::value, L = oz::crt_limbs(kCount);
-      const oz::CrtTable<L> table = oz::crt_table<L>(p.crt);
-      constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
-      for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kColumnsPerLaunch) {
-        const std::int64_t columns = std::min(kColumnsPerLaunch, j_end - j0);
-        const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
-        reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
-            table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j0);
-      }
-    });
+    for (int candidate = p.lo; candidate <= p.hi; ++candidate)
+      oz::with_moduli_count(candidate, [&](auto compiled) {
+        constexpr int kCount = decltype(compiled)::value, L = oz::crt_limbs(kCount);
+        const oz::CrtTable<L> table = oz::crt_table<L>(p.crts[kCount]);
+        constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
+        for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kColumnsPerLaunch) {
+          const std::int64_t columns = std::min(kColumnsPerLaunch, j_end - j0);
+          const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
+          reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
+              table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j0, count);
+        }
+      });
     IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
   };
   if (p.slab) {  // every modulus's products for one slab of C, then that slab's reconstruction
@@ -885,7 +973,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
           for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
             gemm_wgmma::int8_product_residues(ra + l0, p.mp * p.kp, rb + j0 * p.kp + l0, p.np * p.kp, res + j0 * p.mp,
                                               per_product, p.mp, sh.nc, sh.kc, p.kp, p.mp, p.mods.c, p.mods.count,
-                                              l0 > 0, p.device.id, s);
+                                              count.chosen, l0 > 0, p.device.id, s);
         }
       }
       for (int t0 = 0; p.backend != GemmBackend::wgmma && t0 < p.mods.count; t0 += p.group) {
@@ -913,15 +1001,25 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
 GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   const Impl& p = *impl_;
   DeviceGuard guard(p.device);
+  const auto* base = static_cast<const unsigned char*>(workspace);
+  const auto s = static_cast<cudaStream_t>(stream);
   int counters[detail::kCounters];
-  IK_CUDA_CHECK(cudaMemcpyAsync(counters, static_cast<const unsigned char*>(workspace) + p.layout.counters,
-                                sizeof(counters), cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)));
-  IK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  detail::NativeState native{};
+  IK_CUDA_CHECK(cudaMemcpyAsync(counters, base + p.layout.counters, sizeof(counters), cudaMemcpyDeviceToHost, s));
+  if (p.contract.native)
+    IK_CUDA_CHECK(cudaMemcpyAsync(&native, base + p.layout.native, sizeof(native), cudaMemcpyDeviceToHost, s));
+  IK_CUDA_CHECK(cudaStreamSynchronize(s));
   GemmReport r;
-  r.moduli = p.contract.moduli;
+  r.moduli = p.contract.native ? native.moduli : p.hi;
+  if (p.contract.native) {
+    double spread_squared[2];
+    std::memcpy(spread_squared, native.worst, sizeof spread_squared);
+    r.native = GemmNativeChoice{native.moduli, native.bound, p.native_target, std::sqrt(spread_squared[0]),
+                                std::sqrt(spread_squared[1])};
+  }
   const bool ran = p.m && p.n;  // as the reference, which stops before scaling an empty product
-  r.bits_a = ran ? counters[2] : p.budget.bits_a;
-  r.bits_b = ran ? counters[3] : p.budget.bits_b;
+  r.bits_a = ran ? counters[2] : p.budgets.by_count[r.moduli].bits_a;
+  r.bits_b = ran ? counters[3] : p.budgets.by_count[r.moduli].bits_b;
   const std::int64_t nr = counters[0], nc = counters[1];
   r.nonfinite_elements = nr * p.n + nc * p.m - nr * nc;
   return r;

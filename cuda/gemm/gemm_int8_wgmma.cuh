@@ -51,12 +51,14 @@ static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
 
 // Where the products go: INT32 into c (column-major, ldc; one modulus), or with `plane` those of
 // modulus t reduced mod `moduli[t].p` into plane + t·plane_stride (one byte per element,
-// column-major, ldc), added to its contents mod p where `accumulate`.
+// column-major, ldc), added to its contents mod p where `accumulate`. With `live`, the blocks of
+// moduli t >= *live return at once (a count chosen on the device).
 struct ProductOutput {
   std::int32_t* c = nullptr;
   std::uint8_t* plane = nullptr;
   std::int64_t ldc = 0, plane_stride = 0;
   ozaki::ResidueConstants moduli[kGemmMaxModuli]{};
+  const int* live = nullptr;
   bool accumulate = false;
 };
 
@@ -103,6 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // within a group.
   const int tiles_m = int((rows + kTileM - 1) / kTileM), tiles_n = int((cols + kTileN - 1) / kTileN);
   const int modulus = int(blockIdx.x) / (tiles_m * tiles_n), tile = int(blockIdx.x) % (tiles_m * tiles_n);
+  if (out.live && modulus >= *out.live) return;
   const int group = tile / (kGroupM * tiles_n), in_group = tile % (kGroupM * tiles_n);
   const int group_rows = min(kGroupM, tiles_m - group * kGroupM);
   const int tile_m = group * kGroupM + in_group % group_rows, tile_n = in_group / group_rows;
@@ -267,15 +270,16 @@ inline void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32
 /// The same products for `count` moduli in one launch, each reduced modulo its own: modulus t's
 /// lines at x + t·x_stride and y + t·y_stride, its residues (bytes, column-major, leading dimension
 /// ldc, rows a multiple of 16, planes and ldc too) written into plane + t·plane_stride, or added to
-/// them mod p where `accumulate` (the products of a later K chunk). Strides multiples of 16.
+/// them mod p where `accumulate` (the products of a later K chunk), for the moduli t < *live where
+/// `live` is given. Strides multiples of 16.
 inline void int8_product_residues(const std::int8_t* x, std::int64_t x_stride, const std::int8_t* y,
                                   std::int64_t y_stride, std::uint8_t* plane, std::int64_t plane_stride,
                                   std::int64_t rows, std::int64_t cols, std::int64_t kc, std::int64_t ld,
-                                  std::int64_t ldc, const ozaki::ResidueConstants* moduli, int count, bool accumulate,
-                                  int device, cudaStream_t stream) {
+                                  std::int64_t ldc, const ozaki::ResidueConstants* moduli, int count, const int* live,
+                                  bool accumulate, int device, cudaStream_t stream) {
   if (count > kGemmMaxModuli) raise<ValueError>("gemm: ", count, " moduli in one launch; at most ", kGemmMaxModuli);
   ProductOutput out;
-  out.plane = plane, out.ldc = ldc, out.plane_stride = plane_stride, out.accumulate = accumulate;
+  out.plane = plane, out.ldc = ldc, out.plane_stride = plane_stride, out.live = live, out.accumulate = accumulate;
   for (int t = 0; t < count; ++t) out.moduli[t] = moduli[t];
   launch(x, y, out, rows, cols, kc, ld, count, x_stride, y_stride, device, stream);
 }

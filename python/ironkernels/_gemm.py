@@ -286,15 +286,18 @@ def gemm(
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
     native = None
-    if contract.is_native:
-        native = call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b),
-                                                                      handle if cuda else 0), arrays, "float64")
-        moduli, scaling = native["moduli"], contract.scaling
-    else:
+    if not contract.is_native:
         moduli, scaling = contract.resolve(max(ka, 1))
+    elif cuda:  # the plan resolves the count on the device, without waiting
+        moduli, scaling = 0, contract.scaling
+    else:
+        native = call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b), 0),
+                           arrays, "float64")
+        moduli, scaling = native["moduli"], contract.scaling
     if cuda:
         products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
-        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products))
+        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
+                      contract.is_native))
     if out is None:
         out = empty_like(a, (ma, nb))
     if use_c and out is not c:
@@ -315,6 +318,6 @@ def gemm(
             trans_b=bool(trans_b), moduli=moduli, scaling=scaling), arrays, "float64")
         rep["backend"] = "cpu-reference"
     if report:
-        rep.update(scaling=scaling, moduli_set=MODULI[:moduli], contract=repr(contract), **(native or {}))
+        rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract), **(native or {}))
         return out, rep
     return out

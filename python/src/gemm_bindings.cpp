@@ -28,12 +28,21 @@ GemmBackend parse_products(const std::string& products) {
   raise<ValueError>("gemm: INT8 product engine '", products, "'; accepted: 'auto', 'cublas', 'mma', 'wgmma'");
 }
 
+// A native contract's resolution (besides its count).
+void add_native(nb::dict& d, const GemmNativeChoice& c) {
+  d["native_bound"] = c.bound;
+  d["native_target"] = c.target;
+  d["spread_a"] = c.spread_a;
+  d["spread_b"] = c.spread_b;
+}
+
 nb::dict report_dict(const GemmReport& rep) {
   nb::dict d;
   d["moduli"] = rep.moduli;
   d["bits_a"] = rep.bits_a;
   d["bits_b"] = rep.bits_b;
   d["nonfinite_elements"] = rep.nonfinite_elements;
+  if (rep.native.moduli) add_native(d, rep.native);
   return d;
 }
 
@@ -79,10 +88,7 @@ void bind_gemm(nb::module_& m) {
     }
     nb::dict d;
     d["moduli"] = c.moduli;
-    d["native_bound"] = c.bound;
-    d["native_target"] = c.target;
-    d["spread_a"] = c.spread_a;
-    d["spread_b"] = c.spread_b;
+    add_native(d, c);
     return d;
   }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("stream"),
      "Contract.native() resolved for these operands (waits for `stream` on CUDA).");
@@ -96,11 +102,13 @@ void bind_gemm(nb::module_& m) {
 
   nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
       .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
-                          int moduli, const std::string& scaling, int device_id, const std::string& products) {
-        new (self) GemmPlan(mm, n, k, trans_a, trans_b, GemmContract{moduli, parse_scaling(scaling)},
+                          int moduli, const std::string& scaling, int device_id, const std::string& products,
+                          bool native) {
+        new (self) GemmPlan(mm, n, k, trans_a, trans_b, GemmContract{moduli, parse_scaling(scaling), native},
                             Device{DeviceType::cuda, device_id}, parse_products(products));
       }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
-         nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto")
+         nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto", nb::arg("native") = false,
+         "native: Contract.native(), the count chosen per run on the device (moduli ignored).")
       .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                      double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {

@@ -255,6 +255,34 @@ def test_native_contract_on_gpu_matches_cpu(torch, rng, order, trans):
     assert got["moduli"] == want["moduli"]
     for key in ("spread_a", "spread_b", "native_bound"):
         assert got[key] == pytest.approx(want[key], rel=1e-12), key
-    out, rep = gemm(ga, gb, trans_a=trans, trans_b=trans, report=True)
+    out, rep = gemm(ga, gb, trans_a=trans, trans_b=trans, report=True)  # resolved again, inside the run
     assert rep["moduli"] == want["moduli"] and rep["contract"] == "Contract.native()"
+    for key in ("spread_a", "spread_b", "native_bound"):
+        assert rep[key] == pytest.approx(want[key], rel=1e-12), key
     assert_bitwise(out, gemm(a, b))
+
+
+@pytest.mark.parametrize("engine", ["cublas", "mma", "wgmma"])
+@pytest.mark.parametrize("m, n, k", [(200, 300, 1500), (40, 30, 70_001)])
+def test_native_count_chosen_inside_the_run(torch, rng, engine, m, n, k):
+    """Contract.native() resolved on the device inside the run: from the smallest count (constant
+    lines just below a power of two, spread ~1) to the largest (a row of one large element among tiny
+    ones, spread ~2√k), the count, bits, spreads and result are the CPU's with every engine, also over
+    two K chunks."""
+    skip_unavailable(engine)
+    a, b = gemm_family(rng, (m, k), 0.5), gemm_family(rng, (k, n), 0.5)
+    wide = a.copy()
+    wide[3], wide[3, 7] = 2.0**-40, 1.0
+    counts = []
+    near_one = 1 - 2.0**-8
+    for x, y in ((np.full((m, k), near_one), np.full((k, n), -near_one)), (a, b), (wide, b)):
+        want, rep_cpu = gemm(x, y, report=True)
+        got, rep = gemm(on_gpu(torch, x), on_gpu(torch, y), out=poisoned(torch, (m, n)), report=True, backend=engine)
+        assert_bitwise(got, want)
+        for key in ("moduli", "bits_a", "bits_b", "native_target"):
+            assert rep[key] == rep_cpu[key], key
+        for key in ("spread_a", "spread_b", "native_bound"):
+            assert rep[key] == pytest.approx(rep_cpu[key], rel=1e-12), key
+        assert rep["moduli_set"] == rep_cpu["moduli_set"]
+        counts.append(rep["moduli"])
+    assert counts[0] < counts[-1], counts

@@ -36,8 +36,11 @@ enum class GemmScaling : std::uint8_t {
 };
 
 struct GemmContract {
-  int moduli = 14;  ///< 2 … kGemmMaxModuli
+  int moduli = 14;  ///< 2 … kGemmMaxModuli; ignored where `native`
   GemmScaling scaling = GemmScaling::fast;
+  /// Contract.native(): the count resolved per call from the operands (gemm_native_contract). The
+  /// CUDA plan resolves it on the device, between its scan and its residues, without waiting.
+  bool native = false;
 };
 
 struct GemmOptions {
@@ -45,22 +48,6 @@ struct GemmOptions {
   bool trans_a = false, trans_b = false;
   GemmContract contract{};
 };
-
-/// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
-struct GemmReport {
-  int moduli = 0;
-  int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (the fewest
-                                     ///< over the rows of op(A) / the columns of op(B))
-  std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
-};
-
-/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps under "fast" scaling with the first
-/// `moduli` moduli and inner dimension k ("accurate" keeps at least these): a + b = bitlen(P) - 2 -
-/// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
-struct GemmBits {
-  int a = 0, b = 0;
-};
-GemmBits gemm_fast_bits(int moduli, std::int64_t k);
 
 /// Contract.native() resolved for one call: the fewest moduli whose error bound on these operands is
 /// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
@@ -80,6 +67,23 @@ struct GemmNativeChoice {
   double bound = 0, target = 0;      ///< β at that count, and √k · u
   double spread_a = 1, spread_b = 1;  ///< ρ_A, ρ_B
 };
+/// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
+struct GemmReport {
+  int moduli = 0;
+  int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (the fewest
+                                     ///< over the rows of op(A) / the columns of op(B))
+  std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
+  GemmNativeChoice native{};  ///< a native contract's resolution (moduli 0 for a fixed contract)
+};
+
+/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps under "fast" scaling with the first
+/// `moduli` moduli and inner dimension k ("accurate" keeps at least these): a + b = bitlen(P) - 2 -
+/// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
+struct GemmBits {
+  int a = 0, b = 0;
+};
+GemmBits gemm_fast_bits(int moduli, std::int64_t k);
+
 /// From the spreads alone (the choice's arithmetic).
 GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k);
 /// From the operands (host arrays on the CPU; CUDA arrays on their device, on `stream`, waiting for

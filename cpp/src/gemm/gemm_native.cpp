@@ -38,23 +38,26 @@ double max_spread_squared_cpu(const StridedLines& x) {
   return worst;
 }
 
+NativeBits native_bits(std::int64_t k) {
+  NativeBits bits;
+  for (int c = 2; c <= kGemmMaxModuli; ++c) {
+    const GemmBits b = gemm_fast_bits(c, std::max<std::int64_t>(k, 1));
+    bits.a[c] = b.a, bits.b[c] = b.b;
+  }
+  return bits;
+}
+
+double native_target(std::int64_t k) { return std::sqrt(double(std::max<std::int64_t>(k, 1))) * 0x1p-53; }
+
 }  // namespace detail
 
 GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k) {
   if (!(spread_a >= 1.0) || !(spread_b >= 1.0) || k < 0)
     raise<ValueError>("gemm_native_choice: spreads must be >= 1 and k >= 0, got ", spread_a, ", ", spread_b, ", ", k);
-  constexpr double u = 0x1p-53;
   GemmNativeChoice c;
   c.spread_a = spread_a, c.spread_b = spread_b;
-  c.target = std::sqrt(double(std::max<std::int64_t>(k, 1))) * u;
-  for (int moduli = 2; moduli <= kGemmMaxModuli; ++moduli) {
-    const GemmBits bits = gemm_fast_bits(moduli, std::max<std::int64_t>(k, 1));
-    if (bits.a == 0) continue;
-    const double ea = std::ldexp(spread_a, -bits.a), eb = std::ldexp(spread_b, -bits.b);
-    c.moduli = moduli;
-    c.bound = ea + eb + ea * eb + u;
-    if (c.bound <= c.target) break;
-  }
+  c.target = detail::native_target(k);
+  detail::native_count(spread_a, spread_b, c.target, detail::native_bits(k), c.moduli, c.bound);
   return c;
 }
 

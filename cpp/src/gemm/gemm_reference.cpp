@@ -165,14 +165,24 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
     raise<ValueError>("gemm: op(a) is ", m, "x", k, " but op(b) is ", B.rows, "x", n, "; inner dimensions must match");
   if (c_view.shape[0] != m || c_view.shape[1] != n)
     raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
-  const auto [crt, budget] = check_contract(opt.contract, k);
+  GemmContract contract = opt.contract;
+  GemmNativeChoice native{};
+  if (contract.native) {  // the same validation as a fixed contract (a valid count stands in)
+    contract.moduli = kGemmMaxModuli;
+    check_contract(contract, k);
+    check_output(c_view, a_view, b_view);
+    native = gemm_native_contract(a_view, b_view, opt.trans_a, opt.trans_b);
+    contract.moduli = native.moduli;
+  }
+  const auto [crt, budget] = check_contract(contract, k);
   check_output(c_view, a_view, b_view);
-  const int nmod = opt.contract.moduli;
+  const int nmod = contract.moduli;
   const auto& moduli = gemm_moduli();
   constexpr int kLimbs = ozaki::crt_limbs(kGemmMaxModuli);  // enough for every count
   const ozaki::CrtTable<kLimbs> crt_table = ozaki::crt_table<kLimbs>(crt);
   GemmReport report;
   report.moduli = nmod;
+  report.native = native;
   report.bits_a = budget.bits_a;
   report.bits_b = budget.bits_b;
 
@@ -190,7 +200,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
   // bound from one extra small-integer product allows (never fewer than "fast").
   std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a), col_bits(static_cast<std::size_t>(n), report.bits_b);
-  if (opt.contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget.top, row_bits, col_bits);
+  if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget.top, row_bits, col_bits);
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
 
