@@ -26,6 +26,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -163,8 +164,9 @@ __global__ void scan_lines_kernel(Lines x, LineInfo info) {
   int e = oz::kNoExponent, bad = 0;
   if (line < x.rows) {
     const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
-    for (std::int64_t l = l0 + start; l < l1; l += step) {
-      const double v = x(line, l);
+    const double* from = x.data + line * x.rs + (l0 + start) * x.cs;
+    for (std::int64_t l = l0 + start; l < l1; l += step, from += step * x.cs) {
+      const double v = *from;
       if (!oz::finite(v)) bad = 1;
       else if (v != 0.0) e = max(e, oz::exponent_bound(v));
     }
@@ -207,18 +209,18 @@ struct ScaledSum {  // Σ (x·2^-e)²
   int exponent = oz::kNoExponent;
   __device__ void raise_to(int e) {  // the same sum against 2^max(e, exponent)
     if (e <= exponent) return;
-    if (exponent != oz::kNoExponent) sum = ldexp(sum, 2 * (exponent - e));
+    if (exponent != oz::kNoExponent) sum = oz::scale_by_pow2(sum, 2 * (exponent - e));
     exponent = e;
   }
   __device__ void add_value(double v) {  // v finite and nonzero
     raise_to(oz::exponent_bound(v));
-    const double scaled = ldexp(v, -exponent);
+    const double scaled = oz::scale_by_pow2(v, -exponent);
     sum += scaled * scaled;
   }
   __device__ void add(const ScaledSum& o) {
     if (o.exponent == oz::kNoExponent) return;
     raise_to(o.exponent);
-    sum += ldexp(o.sum, 2 * (o.exponent - exponent));
+    sum += oz::scale_by_pow2(o.sum, 2 * (o.exponent - exponent));
   }
 };
 template <bool kPositionsContiguous>
@@ -229,15 +231,17 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
   ScaledSum part;
   int count = 0, bad = 0;
-  if (line < x.rows)
-    for (std::int64_t l = l0 + start; l < l1; l += step) {
-      const double v = x(line, l);
+  if (line < x.rows) {
+    const double* from = x.data + line * x.rs + (l0 + start) * x.cs;
+    for (std::int64_t l = l0 + start; l < l1; l += step, from += step * x.cs) {
+      const double v = *from;
       if (!oz::finite(v)) {
         bad = 1;
         continue;
       }
       if (v != 0.0) part.add_value(v), ++count;
     }
+  }
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     for (int o = 16; o > 0; o >>= 1) {
       ScaledSum other;
@@ -356,14 +360,23 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
   __shared__ double tile[kTileLines][kTilePositions + 1];
   const std::int64_t r0 = std::int64_t(blockIdx.x) * kTileLines, l0 = std::int64_t(blockIdx.y) * kTilePositions;
   const int tid = threadIdx.y * 32 + threadIdx.x;
-  const bool positions_contiguous = x.cs == 1;
+  // 16 elements a thread, a warp along the matrix's contiguous dimension: with contiguous positions
+  // one position b of lines a0, a0 + 2, …; otherwise one line a of positions b0, b0 + 8, ….
+  constexpr int kLoads = kTileLines * kTilePositions / 256;
+  if (x.cs == 1) {
+    const int a0 = tid / kTilePositions, b = tid % kTilePositions;
+    const bool real_position = l0 + b < x.cols;
+    const double* from = x.data + (r0 + a0) * x.rs + (l0 + b);
 #pragma unroll 4
-  for (int e = 0; e < kTileLines * kTilePositions / 256; ++e) {
-    const int flat = e * 256 + tid;
-    const int a = positions_contiguous ? flat / kTilePositions : flat % kTileLines;  // line in the tile
-    const int b = positions_contiguous ? flat % kTilePositions : flat / kTileLines;  // position in the tile
-    const std::int64_t r = r0 + a, l = l0 + b;
-    tile[a][b] = (r < x.rows && l < x.cols) ? x(r, l) : 0.0;
+    for (int e = 0; e < kLoads; ++e, from += 2 * x.rs)
+      tile[a0 + 2 * e][b] = real_position && r0 + a0 + 2 * e < x.rows ? *from : 0.0;
+  } else {
+    const int a = tid % kTileLines, b0 = tid / kTileLines;
+    const bool real_line = r0 + a < x.rows;
+    const double* from = x.data + (r0 + a) * x.rs + (l0 + b0) * x.cs;
+#pragma unroll 4
+    for (int e = 0; e < kLoads; ++e, from += 8 * x.cs)
+      tile[a][b0 + 8 * e] = real_line && l0 + b0 + 8 * e < x.cols ? *from : 0.0;
   }
   __syncthreads();
   const int b = 4 * threadIdx.x;
@@ -387,15 +400,22 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       const int shift = real_line ? info.shift[r] : 0, live_count = live.get();
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
+      const std::int64_t plane_words = padded_rows * kp / 4;  // kp is a multiple of 16
+      // Every modulus, or (a native count below COUNT) the first live_count: two loops, so that the
+      // usual one has no test per modulus.
+      auto store = [&](auto every) {
+        auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
 #pragma unroll
-      for (int t = 0; t < COUNT; ++t) {
-        if (t >= live_count) break;
-        // The low bytes of the four residues, packed by byte permutes.
-        const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
-        const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
-        const std::uint32_t packed = __byte_perm(lo, hi, 0x5410);
-        *reinterpret_cast<std::uint32_t*>(out + (t * padded_rows + r) * kp + l) = packed;
-      }
+        for (int t = 0; t < COUNT; ++t, to += plane_words) {
+          if (!decltype(every)::value && t >= live_count) break;
+          // The low bytes of the four residues, packed by byte permutes.
+          const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
+          const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
+          *to = __byte_perm(lo, hi, 0x5410);
+        }
+      };
+      if (live_count >= COUNT) store(std::true_type{});
+      else store(std::false_type{});
     }
   }
 }
@@ -498,11 +518,14 @@ struct OutputArgs {
   double alpha, beta;
 };
 
-// A block reconstructs a tile of 32 × 32 elements of C in two phases. First each thread takes four
-// consecutive rows of one column: one 32-bit load per modulus brings their residues (rows are
-// contiguous in the residues and mp is a multiple of 16) or, with kFromProducts, one 16-byte load
-// per modulus their INT32 products, reduced here; the products are parked in shared memory. Then the alpha/beta update and the store run along whichever of i and j is contiguous in
-// C, so a row-major C is written in whole 256-byte runs instead of one 8-byte store per sector.
+// A block reconstructs tiles of 32 × 32 elements of C (columns j0 … n), in turn (a grid the size of
+// the resident blocks, so that the launches of the counts a native run did not choose cost ~µs), each
+// in two phases. First each thread takes four consecutive rows of one column: one 32-bit load per
+// modulus brings their residues (rows are contiguous in the residues and mp is a multiple of 16) or,
+// with kFromProducts, one 16-byte load per modulus their INT32 products, reduced here; the products
+// are parked in shared memory. Then the alpha/beta update and the store run along whichever of i and
+// j is contiguous in C, so a row-major C is written in whole 256-byte runs instead of one 8-byte store
+// per sector.
 constexpr int kReconstructTile = 32, kReconstructRows = 4, kReconstructThreads = 256;
 // The source holds column j of C at plane offset (j - src_j0)·mp, modulus t at t·plane.
 struct ReconstructSource {
@@ -517,52 +540,56 @@ __global__ void __launch_bounds__(kReconstructThreads)
   if (count.get() != COUNT) return;  // a native contract: one launch per candidate count, one of them runs
   constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
   __shared__ double tile[kT][kT + 1];  // [j][i], padded
-  const std::int64_t it = std::int64_t(blockIdx.x) * kT, jt = j0 + std::int64_t(blockIdx.y) * kT;
-  {
-    const int di0 = kReconstructRows * (int(threadIdx.x) % kGroups), dj = int(threadIdx.x) / kGroups;
-    const std::int64_t i0 = it + di0, j = jt + dj;
-    if (i0 < m && j < n) {
-      std::uint32_t packed[COUNT];
-      const std::int64_t at = (j - src.src_j0) * mp + i0;
+  const std::int64_t tiles_m = (m + kT - 1) / kT, tiles = tiles_m * ((n - j0 + kT - 1) / kT);
+  for (std::int64_t t_index = blockIdx.x; t_index < tiles; t_index += gridDim.x) {
+    const std::int64_t it = t_index % tiles_m * kT, jt = j0 + t_index / tiles_m * kT;
+    {
+      const int di0 = kReconstructRows * (int(threadIdx.x) % kGroups), dj = int(threadIdx.x) / kGroups;
+      const std::int64_t i0 = it + di0, j = jt + dj;
+      if (i0 < m && j < n) {
+        std::uint32_t packed[COUNT];
+        const std::int64_t at = (j - src.src_j0) * mp + i0;
 #pragma unroll
-      for (int t = 0; t < COUNT; ++t) {
-        if constexpr (kFromProducts)
-          packed[t] = packed_residues(*reinterpret_cast<const int4*>(static_cast<const std::int32_t*>(src.data) +
-                                                                     t * src.plane + at),
-                                      mods.c[t]);
-        else
-          packed[t] = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) +
-                                                               t * src.plane + at);
-      }
-      const bool column_nonfinite = cols.nonfinite[j];
-      const int column_shift = cols.shift[j];
-#pragma unroll 1
-      for (int e = 0; e < kReconstructRows && i0 + e < m; ++e) {
-        const std::int64_t i = i0 + e;
-        double product;
-        if (column_nonfinite || rows.nonfinite[i]) {  // native arithmetic, in the reference's order
-          double sum = 0.0;
-          for (std::int64_t l = 0; l < a.cols; ++l) sum = fma(a(i, l), bt(j, l), sum);
-          product = sum;
-        } else {
-          product = oz::crt_to_double<L, COUNT>(
-              crt, [&](int t) { return (packed[t] >> (8 * e)) & 0xffu; }, rows.shift[i] + column_shift);
+        for (int t = 0; t < COUNT; ++t) {
+          if constexpr (kFromProducts)
+            packed[t] = packed_residues(*reinterpret_cast<const int4*>(static_cast<const std::int32_t*>(src.data) +
+                                                                       t * src.plane + at),
+                                        mods.c[t]);
+          else
+            packed[t] = *reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint8_t*>(src.data) +
+                                                                 t * src.plane + at);
         }
-        tile[dj][di0 + e] = product;
+        const bool column_nonfinite = cols.nonfinite[j];
+        const int column_shift = cols.shift[j];
+#pragma unroll 1
+        for (int e = 0; e < kReconstructRows && i0 + e < m; ++e) {
+          const std::int64_t i = i0 + e;
+          double product;
+          if (column_nonfinite || rows.nonfinite[i]) {  // native arithmetic, in the reference's order
+            double sum = 0.0;
+            for (std::int64_t l = 0; l < a.cols; ++l) sum = fma(a(i, l), bt(j, l), sum);
+            product = sum;
+          } else {
+            product = oz::crt_to_double<L, COUNT>(
+                crt, [&](int t) { return __byte_perm(packed[t], 0u, 0x4440u + e); }, rows.shift[i] + column_shift);
+          }
+          tile[dj][di0 + e] = product;
+        }
       }
     }
-  }
-  __syncthreads();
-  const bool along_j = c.cs == 1 && c.rs != 1;  // C's contiguous direction
-  const int lane = int(threadIdx.x) % kT, group = int(threadIdx.x) / kT;
+    __syncthreads();
+    const bool along_j = c.cs == 1 && c.rs != 1;  // C's contiguous direction
+    const int lane = int(threadIdx.x) % kT, group = int(threadIdx.x) / kT;
 #pragma unroll
-  for (int u = 0; u < kT * kT / kReconstructThreads; ++u) {
-    const int across = group + u * (kReconstructThreads / kT);
-    const int di = along_j ? across : lane, dj = along_j ? lane : across;
-    const std::int64_t i = it + di, j = jt + dj;
-    if (i >= m || j >= n) continue;
-    double& out = c.data[i * c.rs + j * c.cs];
-    out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
+    for (int u = 0; u < kT * kT / kReconstructThreads; ++u) {
+      const int across = group + u * (kReconstructThreads / kT);
+      const int di = along_j ? across : lane, dj = along_j ? lane : across;
+      const std::int64_t i = it + di, j = jt + dj;
+      if (i >= m || j >= n) continue;
+      double& out = c.data[i * c.rs + j * c.cs];
+      out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
+    }
+    __syncthreads();  // the tile is read before the next one is written
   }
 }
 
@@ -632,6 +659,7 @@ struct GemmPlan::Impl {
   bool trans_a, trans_b;
   GemmContract contract;
   Device device;
+  int sms = 0;          // the device's multiprocessors
   GemmBackend backend;  // cublas, mma or wgmma (automatic resolved)
   int group;  // moduli whose INT32 products are held at once (residue planes)
   // > 0: C in slabs of this many columns, the INT32 products of every modulus held for one slab and
@@ -743,12 +771,11 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     p.crts[count] = checked.crt, p.budgets.by_count[count] = checked.budget;
   }
   p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&p.sms, cudaDevAttrMultiProcessorCount, device.id));
   if (backend == GemmBackend::automatic) {  // wgmma where it fills the GPU (bench/DECISIONS.md), else cuBLAS
-    int sms = 0;
-    IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device.id));
     const std::int64_t tiles = ((m + gemm_wgmma::kTileM - 1) / gemm_wgmma::kTileM) *
                                ((n + gemm_wgmma::kTileN - 1) / gemm_wgmma::kTileN);
-    backend = gemm_wgmma::available(device.id) && 2 * tiles >= sms ? GemmBackend::wgmma : GemmBackend::cublas;
+    backend = gemm_wgmma::available(device.id) && 2 * tiles >= p.sms ? GemmBackend::wgmma : GemmBackend::cublas;
   }
   p.backend = backend;
   if (p.backend == GemmBackend::mma) {
@@ -947,13 +974,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
       oz::with_moduli_count(candidate, [&](auto compiled) {
         constexpr int kCount = decltype(compiled)::value, L = oz::crt_limbs(kCount);
         const oz::CrtTable<L> table = oz::crt_table<L>(p.crts[kCount]);
-        constexpr std::int64_t kMaxGridY = 65535, kColumnsPerLaunch = kMaxGridY * kReconstructTile;
-        for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kColumnsPerLaunch) {
-          const std::int64_t columns = std::min(kColumnsPerLaunch, j_end - j0);
-          const dim3 grid(blocks_for(p.m, kReconstructTile), unsigned((columns + kReconstructTile - 1) / kReconstructTile));
-          reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
-              table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j0, count);
-        }
+        const std::int64_t tiles = (p.m + kReconstructTile - 1) / kReconstructTile *
+                                   ((j_end - j_begin + kReconstructTile - 1) / kReconstructTile);
+        if (tiles == 0) return;
+        const unsigned grid = unsigned(std::min<std::int64_t>(tiles, std::int64_t(p.sms) * 2048 / kReconstructThreads));
+        reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
+            table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j_begin, count);
       });
     IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
   };

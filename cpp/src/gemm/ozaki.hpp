@@ -49,8 +49,27 @@ IK_HD int ceil_log2(std::int64_t k) {
 #endif
 }
 
-/// |x| < 2^exponent_bound(x) for finite nonzero x (ilogb works for subnormals too).
-IK_HD int exponent_bound(double x) { return ::ilogb(x) + 1; }
+/// |x| < 2^exponent_bound(x) for finite nonzero x (ilogb works for subnormals too; on the GPU a normal
+/// x reads it from its exponent field).
+IK_HD int exponent_bound(double x) {
+#if defined(__CUDA_ARCH__)
+  const int biased = (__double2hiint(x) >> 20) & 0x7ff;  // 2^(biased - 1023) <= |x| < 2^(biased - 1022)
+  if (biased != 0) return biased - 1022;
+#endif
+  return ::ilogb(x) + 1;
+}
+
+/// x·2^n rounded once, as ldexp(x, n): where 2^n is a normal double, one multiplication by it (also
+/// correctly rounded, so host and device agree), which on the GPU is a few instructions against
+/// ldexp's tens.
+IK_HD double scale_by_pow2(double x, int n) {
+  if (n < -1022 || n > 1023) return ::ldexp(x, n);
+#if defined(__CUDA_ARCH__)
+  return x * __hiloint2double((n + 1023) << 20, 0);
+#else
+  return x * ::ldexp(1.0, n);
+#endif
+}
 
 /// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
 IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
@@ -59,12 +78,12 @@ IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 
 /// [0, 64], at least 1 for any nonzero x (also where the scaled value underflows).
 IK_HD std::int32_t magnitude_bound(double x, int e) {
   if (x == 0.0 || !finite(x)) return 0;
-  const double v = ::ceil(::ldexp(::fabs(x), 6 - e));
+  const double v = ::ceil(scale_by_pow2(::fabs(x), 6 - e));
   return v < 1.0 ? 1 : static_cast<std::int32_t>(v);
 }
 
 /// The scaled, truncated element: an integer-valued double, |q| < 2^62 (0 for Inf/NaN).
-IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(::ldexp(v, shift)) : 0.0; }
+IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(scale_by_pow2(v, shift)) : 0.0; }
 
 /// An integer-valued |q| < 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
 /// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
@@ -376,7 +395,7 @@ template <int L, int COUNT = 0, class Residue>
 IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
   const int count = COUNT > 0 ? COUNT : c.count;
   if constexpr (COUNT <= 16) {  // P < 2^128 for up to 16 moduli (COUNT = 0: decided at run time)
-    if (c.mixed.usable) {
+    if (COUNT > 0 || c.mixed.usable) {
       const double fast = crt_mixed_to_double<COUNT>(c.mixed, count, residue, e);
       if (fast == fast) return fast;  // NaN: near ±P/2, subnormal or overflow
     }
