@@ -156,6 +156,21 @@ __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, 
 // Block (32, 8): threadIdx.x runs along the contiguous dimension of the matrix, so every warp reads
 // 32 consecutive elements. grid.x: line tiles, grid.y: chunks of kScanChunk positions.
 constexpr int kScanChunk = 1024;
+
+// fn(v) for the `count` values at from, from + stride, …: the loads of each batch of eight are issued
+// before any is used (one load in flight per thread left these scans latency-bound); fn(0.0) must do
+// nothing (it pads the last batch).
+template <class Fn>
+__device__ __forceinline__ void for_each_strided(const double* from, std::int64_t stride, std::int64_t count, Fn&& fn) {
+  constexpr int kBatch = 8;
+  for (std::int64_t i = 0; i < count; i += kBatch, from += kBatch * stride) {
+    double v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) v[u] = i + u < count ? from[u * stride] : 0.0;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) fn(v[u]);
+  }
+}
 template <bool kPositionsContiguous>
 __global__ void scan_lines_kernel(Lines x, LineInfo info) {
   const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
@@ -164,12 +179,11 @@ __global__ void scan_lines_kernel(Lines x, LineInfo info) {
   int e = oz::kNoExponent, bad = 0;
   if (line < x.rows) {
     const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
-    const double* from = x.data + line * x.rs + (l0 + start) * x.cs;
-    for (std::int64_t l = l0 + start; l < l1; l += step, from += step * x.cs) {
-      const double v = *from;
-      if (!oz::finite(v)) bad = 1;
-      else if (v != 0.0) e = max(e, oz::exponent_bound(v));
-    }
+    for_each_strided(x.data + line * x.rs + (l0 + start) * x.cs, step * x.cs, (l1 - l0 - start + step - 1) / step,
+                     [&](double v) {
+                       if (!oz::finite(v)) bad = 1;
+                       else if (v != 0.0) e = max(e, oz::exponent_bound(v));
+                     });
   }
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     e = __reduce_max_sync(0xffffffffu, e);
@@ -231,17 +245,12 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
   ScaledSum part;
   int count = 0, bad = 0;
-  if (line < x.rows) {
-    const double* from = x.data + line * x.rs + (l0 + start) * x.cs;
-    for (std::int64_t l = l0 + start; l < l1; l += step, from += step * x.cs) {
-      const double v = *from;
-      if (!oz::finite(v)) {
-        bad = 1;
-        continue;
-      }
-      if (v != 0.0) part.add_value(v), ++count;
-    }
-  }
+  if (line < x.rows)
+    for_each_strided(x.data + line * x.rs + (l0 + start) * x.cs, step * x.cs, (l1 - l0 - start + step - 1) / step,
+                     [&](double v) {
+                       if (!oz::finite(v)) bad = 1;
+                       else if (v != 0.0) part.add_value(v), ++count;
+                     });
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     for (int o = 16; o > 0; o >>= 1) {
       ScaledSum other;
@@ -401,21 +410,15 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
       const std::int64_t plane_words = padded_rows * kp / 4;  // kp is a multiple of 16
-      // Every modulus, or (a native count below COUNT) the first live_count: two loops, so that the
-      // usual one has no test per modulus.
-      auto store = [&](auto every) {
-        auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
+      auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
 #pragma unroll
-        for (int t = 0; t < COUNT; ++t, to += plane_words) {
-          if (!decltype(every)::value && t >= live_count) break;
-          // The low bytes of the four residues, packed by byte permutes.
-          const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
-          const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
-          *to = __byte_perm(lo, hi, 0x5410);
-        }
-      };
-      if (live_count >= COUNT) store(std::true_type{});
-      else store(std::false_type{});
+      for (int t = 0; t < COUNT; ++t, to += plane_words) {
+        if (t >= live_count) break;
+        // The low bytes of the four residues, packed by byte permutes.
+        const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
+        const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
+        *to = __byte_perm(lo, hi, 0x5410);
+      }
     }
   }
 }
@@ -532,8 +535,9 @@ struct ReconstructSource {
   const void* data;
   std::int64_t plane, src_j0;
 };
+// Four blocks per SM: 64 registers (the four elements' sums need more; 80 and 138 ran slower).
 template <int COUNT, bool kFromProducts, int L = oz::crt_limbs(COUNT)>
-__global__ void __launch_bounds__(kReconstructThreads)
+__global__ void __launch_bounds__(kReconstructThreads, 4)
     reconstruct_kernel(const oz::CrtTable<L> crt, const ReconstructSource src, const ResidueArgs mods, std::int64_t m,
                        std::int64_t n, std::int64_t mp, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
                        std::int64_t j0, Count count) {
@@ -561,19 +565,35 @@ __global__ void __launch_bounds__(kReconstructThreads)
         }
         const bool column_nonfinite = cols.nonfinite[j];
         const int column_shift = cols.shift[j];
+        auto residue = [&](int t, int e) { return __byte_perm(packed[t], 0u, 0x4440u + e); };
+        // Up to 16 moduli, the mixed digits' sums of the four elements together (each modulus's
+        // constants read once for all four); the elements they leave (NaN), those of non-finite lines
+        // and those of more moduli go the one-at-a-time way after.
+        int slow = (1 << kReconstructRows) - 1;
+        if constexpr (COUNT <= 16) {
+          double H[kReconstructRows], B[kReconstructRows];
+          std::uint64_t S_lo[kReconstructRows];
+          oz::crt_mixed_sums<COUNT>(crt.mixed, COUNT, residue, H, B, S_lo);
+          slow = 0;
+#pragma unroll
+          for (int e = 0; e < kReconstructRows; ++e) {
+            const int shift = i0 + e < m ? rows.shift[i0 + e] + column_shift : 0;
+            const double product = oz::crt_mixed_finish(crt.mixed, H[e], B[e], S_lo[e], shift);
+            tile[dj][di0 + e] = product;
+            if (product != product) slow |= 1 << e;
+          }
+        }
 #pragma unroll 1
         for (int e = 0; e < kReconstructRows && i0 + e < m; ++e) {
           const std::int64_t i = i0 + e;
-          double product;
           if (column_nonfinite || rows.nonfinite[i]) {  // native arithmetic, in the reference's order
             double sum = 0.0;
             for (std::int64_t l = 0; l < a.cols; ++l) sum = fma(a(i, l), bt(j, l), sum);
-            product = sum;
-          } else {
-            product = oz::crt_to_double<L, COUNT>(
-                crt, [&](int t) { return __byte_perm(packed[t], 0u, 0x4440u + e); }, rows.shift[i] + column_shift);
+            tile[dj][di0 + e] = sum;
+          } else if (slow >> e & 1) {
+            tile[dj][di0 + e] = oz::crt_limbs_to_double<L, COUNT>(
+                crt, [&](int t) { return residue(t, e); }, rows.shift[i] + column_shift);
           }
-          tile[dj][di0 + e] = product;
         }
       }
     }

@@ -356,22 +356,35 @@ IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
 /// (H - q·a_P)·2^s + Z, Z = B - q·b_P: the first term exact in one fma (|H - q·a_P| < 2^41), Z known
 /// within 2^52 from B̃ and exactly mod 2^64 from the integer sums, hence exactly, as
 /// Z mod 2^64 + 2^64·rint((Z̃ - Z mod 2^64)·2^-64). Then X = hi·2^64 + lo with |hi| < 2^63.
-template <int COUNT, class Residue>
-IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
-  double H = 0.0, B = 0.0;
-  std::uint64_t S_lo = 0;
+/// The sums H, B̃ and S mod 2^64 of N elements at once (residue(t, n): element n's r_t), so that the
+/// GPU reads each modulus's constants once for all N; every element sees the same operations in the
+/// same order as alone.
+template <int COUNT, int N, class Residue>
+IK_HD void crt_mixed_sums(const CrtMixed& c, int count, const Residue& residue, double (&H)[N], double (&B)[N],
+                          std::uint64_t (&S_lo)[N]) {
+  IK_UNROLL
+  for (int n = 0; n < N; ++n) H[n] = 0.0, B[n] = 0.0, S_lo[n] = 0;
   IK_UNROLL
   for (int t = 0; t < (COUNT > 0 ? COUNT : count); ++t) {
-    const std::uint32_t rt = residue(t);
+    const double a = c.a[t], b = c.b[t];
+    const std::uint64_t m = c.m_lo[t];
+    IK_UNROLL
+    for (int n = 0; n < N; ++n) {
+      const std::uint32_t rt = residue(t, n);
 #if defined(__CUDA_ARCH__)
-    const double r = __hiloint2double(0x43300000, int(rt)) - 0x1p52;  // exact, no conversion unit
+      const double r = __hiloint2double(0x43300000, int(rt)) - 0x1p52;  // exact, no conversion unit
 #else
-    const double r = static_cast<double>(rt);
+      const double r = static_cast<double>(rt);
 #endif
-    H = ::fma(r, c.a[t], H);  // exact: every partial sum is an integer below 2^53
-    B = ::fma(r, c.b[t], B);
-    S_lo += std::uint64_t(rt) * c.m_lo[t];  // mod 2^64
+      H[n] = ::fma(r, a, H[n]);  // exact: every partial sum is an integer below 2^53
+      B[n] = ::fma(r, b, B[n]);
+      S_lo[n] += std::uint64_t(rt) * m;  // mod 2^64
+    }
   }
+}
+
+/// The product from the sums, scaled by 2^-e and rounded once, or NaN (near ±P/2, subnormal or overflow).
+IK_HD double crt_mixed_finish(const CrtMixed& c, double H, double B, std::uint64_t S_lo, int e) {
   const double ratio = ::fma(H, c.two_s_inv_P, B * c.inv_P);
   const double q = ::floor(ratio + 0.5);
   if (!(::fabs(ratio - q) < 0.499)) return NAN;
@@ -384,22 +397,18 @@ IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& re
   return int128_to_double_fast(hi, z_lo, e);
 }
 
-/// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
-/// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t. Unless S/P
-/// lies near an odd multiple of 1/2, X = S - round(S/P)·P and signed_limbs_to_double_fast rounds it;
-/// otherwise (and for subnormal or overflowing results) X = S - P·floor(S/P), the quotient estimated
-/// in double and corrected exactly (at most one step either way), goes to limbs_to_double_scaled.
-/// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
-/// every M_t limb becomes an immediate operand); 0: c.count at run time.
+template <int COUNT, class Residue>
+IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
+  double H[1], B[1];
+  std::uint64_t S_lo[1];
+  crt_mixed_sums<COUNT>(c, count, [&](int t, int) { return residue(t); }, H, B, S_lo);
+  return crt_mixed_finish(c, H[0], B[0], S_lo[0], e);
+}
+
+/// crt_to_double's general path: S in limbs, the quotient estimated and corrected.
 template <int L, int COUNT = 0, class Residue>
-IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
+IK_HD double crt_limbs_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
   const int count = COUNT > 0 ? COUNT : c.count;
-  if constexpr (COUNT <= 16) {  // P < 2^128 for up to 16 moduli (COUNT = 0: decided at run time)
-    if (COUNT > 0 || c.mixed.usable) {
-      const double fast = crt_mixed_to_double<COUNT>(c.mixed, count, residue, e);
-      if (fast == fast) return fast;  // NaN: near ±P/2, subnormal or overflow
-    }
-  }
   std::uint64_t acc[L] = {};
   IK_UNROLL
   for (int t = 0; t < count; ++t) {
@@ -461,6 +470,26 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
   const double magnitude = limbs_to_double_scaled<L>(X, e);
   return negative ? -magnitude : magnitude;
 }
+
+/// The product from its residues r_t = residue(t), scaled by 2^-e and rounded once: the
+/// integer X in (-P/2, P/2] with X ≡ r_t (mod p_t) for every t comes from S = Σ r_t·M_t: for P < 2^128
+/// by the mixed digits (crt_mixed_to_double), else or where those give NaN by crt_limbs_to_double. There,
+/// unless S/P lies near an odd multiple of 1/2, X = S - round(S/P)·P and signed_limbs_to_double_fast rounds it;
+/// otherwise (and for subnormal or overflowing results) X = S - P·floor(S/P), the quotient estimated
+/// in double and corrected exactly (at most one step either way), goes to limbs_to_double_scaled.
+/// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
+/// every M_t limb becomes an immediate operand); 0: c.count at run time.
+template <int L, int COUNT = 0, class Residue>
+IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
+  if constexpr (COUNT <= 16) {  // P < 2^128 for up to 16 moduli (COUNT = 0: decided at run time)
+    if (COUNT > 0 || c.mixed.usable) {
+      const double fast = crt_mixed_to_double<COUNT>(c.mixed, COUNT > 0 ? COUNT : c.count, residue, e);
+      if (fast == fast) return fast;  // NaN: near ±P/2, subnormal or overflow
+    }
+  }
+  return crt_limbs_to_double<L, COUNT>(c, residue, e);
+}
+
 /// The same with the residues at r[t * stride].
 template <int L, int COUNT = 0>
 IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
