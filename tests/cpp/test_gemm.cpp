@@ -192,17 +192,47 @@ void test_crt_reconstructs_exactly() {
       const double mag_want = reference_round(mag, e);
       const double want = negative ? -mag_want : mag_want;
       const double got = detail::ozaki::crt_to_double(table, r, 1, e);
-      double got_fixed = 0;
+      double got_fixed = 0, got_batched = 0;
       detail::ozaki::with_moduli_count(count, [&](auto c) {
-        constexpr int kCount = decltype(c)::value, L = detail::ozaki::crt_limbs(kCount);
-        got_fixed = detail::ozaki::crt_to_double<L, kCount>(detail::ozaki::crt_table<L>(crt), r, 1, e);
+        namespace oz = detail::ozaki;
+        constexpr int kCount = decltype(c)::value, L = oz::crt_limbs(kCount);
+        const oz::CrtTable<L> fixed_table = oz::crt_table<L>(crt);
+        got_fixed = oz::crt_to_double<L, kCount>(fixed_table, r, 1, e);
+        got_batched = got_fixed;
+        if constexpr (kCount <= 16) {  // the GPU reconstruction's way: four elements' sums at once
+          double H[4], B[4];
+          std::uint64_t S_lo[4];
+          oz::crt_mixed_sums<kCount>(fixed_table.mixed, kCount, [&](int t, int n) { return n == 2 ? std::uint32_t(r[t]) : 0u; },
+                                     H, B, S_lo);
+          got_batched = oz::crt_mixed_finish(fixed_table.mixed, H[2], B[2], S_lo[2], e);
+          if (got_batched != got_batched)
+            got_batched = oz::crt_limbs_to_double<L, kCount>(fixed_table, [&](int t) { return std::uint32_t(r[t]); }, e);
+        }
       });
       ++checked;
-      if ((std::memcmp(&got, &want, 8) != 0 || std::memcmp(&got_fixed, &want, 8) != 0) && wrong++ < 5)
-        CHECK(false, "crt_to_double, %d moduli, len %d: got %a / %a, want %a", count, len, got, got_fixed, want);
+      const bool all_equal = std::memcmp(&got, &want, 8) == 0 && std::memcmp(&got_fixed, &want, 8) == 0 &&
+                             std::memcmp(&got_batched, &want, 8) == 0;
+      if (!all_equal && wrong++ < 5)
+        CHECK(false, "crt_to_double, %d moduli, len %d: got %a / %a / %a, want %a", count, len, got, got_fixed,
+              got_batched, want);
     }
   }
   CHECK(wrong == 0 && checked == 19 * 4000, "%d of %d wrong", wrong, checked);
+}
+
+// scale_by_pow2 (the scans' and residues' x·2^n) is ldexp bit for bit, subnormal results and overflow
+// included.
+void test_scale_by_pow2_is_ldexp() {
+  std::mt19937_64 rng(13);
+  std::uniform_int_distribution<int> n_dist(-1200, 1200), e_dist(-1074, 1023);
+  int wrong = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    const double x = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), e_dist(rng));
+    const int n = n_dist(rng);
+    const double got = detail::ozaki::scale_by_pow2(x, n), want = std::ldexp(x, n);
+    if (std::memcmp(&got, &want, 8) != 0 && wrong++ < 5) CHECK(false, "scale_by_pow2(%a, %d) = %a, ldexp %a", x, n, got, want);
+  }
+  CHECK(wrong == 0, "%d of 200000 differ", wrong);
 }
 
 void test_moduli_are_pairwise_coprime() {
@@ -403,6 +433,37 @@ void test_errors() {
   CHECK(threw, "float32 input must raise TypeError");
 }
 
+// A native contract on the reference: the count gemm_native_contract picks for these operands, its
+// bits, and a larger count where one row's exponent spread is large.
+void test_native_contract_resolves_per_call() {
+  std::mt19937_64 rng(7);
+  const std::int64_t m = 9, k = 1500, n = 8;
+  Mat a(m, k, 1 - std::ldexp(1.0, -8)), b(k, n, -(1 - std::ldexp(1.0, -8)));
+  Mat wide = family(m, k, 0.5, rng);
+  for (std::int64_t l = 0; l < k; ++l) wide(3, l) = std::ldexp(1.0, -40);
+  wide(3, 7) = 1.0;
+  int counts[2];
+  for (int side = 0; side < 2; ++side) {
+    Mat& x = side ? wide : a;
+    Mat c(m, n), c_fixed(m, n);
+    GemmOptions opt;
+    opt.contract.native = true;
+    opt.contract.scaling = GemmScaling::accurate;
+    const GemmReport rep = gemm_reference(x.view(), b.view(), c.view(), opt);
+    const GemmNativeChoice want = gemm_native_contract(x.view(), b.view(), false, false);
+    CHECK(rep.moduli == want.moduli && rep.native.moduli == want.moduli && rep.native.bound == want.bound &&
+              rep.native.bound <= rep.native.target,
+          "native: %d moduli, bound %g (want %d, %g, target %g)", rep.moduli, rep.native.bound, want.moduli, want.bound,
+          rep.native.target);
+    opt.contract.native = false;
+    opt.contract.moduli = want.moduli;
+    gemm_reference(x.view(), b.view(), c_fixed.view(), opt);
+    CHECK(std::memcmp(c.v.data(), c_fixed.v.data(), c.v.size() * 8) == 0, "native differs from its count's contract");
+    counts[side] = rep.moduli;
+  }
+  CHECK(counts[0] < counts[1], "spread ~1 took %d moduli, spread ~2√k %d", counts[0], counts[1]);
+}
+
 void test_threads_do_not_change_bits() {
   std::mt19937_64 rng(6);
   Mat a = family(33, 40, 2.0, rng), b = family(40, 29, 2.0, rng), c1(33, 29), c4(33, 29);
@@ -420,6 +481,7 @@ int main() {
   test_residues_are_exact();
   test_product_residues_are_exact();
   test_crt_reconstructs_exactly();
+  test_scale_by_pow2_is_ldexp();
   test_moduli_are_pairwise_coprime();
   test_integer_inputs_are_exact();
   test_error_bound_on_the_standard_family();
@@ -428,6 +490,7 @@ int main() {
   test_transposes_strides_alpha_beta();
   test_edge_cases();
   test_errors();
+  test_native_contract_resolves_per_call();
   test_threads_do_not_change_bits();
   return report_and_exit_code();
 }
