@@ -3,7 +3,9 @@
 // the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
-//   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B)
+//   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B);
+//      for Contract.native() instead spread_parts_kernel + combine_spreads_kernel (the same, and each
+//      line's exponent spread) and choose_count_kernel (the count; the later stages read it: Count)
 //   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters

@@ -1,6 +1,7 @@
 #pragma once
-// Contract.native()'s per-call statistics: the exponent spread ρ = √nnz · 2^E / ‖line‖₂ of every row
-// of op(A) and column of op(B) (see gemm_native_contract in ironkernels/gemm.hpp).
+// Contract.native()'s per-call statistics, the exponent spread ρ = √nnz · 2^E / ‖line‖₂ of every row
+// of op(A) and column of op(B), and the count they give (see gemm_native_contract in
+// ironkernels/gemm.hpp).
 #include <cstdint>
 #include <utility>
 
