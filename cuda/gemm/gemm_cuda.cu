@@ -840,7 +840,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.native = take(contract.native ? sizeof(NativeState) : 0);
-  w.parts = take(contract.native ? std::size_t((k + kScanChunk - 1) / kScanChunk) * std::size_t(m + n) * sizeof(SpreadPart) : 0);
+  const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
+  w.parts = take(contract.native ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
   w.ra = take(std::size_t(p.hi) * p.mp * p.kp);
   w.rb = take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling

@@ -202,11 +202,11 @@ void test_crt_reconstructs_exactly() {
         if constexpr (kCount <= 16) {  // the GPU reconstruction's way: four elements' sums at once
           double H[4], B[4];
           std::uint64_t S_lo[4];
-          oz::crt_mixed_sums<kCount>(fixed_table.mixed, kCount, [&](int t, int n) { return n == 2 ? std::uint32_t(r[t]) : 0u; },
+          auto residue = [&](int t) { return std::uint32_t(r[t]); };
+          oz::crt_mixed_sums<kCount>(fixed_table.mixed, kCount, [&](int t, int n) { return n == 2 ? residue(t) : 0u; },
                                      H, B, S_lo);
           got_batched = oz::crt_mixed_finish(fixed_table.mixed, H[2], B[2], S_lo[2], e);
-          if (got_batched != got_batched)
-            got_batched = oz::crt_limbs_to_double<L, kCount>(fixed_table, [&](int t) { return std::uint32_t(r[t]); }, e);
+          if (got_batched != got_batched) got_batched = oz::crt_limbs_to_double<L, kCount>(fixed_table, residue, e);
         }
       });
       ++checked;
@@ -230,7 +230,8 @@ void test_scale_by_pow2_is_ldexp() {
     const double x = std::ldexp(std::uniform_real_distribution<double>(-1, 1)(rng), e_dist(rng));
     const int n = n_dist(rng);
     const double got = detail::ozaki::scale_by_pow2(x, n), want = std::ldexp(x, n);
-    if (std::memcmp(&got, &want, 8) != 0 && wrong++ < 5) CHECK(false, "scale_by_pow2(%a, %d) = %a, ldexp %a", x, n, got, want);
+    if (std::memcmp(&got, &want, 8) != 0 && wrong++ < 5)
+      CHECK(false, "scale_by_pow2(%a, %d) = %a, ldexp %a", x, n, got, want);
   }
   CHECK(wrong == 0, "%d of 200000 differ", wrong);
 }
