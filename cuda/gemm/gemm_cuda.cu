@@ -173,20 +173,33 @@ __device__ __forceinline__ void for_each_strided(const double* from, std::int64_
     for (int u = 0; u < kBatch; ++u) fn(v[u]);
   }
 }
-template <bool kPositionsContiguous>
-__global__ void scan_lines_kernel(Lines x, LineInfo info) {
+
+// The line of this thread in a scan block (tile of lines blockIdx.x, chunk of positions blockIdx.y),
+// after fn(v) over its values of the chunk (none where the line is past the last).
+template <bool kPositionsContiguous, class Fn>
+__device__ __forceinline__ std::int64_t scan_chunk(const Lines& x, Fn&& fn) {
   const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
   const std::int64_t l1 = min(x.cols, l0 + kScanChunk);
   const std::int64_t line = kPositionsContiguous ? tile * 8 + threadIdx.y : tile * 32 + threadIdx.x;
-  int e = oz::kNoExponent, bad = 0;
-  if (line < x.rows) {
-    const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+  const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
+  if (line < x.rows)
     for_each_strided(x.data + line * x.rs + (l0 + start) * x.cs, step * x.cs, (l1 - l0 - start + step - 1) / step,
-                     [&](double v) {
-                       if (!oz::finite(v)) bad = 1;
-                       else if (v != 0.0) e = max(e, oz::exponent_bound(v));
-                     });
-  }
+                     fn);
+  return line;
+}
+
+// The grid of a scan over `chunks` chunks: tiles of 8 lines (contiguous positions) or 32.
+dim3 scan_grid(const Lines& x, std::int64_t chunks) {
+  return dim3(unsigned(x.cs == 1 ? (x.rows + 7) / 8 : (x.rows + 31) / 32), unsigned(chunks));
+}
+
+template <bool kPositionsContiguous>
+__global__ void scan_lines_kernel(Lines x, LineInfo info) {
+  int e = oz::kNoExponent, bad = 0;
+  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
+    if (!oz::finite(v)) bad = 1;
+    else if (v != 0.0) e = max(e, oz::exponent_bound(v));
+  });
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     e = __reduce_max_sync(0xffffffffu, e);
     bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
@@ -201,11 +214,8 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
   const dim3 block(32, 8);
   const std::int64_t chunks = (x.cols + kScanChunk - 1) / kScanChunk;
   if (x.rows == 0 || chunks == 0) return;
-  if (x.cs == 1) {
-    scan_lines_kernel<true><<<dim3(unsigned((x.rows + 7) / 8), unsigned(chunks)), block, 0, s>>>(x, info);
-  } else {
-    scan_lines_kernel<false><<<dim3(unsigned((x.rows + 31) / 32), unsigned(chunks)), block, 0, s>>>(x, info);
-  }
+  if (x.cs == 1) scan_lines_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, info);
+  else scan_lines_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, info);
   IK_CUDA_CHECK_LAUNCH("scan_lines_kernel");
 }
 
@@ -241,18 +251,12 @@ struct ScaledSum {  // Σ (x·2^-e)²
 };
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
-  const std::int64_t tile = blockIdx.x, l0 = std::int64_t(blockIdx.y) * kScanChunk;
-  const std::int64_t l1 = min(x.cols, l0 + kScanChunk);
-  const std::int64_t line = kPositionsContiguous ? tile * 8 + threadIdx.y : tile * 32 + threadIdx.x;
-  const int start = kPositionsContiguous ? threadIdx.x : threadIdx.y, step = kPositionsContiguous ? 32 : 8;
   ScaledSum part;
   int count = 0, bad = 0;
-  if (line < x.rows)
-    for_each_strided(x.data + line * x.rs + (l0 + start) * x.cs, step * x.cs, (l1 - l0 - start + step - 1) / step,
-                     [&](double v) {
-                       if (!oz::finite(v)) bad = 1;
-                       else if (v != 0.0) part.add_value(v), ++count;
-                     });
+  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
+    if (!oz::finite(v)) bad = 1;
+    else if (v != 0.0) part.add_value(v), ++count;
+  });
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     for (int o = 16; o > 0; o >>= 1) {
       ScaledSum other;
@@ -312,10 +316,8 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
     const Lines& x = *sides[side];
     if (x.rows == 0) continue;
     const dim3 block(32, 8);
-    if (x.cs == 1)
-      spread_parts_kernel<true><<<dim3(unsigned((x.rows + 7) / 8), unsigned(chunks)), block, 0, s>>>(x, parts);
-    else
-      spread_parts_kernel<false><<<dim3(unsigned((x.rows + 31) / 32), unsigned(chunks)), block, 0, s>>>(x, parts);
+    if (x.cs == 1) spread_parts_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
+    else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
     combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side],
                                                                          worst + side);
@@ -993,14 +995,14 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
   // One launch per count the plan may use; only that of the run's count does any work.
   auto reconstruct = [&](auto from_products, const ReconstructSource& src, std::int64_t j_begin, std::int64_t j_end) {
+    const std::int64_t tiles = (p.m + kReconstructTile - 1) / kReconstructTile *
+                               ((j_end - j_begin + kReconstructTile - 1) / kReconstructTile);
+    if (tiles == 0) return;
+    const unsigned grid = unsigned(std::min<std::int64_t>(tiles, std::int64_t(p.sms) * 2048 / kReconstructThreads));
     for (int candidate = p.lo; candidate <= p.hi; ++candidate)
       oz::with_moduli_count(candidate, [&](auto compiled) {
         constexpr int kCount = decltype(compiled)::value, L = oz::crt_limbs(kCount);
         const oz::CrtTable<L> table = oz::crt_table<L>(p.crts[kCount]);
-        const std::int64_t tiles = (p.m + kReconstructTile - 1) / kReconstructTile *
-                                   ((j_end - j_begin + kReconstructTile - 1) / kReconstructTile);
-        if (tiles == 0) return;
-        const unsigned grid = unsigned(std::min<std::int64_t>(tiles, std::int64_t(p.sms) * 2048 / kReconstructThreads));
         reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
             table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j_begin, count);
       });

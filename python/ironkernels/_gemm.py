@@ -285,15 +285,8 @@ def gemm(
         call_core("gemm", lambda: _core.check_output("gemm", "out", out, inputs, same_as="c"), arrays, "float64")
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
-    native = None
-    if not contract.is_native:
-        moduli, scaling = contract.resolve(max(ka, 1))
-    elif cuda:  # the plan resolves the count on the device, without waiting
-        moduli, scaling = 0, contract.scaling
-    else:
-        native = call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b), 0),
-                           arrays, "float64")
-        moduli, scaling = native["moduli"], contract.scaling
+    # Contract.native(): the count is resolved inside the call (on CUDA on the device, without waiting).
+    moduli, scaling = (0, contract.scaling) if contract.is_native else contract.resolve(max(ka, 1))
     if cuda:
         products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
         plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
@@ -315,9 +308,9 @@ def gemm(
     else:
         rep = call_core("gemm", lambda: _core.gemm_reference(
             a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0, trans_a=bool(trans_a),
-            trans_b=bool(trans_b), moduli=moduli, scaling=scaling), arrays, "float64")
+            trans_b=bool(trans_b), moduli=moduli, scaling=scaling, native=contract.is_native), arrays, "float64")
         rep["backend"] = "cpu-reference"
     if report:
-        rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract), **(native or {}))
+        rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract))
         return out, rep
     return out

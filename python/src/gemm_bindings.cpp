@@ -58,7 +58,8 @@ void bind_gemm(nb::module_& m) {
     return nb::make_tuple(b.a, b.b);
   }, nb::arg("moduli"), nb::arg("k"), "Bits kept per row of op(A) and column of op(B) under fast scaling.");
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
-                             double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling) {
+                             double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling,
+                             bool native) {
     const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64"),
                     cv = python::to_view(c, "gemm: out", false, "float64");
     GemmOptions opt;
@@ -68,6 +69,7 @@ void bind_gemm(nb::module_& m) {
     opt.trans_b = trans_b;
     opt.contract.moduli = moduli;
     opt.contract.scaling = parse_scaling(scaling);
+    opt.contract.native = native;
     GemmReport rep;
     {
       nb::gil_scoped_release release;
@@ -76,7 +78,9 @@ void bind_gemm(nb::module_& m) {
     return report_dict(rep);
   }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
      nb::arg("beta"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"),
-     "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm).");
+     nb::arg("native") = false,
+     "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm); native:\n"
+     "Contract.native(), the count resolved from the operands (moduli ignored).");
 
   m.def("gemm_native_contract", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, bool trans_a, bool trans_b,
                                     std::uintptr_t stream) {
