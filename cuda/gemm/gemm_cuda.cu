@@ -9,7 +9,7 @@
 //   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
-//   4. residues_kernel        scaled, truncated lines as INT8 residues, K contiguous, zero padded
+//   4. residues_kernel        scaled, rounded lines as INT8 residues, K contiguous, zero padded
 //   5. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, mma.sync or
 //      wgmma), and
 //   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
@@ -449,10 +449,10 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
                                    Count count, int* col_bits) {
   const std::int64_t j = blockIdx.x;
   const oz::Budget b = budgets.by_count[count.get()];
-  const int top = b.top, fast_a = b.bits_a, fast_b = b.bits_b;
+  const int fast_a = b.bits_a, fast_b = b.bits_b;
   int slack = INT_MAX;
   for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
-    slack = min(slack, oz::accurate_pair_budget(top, bound[j * mp + i]) - fast_a - fast_b);
+    slack = min(slack, oz::accurate_pair_budget(b, bound[j * mp + i]) - fast_a - fast_b);
   __shared__ int part[32];
   slack = __reduce_min_sync(0xffffffffu, slack);
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = slack;
@@ -469,11 +469,11 @@ constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
                                 Budgets budgets, Count count, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int top = budgets.by_count[count.get()].top;
+  const oz::Budget b = budgets.by_count[count.get()];
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
   int bits = oz::kMaxBits;
-  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(top, bound[j * mp + i]) - col_bits[j]);
+  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(b, bound[j * mp + i]) - col_bits[j]);
   atomicMin(&row_bits[i], bits);
 }
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from .reference import (bf16_bits_from_float, float_from_bf16_bits, fwt_reference, gemm_family,
-                        gemm_truncation_bound)
+                        gemm_rounding_bound)
 
 # Relative L2 error allowed against the float64 reference, per dtype (rounding of the inputs is
 # in the reference too; what is left is the transform's own rounding).
@@ -91,7 +91,7 @@ def demo_fwt(gpu: int | None, log_n: int = 12, megabytes: int = 256) -> list[dic
 def demo_gemm(gpu: int | None) -> list[dict]:
     """The emulated DGEMM under Contract.native() against native float64 (cublasDgemm through PyTorch
     on the GPU, NumPy's BLAS on the CPU) on the standard family; both measured against a long-double
-    product on sampled entries. ok: every sampled entry within the contract's truncation bound and
+    product on sampled entries. ok: every sampled entry within the contract's rounding bound and
     the max error no worse than native's."""
     from ._gemm import gemm
 
@@ -127,7 +127,7 @@ def demo_gemm(gpu: int | None) -> list[dict]:
         block = ours[np.ix_(ri, ci)]
         err = float(np.max(np.abs((block - ref) / ref)))
         native_err = float(np.max(np.abs((native[np.ix_(ri, ci)] - ref) / ref)))
-        bound = gemm_truncation_bound(a[ri], b[:, ci], rep["bits_a"], rep["bits_b"], ref)
+        bound = gemm_rounding_bound(a[ri], b[:, ci], rep["bits_a"], rep["bits_b"], ref)
         ok = bool(np.isfinite(ours).all() and (np.abs((block - ref).astype(np.float64)) <= bound).all()
                   and err <= native_err)
         rows.append(dict(phi=phi, n=n, err=err, native=native_err, ms=ms, native_ms=native_ms, device=device,
@@ -232,7 +232,7 @@ def run(force_cpu: bool = False) -> int:
     print(f"\ngemm: C = A·B in float64 by Ozaki scheme II, Contract.native() ({g[0]['moduli']} moduli, accurate"
           " scaling);\n      max relative error on 64x64 sampled entries against a long-double product, beside"
           " native float64\n      (cublasDgemm via PyTorch on the GPU, NumPy's BLAS on the CPU); ok = within the"
-          " truncation bound and\n      no worse than native; TFLOP/s counts 2n^3\n")
+          " rounding bound and\n      no worse than native; TFLOP/s counts 2n^3\n")
     _table(f"{'op':<5}{'inputs':<18}{'shape':<10}{'device':<8}{'max.rel.err':>12}{'native':>10}{'  ok':<6}"
            f"{'ms':>9}{'native ms':>10}{'TFLOP/s':>9}",
            [f"{'gemm':<5}{'(u-.5)exp(' + str(r['phi']) + 'g)':<18}{str(r['n']) + '^3':<10}{r['device']:<8}"

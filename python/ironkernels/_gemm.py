@@ -32,8 +32,8 @@ def fast_bits(moduli: int, k: int) -> tuple:
 class Contract:
     """What a gemm call promises: the number of moduli (2 … 20) and the scaling mode.
 
-    The integer product is exact; the only error is the truncation of the power-of-two-scaled
-    inputs. With n moduli, P = p_1 ⋯ p_n and k the inner dimension, every row of op(A) keeps
+    The integer product is exact; the only error is the rounding of the power-of-two-scaled inputs
+    to integers (to nearest). With n moduli, P = p_1 ⋯ p_n and k the inner dimension, every row of op(A) keeps
     ``bits_a`` and every column of op(B) ``bits_b`` bits below its largest element, with
     ``bits_a + bits_b = bitlen(P) - 2 - ceil(log2 k)`` under "fast" scaling; ``report=True`` returns both.
 

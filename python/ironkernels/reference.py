@@ -58,13 +58,15 @@ def gemm_family(rng: np.random.Generator, shape: tuple, phi: float) -> np.ndarra
     return (rng.random(shape) - 0.5) * np.exp(phi * rng.standard_normal(shape))
 
 
-def gemm_truncation_bound(a: np.ndarray, b: np.ndarray, bits_a: int, bits_b: int, ref: np.ndarray) -> np.ndarray:
-    """The gemm contract per element of a·b: k · 2^(e_i + f_j) · (2^-bits_a + 2^-bits_b + 2^-(bits_a+bits_b))
-    (e_i, f_j the exponent bounds of row i of a and column j of b) plus one rounding of the result."""
+def gemm_rounding_bound(a: np.ndarray, b: np.ndarray, bits_a: int, bits_b: int, ref: np.ndarray) -> np.ndarray:
+    """The gemm contract per element of a·b: k · 2^(e_i + f_j) · (ε_a + ε_b + ε_a·ε_b), ε = 2^-(bits+1)
+    (e_i, f_j the exponent bounds of row i of a and column j of b; each scaled element rounded to the
+    nearest integer is off by at most half a unit), plus one rounding of the result."""
     ea = 2.0 ** (np.floor(np.log2(np.abs(a).max(axis=1))) + 1)
     eb = 2.0 ** (np.floor(np.log2(np.abs(b).max(axis=0))) + 1)
-    trunc = a.shape[1] * np.outer(ea, eb) * (2.0**-bits_a + 2.0**-bits_b + 2.0 ** -(bits_a + bits_b))
-    return trunc + 2.0**-52 * np.abs(np.asarray(ref, dtype=np.float64))
+    eps_a, eps_b = 2.0 ** -(bits_a + 1), 2.0 ** -(bits_b + 1)
+    scaling = a.shape[1] * np.outer(ea, eb) * (eps_a + eps_b + eps_a * eps_b)
+    return scaling + 2.0**-52 * np.abs(np.asarray(ref, dtype=np.float64))
 
 
 def lcn_crossing_counts(xy: np.ndarray, edges: np.ndarray, block: int = 512) -> np.ndarray:

@@ -1,4 +1,4 @@
-// C++ tests of the Ozaki-II CPU reference: exact results on integer inputs, the truncation error
+// C++ tests of the Ozaki-II CPU reference: exact results on integer inputs, the rounding error
 // bound against a long-double reference, IEEE semantics for Inf/NaN, layouts, edge cases, errors.
 #include <algorithm>
 #include <cmath>
@@ -268,8 +268,8 @@ void test_integer_inputs_are_exact() {
   }
 }
 
-// The only error is the truncation of the scaled inputs: per element of C at most
-// k · 2^(e_i + f_j) · (2^-bits_a + 2^-bits_b + 2^-(bits_a+bits_b)) before the final rounding.
+// The only error is the rounding of the scaled inputs to integers, half a unit each: per element of C
+// at most k · 2^(e_i + f_j) · (ε_a + ε_b + ε_a·ε_b), ε = 2^-(bits+1), before the final rounding.
 void test_error_bound_on_the_standard_family() {
   std::mt19937_64 rng(2);
   for (double phi : {0.5, 2.0, 4.0})
@@ -289,13 +289,12 @@ void test_error_bound_on_the_standard_family() {
           for (std::int64_t l = 0; l < k; ++l) bmax = std::fmax(bmax, std::fabs(b(l, j)));
           const double ea = std::ldexp(1.0, std::ilogb(amax) + 1), eb = std::ldexp(1.0, std::ilogb(bmax) + 1);
           const long double ref = ref_entry(a, b, i, j);
-          const double bound = double(k) * ea * eb *
-                                   (std::ldexp(1.0, -rep.bits_a) + std::ldexp(1.0, -rep.bits_b) +
-                                    std::ldexp(1.0, -rep.bits_a - rep.bits_b)) +
-                               std::ldexp(std::fabs(double(ref)), -52);
+          const double eps_a = std::ldexp(1.0, -rep.bits_a - 1), eps_b = std::ldexp(1.0, -rep.bits_b - 1);
+          const double bound =
+              double(k) * ea * eb * (eps_a + eps_b + eps_a * eps_b) + std::ldexp(std::fabs(double(ref)), -52);
           worst = std::fmax(worst, double(std::fabs(c(i, j) - ref)) / bound);
         }
-      CHECK(worst <= 1.0, "phi=%g moduli=%d: error %.3g x the truncation bound", phi, nmod, worst);
+      CHECK(worst <= 1.0, "phi=%g moduli=%d: error %.3g x the rounding bound", phi, nmod, worst);
     }
 }
 

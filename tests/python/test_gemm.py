@@ -1,11 +1,11 @@
-"""gemm (Ozaki scheme II), CPU reference: exact on integers, within the truncation bound against a
+"""gemm (Ozaki scheme II), CPU reference: exact on integers, within the rounding bound against a
 long-double reference, IEEE semantics for Inf/NaN, layouts, alpha/beta/c/out, report, errors."""
 import numpy as np
 import pytest
 
 import ironkernels
 from ironkernels import Contract, gemm
-from ironkernels.reference import gemm_family, gemm_truncation_bound
+from ironkernels.reference import gemm_family, gemm_rounding_bound
 
 
 family = gemm_family
@@ -27,13 +27,25 @@ def test_integer_inputs_give_the_exact_product(rng, moduli, scaling):
 @pytest.mark.parametrize("scaling", ["fast", "accurate"])
 @pytest.mark.parametrize("phi", [0.5, 1.0, 2.0, 4.0])
 @pytest.mark.parametrize("moduli", [8, 14, 18])
-def test_error_within_the_truncation_bound(rng, phi, moduli, scaling):
+def test_error_within_the_rounding_bound(rng, phi, moduli, scaling):
     m, k, n = 19, 150, 17
     a, b = family(rng, (m, k), phi), family(rng, (k, n), phi)
     c, rep = gemm(a, b, contract=Contract(moduli=moduli, scaling=scaling), report=True)
     ref = exact_reference(a, b)
-    bound = gemm_truncation_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
+    bound = gemm_rounding_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
     assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
+
+
+def test_scaled_elements_round_to_nearest(rng):
+    """gemm(a, I) is a as the method scales it: each element rounded to the nearest multiple of
+    2^(E_i - bits_a) (ties to even), |row i| < 2^E_i, never truncated."""
+    k = 16
+    a = family(rng, (40, k), 1.0)
+    c, rep = gemm(a, np.eye(k), contract=Contract(moduli=8, scaling="fast"), report=True)
+    unit = np.ldexp(1.0, np.frexp(np.abs(a).max(axis=1))[1][:, None] - rep["bits_a"])
+    want = np.rint(a / unit) * unit
+    np.testing.assert_array_equal(c, want)
+    assert (want != np.trunc(a / unit) * unit).any()  # these inputs tell rounding from truncation
 
 
 @pytest.mark.parametrize("phi", [0.5, 2.0, 4.0])
@@ -48,11 +60,12 @@ def test_accurate_scaling_keeps_at_least_the_fast_bits(rng, phi):
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 13, 130])
-@pytest.mark.parametrize("moduli", [6, 14])
+@pytest.mark.parametrize("moduli", [2, 6, 14])
 def test_accurate_bound_holds_where_every_term_is_largest(rng, k, moduli):
-    """Every |a|, |b| just below its line's power of two and one sign: Σ|a'||b'| comes as close to
-    the grouped magnitude bound of "accurate" scaling as it can, so a budget one bit too generous
-    would overflow the CRT range. Short k also checks the budget never drops below "fast"."""
+    """Every |a|, |b| just below its line's power of two and one sign, so each rounds up to it:
+    Σ|a'||b'| comes as close to the grouped magnitude bound of "accurate" scaling as it can, so a
+    budget one bit too generous would overflow the CRT range. Short k also checks the budget never
+    drops below "fast"; two moduli leave fast fewer bits than the magnitude bounds resolve."""
     m, n = 9, 7
     a = (1 - 2.0**-20) * 2.0 ** rng.integers(-3, 4, size=(m, 1)) * np.ones((m, k))
     b = (1 - 2.0**-20) * 2.0 ** rng.integers(-3, 4, size=(1, n)) * np.ones((k, n))
@@ -62,7 +75,7 @@ def test_accurate_bound_holds_where_every_term_is_largest(rng, k, moduli):
     assert ra["bits_a"] >= rf["bits_a"] and ra["bits_b"] >= rf["bits_b"]
     ref = exact_reference(a, b)
     for c, rep in ((fast, rf), (acc, ra)):
-        bound = gemm_truncation_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
+        bound = gemm_rounding_bound(a, b, rep["bits_a"], rep["bits_b"], ref)
         assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
 
 
@@ -229,7 +242,7 @@ def test_native_choice_is_the_fewest_moduli_meeting_the_target(k):
             assert bound <= target
         if 2 < nm < 20:
             ba, bb = ironkernels._gemm.fast_bits(nm - 1, k)
-            ea, eb = spread * 2.0**-ba, spread * 2.0**-bb
+            ea, eb = spread * 2.0 ** -(ba + 1), spread * 2.0 ** -(bb + 1)
             assert ba == 0 or ea + eb + ea * eb + 2.0**-53 > target  # one modulus fewer misses it
     with pytest.raises(ValueError, match="spreads"):
         _core.gemm_native_choice(0.5, 1.0, 10)

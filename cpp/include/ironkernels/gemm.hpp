@@ -2,7 +2,7 @@
 // FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 //
 // C = alpha · op(A) · op(B) + beta · C in float64. Each row of op(A) and column of op(B) is scaled by
-// a power of two and truncated to an integer (the only error of the method), the integer product
+// a power of two and rounded to the nearest integer (the only error of the method), the integer product
 // is computed exactly from its residues modulo `moduli` pairwise-coprime moduli ≤ 256 (INT8 × INT8 →
 // INT32 products), reconstructed exactly by the Chinese remainder theorem and rounded to float64
 // once. See notes/ozaki2.md of the steering repository for the maths.
@@ -53,10 +53,10 @@ struct GemmOptions {
 /// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
 /// (a_i: row i of op(A), b_j: column j of op(B)):
 ///  - ours, with fast scaling's bits (accurate keeps at least these): a line keeping `bits` below its
-///    largest exponent E (|x| < 2^E) truncates each nonzero element by less than 2^(E - bits), so
-///    ‖Δa_i‖₂ < ρ_i · 2^-bits · ‖a_i‖₂ with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread:
-///    1 … 2√nnz), and β = ρ_A 2^-bits_a + ρ_B 2^-bits_b + ρ_A ρ_B 2^-(bits_a + bits_b) + u, ρ the
-///    largest over the lines, u = 2^-53 the final rounding;
+///    largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of 2^(E - bits), off by
+///    at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ρ_i · 2^-(bits+1) · ‖a_i‖₂ with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂
+///    (the line's exponent spread: 1 … 2√nnz), and β = ε_A + ε_B + ε_A ε_B + u with
+///    ε = ρ 2^-(bits+1), ρ the largest over the lines, u = 2^-53 the final rounding;
 ///  - native DGEMM's probabilistic standard bound (Higham & Mary), √k · u · (|A||B|)_ij <= √k · u ·
 ///    ‖a_i‖₂‖b_j‖₂: the error native DGEMM shows in practice (its worst-case γ_k = k·u is √k larger,
 ///    and a count chosen against it measures up to ~100× native's error at k = 16384).

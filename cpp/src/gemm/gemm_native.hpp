@@ -32,7 +32,8 @@ IK_HD void native_count(double spread_a, double spread_b, double target, const N
   constexpr double u = 0x1p-53;
   for (int c = 2; c <= kGemmMaxModuli; ++c) {
     if (bits.a[c] == 0) continue;
-    const double ea = ::ldexp(spread_a, -bits.a[c]), eb = ::ldexp(spread_b, -bits.b[c]);
+    // Rounded to the nearest integer, each element is off by at most half of 2^-bits (its line's units).
+    const double ea = ::ldexp(spread_a, -bits.a[c] - 1), eb = ::ldexp(spread_b, -bits.b[c] - 1);
     moduli = c;
     bound = ::fma(ea, eb, ea + eb) + u;
     if (bound <= target) return;

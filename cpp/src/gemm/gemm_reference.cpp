@@ -76,11 +76,11 @@ struct LineScale {
 // bits than "fast". (The GPU computes C̄ with one INT8 product over groups of positions and two
 // minimum reductions.)
 void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScale>& row,
-                   const std::vector<LineScale>& col, int top, std::vector<int>& row_bits,
+                   const std::vector<LineScale>& col, const ozaki::Budget& budget, std::vector<int>& row_bits,
                    std::vector<int>& col_bits) {
   const std::int64_t m = A.rows, k = A.cols, n = Bt.rows;
   const std::int64_t groups = (k + ozaki::kBoundGroup - 1) / ozaki::kBoundGroup;
-  const int fast_a = row_bits.empty() ? 0 : row_bits[0], fast_b = col_bits.empty() ? 0 : col_bits[0];
+  const int fast_a = budget.bits_a, fast_b = budget.bits_b;
   // Â (max of each group's magnitude bounds) for op(A), B̂ (their mean, rounded up) for op(B).
   auto grouped = [&](const Matrix& X, const std::vector<LineScale>& lines, bool max) {
     std::vector<std::int32_t> out(static_cast<std::size_t>(X.rows * groups));
@@ -102,7 +102,7 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
       for (std::int64_t j = 0; j < n; ++j) {
         std::int64_t bound = 0;
         for (std::int64_t gr = 0; gr < groups; ++gr) bound += std::int64_t(at[i * groups + gr]) * bt[j * groups + gr];
-        g[i * n + j] = ozaki::accurate_pair_budget(top, bound);
+        g[i * n + j] = ozaki::accurate_pair_budget(budget, bound);
       }
   });
   for (std::int64_t j = 0; j < n; ++j) {
@@ -129,7 +129,7 @@ std::vector<LineScale> scan_rows(const Matrix& x) {
   return lines;
 }
 
-// Row i scaled by 2^(bits[i] - exponent), truncated, reduced modulo each of the first nmod moduli:
+// Row i scaled by 2^(bits[i] - exponent), rounded to an integer, reduced modulo each of the first nmod moduli:
 // out[(t * rows + i) * cols + l] (the inner dimension contiguous for the products).
 std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineScale>& lines, const std::vector<int>& bits,
                                       int nmod) {
@@ -197,7 +197,7 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
   // bound from one extra small-integer product allows (never fewer than "fast").
   std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a), col_bits(static_cast<std::size_t>(n), report.bits_b);
-  if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget.top, row_bits, col_bits);
+  if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
 

@@ -29,7 +29,7 @@ namespace ironkernels::detail::ozaki {
 
 constexpr int kNoExponent = -2147483647 - 1;  // exponent of an all-zero line
 constexpr std::int64_t kChunkK = std::int64_t(1) << 16;  // INT32 dot products stay exact over 2^16 terms
-constexpr int kMaxBits = 62;  // bits a scaled line keeps at most (|A'| < 2^62 fits int64 and double)
+constexpr int kMaxBits = 62;  // bits a scaled line keeps at most (|A'| <= 2^62 fits int64 and double)
 
 IK_HD bool finite(double x) {
 #if defined(__CUDA_ARCH__)
@@ -74,18 +74,21 @@ IK_HD double scale_by_pow2(double x, int n) {
 /// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
 IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
 
-/// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(6-e)) in
-/// [0, 64], at least 1 for any nonzero x (also where the scaled value underflows).
+/// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(kMagnitudeBits-e))
+/// in [0, 2^kMagnitudeBits], at least 1 for any nonzero x (also where the scaled value underflows).
+constexpr int kMagnitudeBits = 6;
 IK_HD std::int32_t magnitude_bound(double x, int e) {
   if (x == 0.0 || !finite(x)) return 0;
-  const double v = ::ceil(scale_by_pow2(::fabs(x), 6 - e));
+  const double v = ::ceil(scale_by_pow2(::fabs(x), kMagnitudeBits - e));
   return v < 1.0 ? 1 : static_cast<std::int32_t>(v);
 }
 
-/// The scaled, truncated element: an integer-valued double, |q| < 2^62 (0 for Inf/NaN).
-IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::trunc(scale_by_pow2(v, shift)) : 0.0; }
+/// The scaled element rounded to the nearest integer (ties to even), an integer-valued double: off by
+/// at most 1/2, where truncation would be off by up to 1 (the method's only error, halved at no cost).
+/// For |v|·2^shift < 2^bits, |q| <= 2^bits (<= 2^62); 0 for Inf/NaN.
+IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::rint(scale_by_pow2(v, shift)) : 0.0; }
 
-/// An integer-valued |q| < 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
+/// An integer-valued |q| <= 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
 /// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
 struct SplitInteger {
   double hi, lo;
@@ -496,15 +499,24 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int
   return crt_to_double<L, COUNT>(c, [=](int t) { return std::uint32_t(r[t * stride]); }, e);
 }
 
+/// The bits every row of op(A) / column of op(B) keeps under "fast" scaling, and the exponent of
+/// the bound "accurate" scaling works against (`top`: Σ|A'||B'| <= 2^top < P/2).
+struct Budget {
+  int top = 0, bits_a = 0, bits_b = 0;
+};
+
 /// "accurate" scaling bounds Σ_l |a_il||b_lj| with one small INT8 product over groups of
 /// kBoundGroup consecutive positions (the last one zero padded): Â_iG = max_{l∈G} Ā_il,
 /// B̂_Gj = ceil(Σ_{l∈G} B̄_lj / kBoundGroup) (Ā = magnitude_bound(A), B̄ likewise, both <= 64), and
-/// C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^10·k (exact in INT32 for k <= 2^20). Then Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij
-/// and Σ_l |a_il||b_lj| <= 2^(-σ_i-τ_j)·kBoundGroup·C̄_ij (σ_i = 6 - e_i, τ_j = 6 - f_j), so row i and
-/// column j may keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and still
-/// Σ|A'||B'| <= 2^top < P/2; G_ij >= top - ceil_log2(k), the "fast" budget. The grouping makes the
-/// product a quarter of a residue product; on the φ = 0.5 and φ = 2 families it costs about one bit
-/// of a line's budget against the per-position bound (docs/history/bench-notes.md, gemm sections).
+/// C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^10·k (exact in INT32 for k <= 2^20). Then Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij.
+/// A row keeping α_i >= kMagnitudeBits = 6 bits has |A'_il| <= 2^(α_i - 6)·Ā_il: the scaled element is
+/// at most 2^(α_i - 6)·Ā_il, an integer, so rounding it to the nearest integer cannot pass it. Row i and
+/// column j may then keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and
+/// still Σ|A'||B'| <= 2^top < P/2; G_ij >= top - ceil_log2(k), the "fast" budget. Where fast keeps
+/// fewer than kMagnitudeBits bits on a side (a handful of moduli for a long k), G_ij is fast's budget.
+/// The grouping makes the product a quarter of a residue product; on the φ = 0.5 and φ = 2 families
+/// it costs about one bit of a line's budget against the per-position bound
+/// (docs/history/bench-notes.md, gemm sections).
 constexpr int kBoundGroupLog2 = 2, kBoundGroup = 1 << kBoundGroupLog2;
 IK_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = v[0];
@@ -516,7 +528,10 @@ IK_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
   for (int e = 0; e < kBoundGroup; ++e) r += v[e];
   return (r + kBoundGroup - 1) >> kBoundGroupLog2;
 }
-IK_HD int accurate_pair_budget(int top, std::int64_t bound) { return top + 12 - kBoundGroupLog2 - ceil_log2(bound); }
+IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
+  if (b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits) return b.bits_a + b.bits_b;
+  return b.top + 2 * kMagnitudeBits - kBoundGroupLog2 - ceil_log2(bound);
+}
 
 /// The final update of one element of C (the same operations on both backends).
 IK_HD double finish(double alpha, double product, double beta, double c) {
@@ -599,13 +614,10 @@ CrtTable<L> crt_table(const CrtConstants& c) {
   return t;
 }
 
-/// The bits every row of op(A) / column of op(B) keeps under "fast" scaling, and the exponent of
-/// the bound "accurate" scaling works against (`top`: Σ|A'||B'| <= 2^top <= P/2).
-struct Budget {
-  int top = 0, bits_a = 0, bits_b = 0;
-};
+/// (host) The budget of P's moduli at inner dimension k.
 inline Budget budget(const CrtConstants& c, std::int64_t k) {
-  // With |A'| < 2^ba and |B'| < 2^bb, Σ_l |A'||B'| < k·2^(ba+bb) <= 2^(bitlen(P)-2) <= P/2.
+  // With |A'| <= 2^ba and |B'| <= 2^bb, Σ_l |A'||B'| <= k·2^(ba+bb) <= 2^(bitlen(P)-2) < P/2 (P, a
+  // product of at least two coprime moduli, is no power of two: P > 2^(bitlen(P)-1)).
   Budget b;
   b.top = c.P.bit_length() - 2;
   const int total = b.top - ceil_log2(k > 1 ? k : 1);
