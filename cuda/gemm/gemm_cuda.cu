@@ -143,6 +143,8 @@ struct LineInfo {
   int* nonfinite;  // 1 if the line holds Inf/NaN
   int* bits;       // bits kept (accurate scaling)
   int* shift;      // the line's power-of-two shift
+  int* fast;       // bits kept under fast scaling (oz::fitted_bits)
+  unsigned long long* largest;  // largest finite magnitude (bit pattern: positive doubles order as them)
 };
 
 // counters[0], [1]: non-finite rows / columns; [2], [3]: fewest bits kept by a row / a column.
@@ -150,8 +152,8 @@ constexpr int kCounters = 4;
 
 __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < m) rows.exponent[i] = oz::kNoExponent, rows.nonfinite[i] = 0, rows.bits[i] = oz::kMaxBits;
-  if (i < n) cols.exponent[i] = oz::kNoExponent, cols.nonfinite[i] = 0;
+  if (i < m) rows.largest[i] = 0, rows.nonfinite[i] = 0, rows.bits[i] = oz::kMaxBits;
+  if (i < n) cols.largest[i] = 0, cols.nonfinite[i] = 0;
   if (i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
 }
 
@@ -195,18 +197,19 @@ dim3 scan_grid(const Lines& x, std::int64_t chunks) {
 
 template <bool kPositionsContiguous>
 __global__ void scan_lines_kernel(Lines x, LineInfo info) {
-  int e = oz::kNoExponent, bad = 0;
+  double largest = 0.0;
+  int bad = 0;
   const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
     if (!oz::finite(v)) bad = 1;
-    else if (v != 0.0) e = max(e, oz::exponent_bound(v));
+    else largest = fmax(largest, fabs(v));
   });
   if constexpr (kPositionsContiguous) {  // the warp holds one line
-    e = __reduce_max_sync(0xffffffffu, e);
+    for (int o = 16; o > 0; o >>= 1) largest = fmax(largest, __shfl_xor_sync(0xffffffffu, largest, o));
     bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
     if (threadIdx.x != 0) return;
   }
   if (line >= x.rows) return;
-  if (e != oz::kNoExponent) atomicMax(&info.exponent[line], e);
+  if (largest != 0.0) atomicMax(&info.largest[line], static_cast<unsigned long long>(__double_as_longlong(largest)));
   if (bad) atomicOr(&info.nonfinite[line], 1);
 }
 
@@ -227,7 +230,7 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 // E)), E the largest) into nnz / Σ and takes the largest over the finite, nonzero lines
 // (gemm_native.hpp).
 struct SpreadPart {
-  double sum;
+  double sum, largest;
   int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero; nonzeros < 0: an Inf/NaN
 };
 struct ScaledSum {  // Σ (x·2^-e)²
@@ -252,10 +255,11 @@ struct ScaledSum {  // Σ (x·2^-e)²
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
   ScaledSum part;
+  double largest = 0.0;
   int count = 0, bad = 0;
   const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
     if (!oz::finite(v)) bad = 1;
-    else if (v != 0.0) part.add_value(v), ++count;
+    else if (v != 0.0) part.add_value(v), largest = fmax(largest, fabs(v)), ++count;
   });
   if constexpr (kPositionsContiguous) {  // the warp holds one line
     for (int o = 16; o > 0; o >>= 1) {
@@ -263,50 +267,68 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
       other.sum = __shfl_xor_sync(0xffffffffu, part.sum, o);
       other.exponent = __shfl_xor_sync(0xffffffffu, part.exponent, o);
       part.add(other);
+      largest = fmax(largest, __shfl_xor_sync(0xffffffffu, largest, o));
     }
     count = __reduce_add_sync(0xffffffffu, count);
     bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
     if (threadIdx.x != 0) return;
   } else {  // the 8 threads of a column of the block hold one line
     __shared__ ScaledSum shared_part[8][32];
+    __shared__ double shared_largest[8][32];
     __shared__ int shared_count[8][32], shared_bad[8][32];
-    shared_part[threadIdx.y][threadIdx.x] = part;
+    shared_part[threadIdx.y][threadIdx.x] = part, shared_largest[threadIdx.y][threadIdx.x] = largest;
     shared_count[threadIdx.y][threadIdx.x] = count, shared_bad[threadIdx.y][threadIdx.x] = bad;
     __syncthreads();
     if (threadIdx.y != 0) return;
-    for (int y = 1; y < 8; ++y)
-      part.add(shared_part[y][threadIdx.x]), count += shared_count[y][threadIdx.x], bad |= shared_bad[y][threadIdx.x];
+    for (int y = 1; y < 8; ++y) {
+      part.add(shared_part[y][threadIdx.x]), largest = fmax(largest, shared_largest[y][threadIdx.x]);
+      count += shared_count[y][threadIdx.x], bad |= shared_bad[y][threadIdx.x];
+    }
   }
   if (line >= x.rows) return;
-  parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, part.exponent, bad ? -1 : count};
+  parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count};
 }
-// Per line: the chunks combined; the largest nnz / Σ over the finite, nonzero lines into *worst
-// (positive doubles order as their bit patterns). With `info`, also each line's largest exponent and
-// non-finite mark, as scan_lines_kernel finds them.
+// Per line: the chunks combined; the largest nnz / Σ over the finite, nonzero lines of each bin
+// (native_bin) into worst[bin] (positive doubles order as their bit patterns). With `info`, also
+// each line's largest magnitude and non-finite mark, as scan_lines_kernel finds them.
 __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info,
-                                       unsigned long long* worst) {
+                                       NativeBits bits, int side, unsigned long long* worst) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
   ScaledSum line;
+  double largest = 0.0;
   std::int64_t nonzeros = 0;
   bool bad = false;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
     bad = bad || part.nonzeros < 0;
     line.add(ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
+    largest = fmax(largest, part.largest);
   }
-  if (info.exponent) info.exponent[i] = line.exponent, info.nonfinite[i] = bad;
+  if (info.largest) info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
   if (bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
-  atomicMax(worst, static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
+  atomicMax(worst + native_bin(bits, side, largest),
+            static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
 }
-__global__ void init_worst_kernel(unsigned long long* worst) { worst[threadIdx.x] = __double_as_longlong(1.0); }
+__global__ void init_worst_kernel(unsigned long long* worst) {
+  NativeSpreads s;
+  init_native_spreads(s);
+  for (int side = 0; side < 2; ++side)
+    for (int bin = 0; bin < kNativeBins; ++bin) worst[side * kNativeBins + bin] = __double_as_longlong(s.worst[side][bin]);
+}
+__device__ NativeSpreads native_spreads_from(const unsigned long long* worst) {
+  NativeSpreads s;
+  for (int side = 0; side < 2; ++side)
+    for (int bin = 0; bin < kNativeBins; ++bin) s.worst[side][bin] = __longlong_as_double(worst[side * kNativeBins + bin]);
+  return s;
+}
 
-// Both sides' largest ρ² into worst[0], worst[1] (1 where a side has no finite nonzero line), with
-// `rows`/`cols` (info.exponent non-null) also their exponents and non-finite marks; `parts` holds
-// ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
-void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, SpreadPart* parts,
-             unsigned long long* worst, cudaStream_t s) {
-  init_worst_kernel<<<1, 2, 0, s>>>(worst);
+// Both sides' largest ρ² by bin into worst[side · kNativeBins + bin] (NativeSpreads), with
+// `rows`/`cols` (info.largest non-null) also their largest magnitudes and non-finite marks; `parts`
+// holds ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
+void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, const NativeBits& bits,
+             SpreadPart* parts, unsigned long long* worst, cudaStream_t s) {
+  init_worst_kernel<<<1, 1, 0, s>>>(worst);
   IK_CUDA_CHECK_LAUNCH("init_worst_kernel");
   const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
   if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
@@ -319,8 +341,8 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
     if (x.cs == 1) spread_parts_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
-    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side],
-                                                                         worst + side);
+    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side], bits,
+                                                                         side, worst + side * kNativeBins);
     IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
     parts += std::int64_t(chunks) * x.rows;
   }
@@ -329,15 +351,14 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
 // A native contract's count, chosen on the device from the spreads: what a run reports of it, and
 // what its kernels read (Count).
 struct NativeState {
-  unsigned long long worst[2];  // ρ_A², ρ_B² (bit patterns)
+  unsigned long long worst[2 * kNativeBins];  // NativeSpreads (bit patterns)
   double bound;
   int moduli;
 };
 __global__ void choose_count_kernel(NativeState* state, NativeBits bits, double target, int lo, int hi) {
   int moduli = hi;
   double bound = 0.0;
-  native_count(sqrt(__longlong_as_double(state->worst[0])), sqrt(__longlong_as_double(state->worst[1])), target, bits,
-               moduli, bound);
+  native_count(native_spreads_from(state->worst), target, bits, moduli, bound);
   state->moduli = max(lo, min(hi, moduli)), state->bound = bound;  // in [lo, hi] as ρ <= 2√k; a guard only
 }
 
@@ -444,26 +465,39 @@ void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, st
   IK_CUDA_CHECK_LAUNCH("residues_kernel");
 }
 
-// Column j keeps fast_b + (slack / 2) bits, slack = min_i G_ij - fast_a - fast_b (as the reference).
+// Each line's exponent bound and fast bits (oz::fitted_bits) from its largest magnitude, once the
+// count is known (side 0: op(A), 1: op(B)).
+__global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= lines) return;
+  const oz::Budget& b = budgets.by_count[count.get()];
+  const double largest = __longlong_as_double(static_cast<long long>(info.largest[i]));
+  info.exponent[i] = largest == 0.0 ? oz::kNoExponent : oz::exponent_bound(largest);
+  info.fast[i] = side == 0 ? oz::fitted_bits(largest, b.cap_a, b.bits_a) : oz::fitted_bits(largest, b.cap_b, b.bits_b);
+}
+
+// Column j keeps fast_j + (slack / 2) bits where that is more, slack = min_i (G_ij - fast_i - fast_j)
+// (oz::accurate_line_bits, as the reference).
 __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, Budgets budgets,
-                                   Count count, int* col_bits) {
+                                   Count count, const int* row_fast, const int* col_fast, int* col_bits) {
   const std::int64_t j = blockIdx.x;
   const oz::Budget b = budgets.by_count[count.get()];
-  const int fast_a = b.bits_a, fast_b = b.bits_b;
-  int slack = INT_MAX;
+  int room = INT_MAX;
   for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
-    slack = min(slack, oz::accurate_pair_budget(b, bound[j * mp + i]) - fast_a - fast_b);
+    room = min(room, oz::accurate_pair_budget(b, bound[j * mp + i]) - row_fast[i]);
   __shared__ int part[32];
-  slack = __reduce_min_sync(0xffffffffu, slack);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = slack;
+  room = __reduce_min_sync(0xffffffffu, room);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = room;
   __syncthreads();
   if (threadIdx.x == 0) {
-    for (int w = 1; w < int(blockDim.x >> 5); ++w) slack = min(slack, part[w]);
-    col_bits[j] = min(oz::kMaxBits, fast_b + slack / 2);
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) room = min(room, part[w]);
+    const int fast = col_fast[j];
+    col_bits[j] = oz::accurate_line_bits(fast, fast + (room - fast) / 2);
   }
 }
 
-// Row i keeps min_j (G_ij - col_bits[j]) bits, at most kMaxBits (row_bits starts at kMaxBits).
+// What row i may keep, min_j (G_ij - col_bits[j]), at most kMaxBits (row_bits starts at kMaxBits;
+// finalize_lines_kernel raises the row's fast bits to it: oz::accurate_line_bits).
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
@@ -477,14 +511,13 @@ __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::
   atomicMin(&row_bits[i], bits);
 }
 
-// Each line's shift; the fewest bits and the non-finite lines for the report. Without per-line bits
-// every line keeps fast scaling's (side 0: op(A), 1: op(B)).
-__global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side,
-                                      bool per_line, int* fewest_bits, int* nonfinite_lines) {
+// Each line's shift; the fewest bits and the non-finite lines for the report. Without accurate
+// scaling's bits every line keeps its fast bits.
+__global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, bool accurate, int* fewest_bits,
+                                      int* nonfinite_lines) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
-  const oz::Budget& b = budgets.by_count[count.get()];
-  const int bits = per_line ? info.bits[i] : side == 0 ? b.bits_a : b.bits_b;
+  const int bits = accurate ? oz::accurate_line_bits(info.fast[i], info.bits[i]) : info.fast[i];
   info.shift[i] = oz::line_shift(info.exponent[i], bits);
   atomicMin(fewest_bits, bits);
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
@@ -650,30 +683,33 @@ std::int64_t product_block_columns(std::int64_t np) {
 
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
-  std::size_t counters, row_int[4], col_int[4], native, parts, ra, rb, prod, residues, cublas, total;
+  std::size_t counters, row_int[5], col_int[5], row_largest, col_largest, native, parts, ra, rb, prod, residues, cublas,
+      total;
 };
 
 }  // namespace
 
-std::pair<double, double> max_spread_squared_cuda(const StridedLines& a, const StridedLines& b, Device device,
-                                                  Stream stream) {
+NativeSpreads native_spreads_cuda(const StridedLines& a, const StridedLines& b, const NativeBits& bits, Device device,
+                                  Stream stream) {
+  NativeSpreads host;
+  init_native_spreads(host);
   DeviceGuard guard(device);
   auto s = static_cast<cudaStream_t>(stream);
   const std::int64_t lines = a.lines + b.lines;
-  if (a.positions == 0 || lines == 0) return {1.0, 1.0};
+  if (a.positions == 0 || lines == 0) return host;
   const int chunks = int((a.positions + kScanChunk - 1) / kScanChunk);
-  void* scratch = nullptr;  // the two maxima, then the chunks' parts of every line
-  IK_CUDA_CHECK(cudaMallocAsync(&scratch, 16 + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
+  constexpr std::size_t kWorstBytes = sizeof(NativeSpreads);  // the maxima, then the chunks' parts of every line
+  void* scratch = nullptr;
+  IK_CUDA_CHECK(cudaMallocAsync(&scratch, kWorstBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
   auto* worst = static_cast<unsigned long long*>(scratch);
   const LineInfo none{};
   spreads(Lines{a.data, a.lines, a.positions, a.line_stride, a.position_stride},
-          Lines{b.data, b.lines, b.positions, b.line_stride, b.position_stride}, none, none,
-          reinterpret_cast<SpreadPart*>(worst + 2), worst, s);
-  double host[2];
-  IK_CUDA_CHECK(cudaMemcpyAsync(host, worst, sizeof host, cudaMemcpyDeviceToHost, s));
+          Lines{b.data, b.lines, b.positions, b.line_stride, b.position_stride}, none, none, bits,
+          reinterpret_cast<SpreadPart*>(static_cast<unsigned char*>(scratch) + kWorstBytes), worst, s);
+  IK_CUDA_CHECK(cudaMemcpyAsync(&host, worst, sizeof host, cudaMemcpyDeviceToHost, s));  // doubles as their bits
   IK_CUDA_CHECK(cudaFreeAsync(scratch, s));
   IK_CUDA_CHECK(cudaStreamSynchronize(s));
-  return {host[0], host[1]};
+  return host;
 }
 
 }  // namespace detail
@@ -781,10 +817,12 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   Impl& p = *impl_;
   if (contract.native) {
     p.native_bits = native_bits(k), p.native_target = native_target(k);
-    const double widest = std::sqrt(4.0 * double(std::max<std::int64_t>(k, 1)));  // ρ <= 2√nnz
+    NativeSpreads least, widest;  // no line at all; every line at ρ = 2√nnz, keeping the fewest bits
+    init_native_spreads(least), init_native_spreads(widest);
+    for (auto& side : widest.worst) side[kNativeBins - 1] = 4.0 * double(std::max<std::int64_t>(k, 1));
     double bound = 0;
-    native_count(1.0, 1.0, p.native_target, p.native_bits, p.lo, bound);
-    native_count(widest, widest, p.native_target, p.native_bits, p.hi, bound);
+    native_count(least, p.native_target, p.native_bits, p.lo, bound);
+    native_count(widest, p.native_target, p.native_bits, p.hi, bound);
   } else {
     p.lo = p.hi = contract.moduli;
   }
@@ -841,6 +879,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.counters = take(kCounters * sizeof(int));
   for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
+  w.row_largest = take(std::size_t(m) * sizeof(double));
+  w.col_largest = take(std::size_t(n) * sizeof(double));
   w.native = take(contract.native ? sizeof(NativeState) : 0);
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
   w.parts = take(contract.native ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
@@ -903,11 +943,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* base = static_cast<unsigned char*>(workspace);
   auto at = [&](std::size_t off) { return base + off; };
   const WorkspaceLayout& w = p.layout;
-  auto ints = [&](const std::size_t (&o)[4]) {
+  auto line_info = [&](const std::size_t (&o)[5], std::size_t largest) {
     return LineInfo{reinterpret_cast<int*>(at(o[0])), reinterpret_cast<int*>(at(o[1])),
-                    reinterpret_cast<int*>(at(o[2])), reinterpret_cast<int*>(at(o[3]))};
+                    reinterpret_cast<int*>(at(o[2])), reinterpret_cast<int*>(at(o[3])),
+                    reinterpret_cast<int*>(at(o[4])), reinterpret_cast<unsigned long long*>(at(largest))};
   };
-  const LineInfo rows = ints(w.row_int), cols = ints(w.col_int);
+  const LineInfo rows = line_info(w.row_int, w.row_largest), cols = line_info(w.col_int, w.col_largest);
   int* counters = reinterpret_cast<int*>(at(w.counters));
   const Lines A{static_cast<const double*>(a.data), p.m, p.k, p.trans_a ? a.strides[1] : a.strides[0],
                 p.trans_a ? a.strides[0] : a.strides[1]};
@@ -935,7 +976,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* native = reinterpret_cast<NativeState*>(at(w.native));
   const Count count = p.contract.native ? Count{0, &native->moduli} : Count{p.hi, nullptr};
   if (p.contract.native) {
-    spreads(A, Bt, rows, cols, reinterpret_cast<SpreadPart*>(at(w.parts)), native->worst, s);
+    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), native->worst, s);
     choose_count_kernel<<<1, 1, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
     IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
   }
@@ -944,6 +985,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     scan_lines(A, rows, s);
     scan_lines(Bt, cols, s);
   }
+  line_bits_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0);
+  line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1);
+  IK_CUDA_CHECK_LAUNCH("line_bits_kernel");
 
   if (p.backend == GemmBackend::cublas) {
     const CublasApi& blas = cublas_api();
@@ -971,16 +1015,15 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
     if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
     else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
-    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budgets, count, cols.bits);
+    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budgets, count, rows.fast, cols.fast,
+                                                     cols.bits);
     IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
     const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
     row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budgets, count, cols.bits, rows.bits);
     IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
   }
-  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0, accurate,
-                                                                     counters + 2, counters);
-  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1, accurate,
-                                                                     counters + 3, counters + 1);
+  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, accurate, counters + 2, counters);
+  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, accurate, counters + 3, counters + 1);
   IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
   // The wgmma engine skips the moduli past a native contract's count; the others compute all `hi`
@@ -1063,10 +1106,10 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   GemmReport r;
   r.moduli = p.contract.native ? native.moduli : p.hi;
   if (p.contract.native) {
-    double spread_squared[2];
-    std::memcpy(spread_squared, native.worst, sizeof spread_squared);
-    r.native = GemmNativeChoice{native.moduli, native.bound, p.native_target, std::sqrt(spread_squared[0]),
-                                std::sqrt(spread_squared[1])};
+    detail::NativeSpreads spreads;
+    std::memcpy(&spreads, native.worst, sizeof spreads);  // doubles as their bit patterns
+    r.native = detail::native_choice(spreads, p.k, p.native_bits);  // the reported spreads: the largest ρ
+    r.native.moduli = native.moduli, r.native.bound = native.bound;
   }
   const bool ran = p.m && p.n;  // as the reference, which stops before scaling an empty product
   r.bits_a = ran ? counters[2] : p.budgets.by_count[r.moduli].bits_a;

@@ -24,8 +24,9 @@ BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma", "wgmma")
 
 
 def fast_bits(moduli: int, k: int) -> tuple:
-    """Bits every row of op(A) and column of op(B) keeps under "fast" scaling for this many moduli
-    and inner dimension k ("accurate" keeps at least these): (bits_a, bits_b), or (0, 0) if none."""
+    """Bits every row of op(A) and column of op(B) keeps at least under "fast" scaling for this many
+    moduli and inner dimension k (a line whose largest element's mantissa fits keeps one more;
+    "accurate" keeps at least as many as fast): (bits_a, bits_b), or (0, 0) if none."""
     return tuple(_core.gemm_fast_bits(int(moduli), int(k)))
 
 
@@ -33,9 +34,11 @@ class Contract:
     """What a gemm call promises: the number of moduli (2 … 20) and the scaling mode.
 
     The integer product is exact; the only error is the rounding of the power-of-two-scaled inputs
-    to integers (to nearest). With n moduli, P = p_1 ⋯ p_n and k the inner dimension, every row of op(A) keeps
-    ``bits_a`` and every column of op(B) ``bits_b`` bits below its largest element, with
-    ``bits_a + bits_b = bitlen(P) - 2 - ceil(log2 k)`` under "fast" scaling; ``report=True`` returns both.
+    to integers (to nearest). With n moduli, P = p_1 ⋯ p_n and k the inner dimension, "fast" scaling
+    scales each row of op(A) (column of op(B)) by the largest power of two that leaves its largest
+    magnitude at most a cap, cap_a·cap_b·k < P/2: it keeps at least ``bits_a`` (``bits_b``) bits below
+    its largest element, ``bits_a + bits_b = bitlen(P) - 2 - ceil(log2 k)``, one more where its
+    largest element's mantissa fits; ``report=True`` returns the fewest kept on each side.
 
     - ``Contract(moduli=n, scaling="accurate")``: exactly n moduli.
     - ``Contract(bits=b)``: the fewest moduli that keep at least b bits per row and column for the

@@ -1,5 +1,7 @@
 """gemm (Ozaki scheme II), CPU reference: exact on integers, within the rounding bound against a
 long-double reference, IEEE semantics for Inf/NaN, layouts, alpha/beta/c/out, report, errors."""
+import math
+
 import numpy as np
 import pytest
 
@@ -36,16 +38,41 @@ def test_error_within_the_rounding_bound(rng, phi, moduli, scaling):
     assert (np.abs((c - ref).astype(np.float64)) <= bound).all()
 
 
-def test_scaled_elements_round_to_nearest(rng):
-    """gemm(a, I) is a as the method scales it: each element rounded to the nearest multiple of
-    2^(E_i - bits_a) (ties to even), |row i| < 2^E_i, never truncated."""
+def fast_caps(moduli, k):
+    """Fast scaling's caps from their definition, in exact integers: cap = floor(2^bits·μ), μ in
+    [1, 2) with 20 fractional bits, the largest with 2k·cap_a·cap_b < P."""
+    P = math.prod(ironkernels._gemm.MODULI[:moduli])
+    ba, bb = ironkernels._gemm.fast_bits(moduli, k)
+    caps = lambda mu: ((mu << ba) >> 20, (mu << bb) >> 20)  # noqa: E731
+    lo, hi = 1 << 20, (1 << 21) - 1  # μ·2^20; μ = 1 always fits
+    if max(ba, bb) >= 62:
+        hi = lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        ca, cb = caps(mid)
+        lo, hi = (mid, hi) if 2 * k * ca * cb < P else (lo, mid - 1)
+    return caps(lo)
+
+
+@pytest.mark.parametrize("moduli", [3, 8, 14])
+def test_scaled_elements_round_to_nearest_under_the_cap(rng, moduli):
+    """gemm(a, I) is a as the method scales it: row i times the largest power of two 2^s that leaves
+    max|a_i| at most cap_a, rounded to the nearest integer (ties to even), never truncated."""
     k = 16
-    a = family(rng, (40, k), 1.0)
-    c, rep = gemm(a, np.eye(k), contract=Contract(moduli=8, scaling="fast"), report=True)
-    unit = np.ldexp(1.0, np.frexp(np.abs(a).max(axis=1))[1][:, None] - rep["bits_a"])
+    a = family(rng, (60, k), 1.0)
+    c, rep = gemm(a, np.eye(k), contract=Contract(moduli=moduli, scaling="fast"), report=True)
+    cap_a, _ = fast_caps(moduli, k)
+    largest = np.abs(a).max(axis=1)
+    s = np.floor(np.log2(cap_a / largest)).astype(int)  # then made exact: largest·2^s <= cap_a < largest·2^(s+1)
+    s -= np.ldexp(largest, s) > cap_a
+    s += np.ldexp(largest, s + 1) <= cap_a
+    unit = np.ldexp(1.0, -s)[:, None]
     want = np.rint(a / unit) * unit
     np.testing.assert_array_equal(c, want)
     assert (want != np.trunc(a / unit) * unit).any()  # these inputs tell rounding from truncation
+    bits = s + np.frexp(largest)[1]  # kept below each row's exponent bound: fast_bits or one more
+    fewest = ironkernels._gemm.fast_bits(moduli, k)[0]
+    assert rep["bits_a"] == bits.min() >= fewest and bits.max() == fewest + 1
 
 
 @pytest.mark.parametrize("phi", [0.5, 2.0, 4.0])

@@ -26,8 +26,10 @@ constexpr std::int64_t kGemmMaxK = std::int64_t(1) << 20;
 const std::array<int, kGemmMaxModuli>& gemm_moduli();
 
 enum class GemmScaling : std::uint8_t {
-  /// Shifts from the largest exponent of each row of op(A) and column of op(B), with the bound
-  /// Σ_l |A'_il|·|B'_lj| ≤ k · max|A'_i·| · max|B'_·j| < P/2. Deterministic (no sums involved).
+  /// Each row of op(A) (column of op(B)) scaled by the largest power of two that leaves its largest
+  /// magnitude at most cap_a (cap_b), integers with k · cap_a · cap_b < P/2, so that
+  /// Σ_l |A'_il|·|B'_lj| < P/2: gemm_fast_bits' bits below the line's exponent bound, one more where
+  /// its largest element's mantissa fits under the cap's. Deterministic (no sums involved).
   fast,
   /// Rows of op(A) and columns of op(B) keep as many bits as a per-element bound of |op(A)|·|op(B)|
   /// from one extra small-integer product allows, the slack split between both sides (never fewer
@@ -54,9 +56,10 @@ struct GemmOptions {
 /// (a_i: row i of op(A), b_j: column j of op(B)):
 ///  - ours, with fast scaling's bits (accurate keeps at least these): a line keeping `bits` below its
 ///    largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of 2^(E - bits), off by
-///    at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ρ_i · 2^-(bits+1) · ‖a_i‖₂ with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂
-///    (the line's exponent spread: 1 … 2√nnz), and β = ε_A + ε_B + ε_A ε_B + u with
-///    ε = ρ 2^-(bits+1), ρ the largest over the lines, u = 2^-53 the final rounding;
+///    at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ε_i ‖a_i‖₂, ε_i = ρ_i · 2^-(bits_i+1), with
+///    ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread: 1 … 2√nnz) and bits_i fast's bits or
+///    one more (GemmScaling::fast); β = ε_A + ε_B + ε_A ε_B + u with ε the largest over each side's
+///    lines, u = 2^-53 the final rounding;
 ///  - native DGEMM's probabilistic standard bound (Higham & Mary), √k · u · (|A||B|)_ij <= √k · u ·
 ///    ‖a_i‖₂‖b_j‖₂: the error native DGEMM shows in practice (its worst-case γ_k = k·u is √k larger,
 ///    and a count chosen against it measures up to ~100× native's error at k = 16384).
@@ -76,7 +79,7 @@ struct GemmReport {
   GemmNativeChoice native{};  ///< a native contract's resolution (moduli 0 for a fixed contract)
 };
 
-/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps under "fast" scaling with the first
+/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps at least under "fast" scaling with the first
 /// `moduli` moduli and inner dimension k ("accurate" keeps at least these): a + b = bitlen(P) - 2 -
 /// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
 struct GemmBits {
@@ -84,7 +87,7 @@ struct GemmBits {
 };
 GemmBits gemm_fast_bits(int moduli, std::int64_t k);
 
-/// From the spreads alone (the choice's arithmetic).
+/// From the spreads alone (the choice's arithmetic, every line keeping the fewest bits).
 GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k);
 /// From the operands (host arrays on the CPU; CUDA arrays on their device, on `stream`, waiting for
 /// it): op(A) is m × k, op(B) k × n, float64, any strides.

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
+#include <iterator>
 
 #include "gemm/gemm_checks.hpp"
 #include "gemm/ozaki.hpp"
@@ -13,18 +13,20 @@
 namespace ironkernels {
 namespace detail {
 
-double max_spread_squared_cpu(const StridedLines& x) {
-  double worst = 1.0;
+namespace {
+// One side's largest ρ² by bin into worst.
+void side_spreads_cpu(const StridedLines& x, const NativeBits& bits, int side, double (&worst)[kNativeBins]) {
   for (std::int64_t r = 0; r < x.lines; ++r) {
     const double* line = x.data + r * x.line_stride;
-    int e = ozaki::kNoExponent;
+    double largest = 0.0;
     bool finite = true;
     for (std::int64_t l = 0; l < x.positions && finite; ++l) {
       const double v = line[l * x.position_stride];
       finite = ozaki::finite(v);
-      if (finite && v != 0.0) e = std::max(e, ozaki::exponent_bound(v));
+      largest = std::max(largest, std::fabs(v));
     }
-    if (!finite || e == ozaki::kNoExponent) continue;
+    if (!finite || largest == 0.0) continue;
+    const int e = ozaki::exponent_bound(largest);
     double sum = 0.0;
     std::int64_t nonzeros = 0;
     for (std::int64_t l = 0; l < x.positions; ++l) {
@@ -33,16 +35,40 @@ double max_spread_squared_cpu(const StridedLines& x) {
       const double scaled = std::ldexp(v, -e);  // in (-1, 1): no overflow for any exponent
       sum += scaled * scaled, ++nonzeros;
     }
-    worst = std::max(worst, double(nonzeros) / sum);
+    double& w = worst[native_bin(bits, side, largest)];
+    w = std::max(w, double(nonzeros) / sum);
   }
-  return worst;
+}
+}  // namespace
+
+NativeSpreads native_spreads_cpu(const StridedLines& a, const StridedLines& b, const NativeBits& bits) {
+  NativeSpreads s;
+  init_native_spreads(s);
+  side_spreads_cpu(a, bits, 0, s.worst[0]);
+  side_spreads_cpu(b, bits, 1, s.worst[1]);
+  return s;
 }
 
 NativeBits native_bits(std::int64_t k) {
   NativeBits bits;
+  const std::int64_t k1 = std::max<std::int64_t>(k, 1);
+  double mantissas[2][kGemmMaxModuli + 1] = {};
   for (int c = 2; c <= kGemmMaxModuli; ++c) {
-    const GemmBits b = gemm_fast_bits(c, std::max<std::int64_t>(k, 1));
-    bits.a[c] = b.a, bits.b[c] = b.b;
+    const ozaki::Budget b = ozaki::budget(ozaki::crt_constants(gemm_moduli().data(), c), k1);
+    bits.a[c] = b.bits_a, bits.b[c] = b.bits_b;
+    if (b.bits_a == 0) continue;
+    mantissas[0][c] = ozaki::mantissa(b.cap_a), mantissas[1][c] = ozaki::mantissa(b.cap_b);
+    for (int side = 0; side < 2; ++side) {
+      double* edges = bits.edges[side];
+      int& count = bits.edge_count[side];
+      if (std::find(edges, edges + count, mantissas[side][c]) == edges + count) edges[count++] = mantissas[side][c];
+    }
+  }
+  for (int side = 0; side < 2; ++side) {
+    double* edges = bits.edges[side];
+    std::sort(edges, edges + bits.edge_count[side]);
+    for (int c = 2; c <= kGemmMaxModuli; ++c)
+      bits.edge[side][c] = int(std::lower_bound(edges, edges + bits.edge_count[side], mantissas[side][c]) - edges);
   }
   return bits;
 }
@@ -51,13 +77,24 @@ double native_target(std::int64_t k) { return std::sqrt(double(std::max<std::int
 
 }  // namespace detail
 
+namespace detail {
+GemmNativeChoice native_choice(const NativeSpreads& s, std::int64_t k, const NativeBits& bits) {
+  GemmNativeChoice c;
+  c.spread_a = std::sqrt(*std::max_element(std::begin(s.worst[0]), std::end(s.worst[0])));
+  c.spread_b = std::sqrt(*std::max_element(std::begin(s.worst[1]), std::end(s.worst[1])));
+  c.target = native_target(k);
+  native_count(s, c.target, bits, c.moduli, c.bound);
+  return c;
+}
+}  // namespace detail
+
 GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k) {
   if (!(spread_a >= 1.0) || !(spread_b >= 1.0) || k < 0)
     raise<ValueError>("gemm_native_choice: spreads must be >= 1 and k >= 0, got ", spread_a, ", ", spread_b, ", ", k);
-  GemmNativeChoice c;
+  detail::NativeSpreads s;  // every line keeping the fewest bits: the count for any lines of these spreads
+  s.worst[0][detail::kNativeBins - 1] = spread_a * spread_a, s.worst[1][detail::kNativeBins - 1] = spread_b * spread_b;
+  GemmNativeChoice c = detail::native_choice(s, k, detail::native_bits(k));
   c.spread_a = spread_a, c.spread_b = spread_b;
-  c.target = detail::native_target(k);
-  detail::native_count(spread_a, spread_b, c.target, detail::native_bits(k), c.moduli, c.bound);
   return c;
 }
 
@@ -77,18 +114,19 @@ GemmNativeChoice gemm_native_contract(const ArrayView& a, const ArrayView& b, bo
                                   trans_a ? a.strides[0] : a.strides[1]};
   const detail::StridedLines cols{static_cast<const double*>(b.data), n, k, trans_b ? b.strides[0] : b.strides[1],
                                   trans_b ? b.strides[1] : b.strides[0]};
-  double sa = 1.0, sb = 1.0;
+  const detail::NativeBits bits = detail::native_bits(k);
+  detail::NativeSpreads s;
   if (a.device.type == DeviceType::cpu) {
-    sa = detail::max_spread_squared_cpu(rows), sb = detail::max_spread_squared_cpu(cols);
+    s = detail::native_spreads_cpu(rows, cols, bits);
   } else {
 #if IRONKERNELS_WITH_CUDA
-    std::tie(sa, sb) = detail::max_spread_squared_cuda(rows, cols, a.device, stream);
+    s = detail::native_spreads_cuda(rows, cols, bits, a.device, stream);
 #else
     (void)stream;
     raise<UnsupportedError>("gemm: this build of ironkernels has no CUDA backend; use host arrays");
 #endif
   }
-  return gemm_native_choice(std::sqrt(sa), std::sqrt(sb), k);
+  return detail::native_choice(s, k, bits);
 }
 
 }  // namespace ironkernels

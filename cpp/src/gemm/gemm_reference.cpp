@@ -64,23 +64,22 @@ void check_matrix(const ArrayView& v, const char* name) {
   check_float64_matrix(v, name);
 }
 
-// Per row of op(A) (or column of op(B)): the largest exponent bound, and whether a non-finite
-// element is present (then the row takes the IEEE path).
+// Per row of op(A) (or column of op(B)): the largest finite magnitude and its exponent bound, and
+// whether a non-finite element is present (then the row takes the IEEE path).
 struct LineScale {
+  double largest = 0.0;
   int exponent = ozaki::kNoExponent;
   bool nonfinite = false;
 };
 
-// "accurate" scaling (ozaki::accurate_pair_budget): G_ij is at least the fast budget everywhere; each
-// column takes half of its slack over the fast split, each row the rest, so neither side keeps fewer
-// bits than "fast". (The GPU computes C̄ with one INT8 product over groups of positions and two
-// minimum reductions.)
+// "accurate" scaling (ozaki::accurate_pair_budget, accurate_line_bits): lines start from their fast
+// bits (row_bits, col_bits) and are raised where the pair budgets G_ij allow. (The GPU computes C̄
+// with one INT8 product over groups of positions and two minimum reductions.)
 void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScale>& row,
                    const std::vector<LineScale>& col, const ozaki::Budget& budget, std::vector<int>& row_bits,
                    std::vector<int>& col_bits) {
   const std::int64_t m = A.rows, k = A.cols, n = Bt.rows;
   const std::int64_t groups = (k + ozaki::kBoundGroup - 1) / ozaki::kBoundGroup;
-  const int fast_a = budget.bits_a, fast_b = budget.bits_b;
   // Â (max of each group's magnitude bounds) for op(A), B̂ (their mean, rounded up) for op(B).
   auto grouped = [&](const Matrix& X, const std::vector<LineScale>& lines, bool max) {
     std::vector<std::int32_t> out(static_cast<std::size_t>(X.rows * groups));
@@ -107,25 +106,27 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
   });
   for (std::int64_t j = 0; j < n; ++j) {
     int slack = std::numeric_limits<int>::max();
-    for (std::int64_t i = 0; i < m; ++i) slack = std::min(slack, g[i * n + j] - fast_a - fast_b);
-    col_bits[j] = std::min(ozaki::kMaxBits, fast_b + slack / 2);
+    for (std::int64_t i = 0; i < m; ++i) slack = std::min(slack, g[i * n + j] - row_bits[i] - col_bits[j]);
+    col_bits[j] = ozaki::accurate_line_bits(col_bits[j], col_bits[j] + slack / 2);
   }
   for (std::int64_t i = 0; i < m; ++i) {
-    int bits = ozaki::kMaxBits;
-    for (std::int64_t j = 0; j < n; ++j) bits = std::min(bits, g[i * n + j] - col_bits[j]);
-    row_bits[i] = bits;
+    int allowed = std::numeric_limits<int>::max();
+    for (std::int64_t j = 0; j < n; ++j) allowed = std::min(allowed, g[i * n + j] - col_bits[j]);
+    row_bits[i] = ozaki::accurate_line_bits(row_bits[i], allowed);
   }
 }
 
-// Largest exponent bound and non-finite flag of every row.
+// Largest magnitude, its exponent bound and the non-finite flag of every row.
 std::vector<LineScale> scan_rows(const Matrix& x) {
   std::vector<LineScale> lines(static_cast<std::size_t>(x.rows));
   for (std::int64_t i = 0; i < x.rows; ++i)
     for (std::int64_t l = 0; l < x.cols; ++l) {
       const double v = x(i, l);
       if (!std::isfinite(v)) lines[i].nonfinite = true;
-      else if (v != 0.0) lines[i].exponent = std::max(lines[i].exponent, ozaki::exponent_bound(v));
+      else lines[i].largest = std::max(lines[i].largest, std::fabs(v));
     }
+  for (auto& line : lines)
+    if (line.largest != 0.0) line.exponent = ozaki::exponent_bound(line.largest);
   return lines;
 }
 
@@ -194,9 +195,11 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   // 1. Shifts: row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ).
   const Matrix Bt = transposed(B);
   const std::vector<LineScale> row = scan_rows(A), col = scan_rows(Bt);
-  // Bits kept per row of op(A): uniform for "fast"; for "accurate", as many as the per-element
-  // bound from one extra small-integer product allows (never fewer than "fast").
-  std::vector<int> row_bits(static_cast<std::size_t>(m), report.bits_a), col_bits(static_cast<std::size_t>(n), report.bits_b);
+  // Bits kept per row of op(A): for "fast", as many as fit under the side's cap; for "accurate", as
+  // many as the per-element bound from one extra small-integer product allows (never fewer).
+  std::vector<int> row_bits(static_cast<std::size_t>(m)), col_bits(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
+  for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
   if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());

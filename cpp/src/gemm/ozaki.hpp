@@ -4,11 +4,13 @@
 // (integer arithmetic, exact floating-point operations) except the one rounding of the result.
 // No expression here may be contracted into an FMA differently on host and device: products that
 // feed a sum are either exact or explicit fma() calls.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+#include <tuple>
 #include <utility>
 
 #include "gemm/wide_uint.hpp"
@@ -73,6 +75,21 @@ IK_HD double scale_by_pow2(double x, int n) {
 
 /// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
 IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
+
+/// The largest s with largest·2^s <= cap (largest > 0 finite, cap a positive integer-valued double):
+/// the line's scaled elements then round to integers of magnitude at most cap. largest·2^s lies in
+/// [cap/4, 2·cap), so the comparison is exact.
+IK_HD int fitted_shift(double largest, double cap) {
+  const int s = exponent_bound(cap) - exponent_bound(largest);
+  return scale_by_pow2(largest, s) > cap ? s - 1 : s;
+}
+/// Bits a line whose largest magnitude is `largest` keeps below its exponent bound under "fast"
+/// scaling's cap (fast_bits for an all-zero line, whose shift is 0 whatever its bits).
+IK_HD int fitted_bits(double largest, double cap, int fast_bits) {
+  return largest == 0.0 ? fast_bits : fitted_shift(largest, cap) + exponent_bound(largest);
+}
+/// The mantissa of a positive finite x, in [1, 2).
+IK_HD double mantissa(double x) { return scale_by_pow2(x, 1 - exponent_bound(x)); }
 
 /// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(kMagnitudeBits-e))
 /// in [0, 2^kMagnitudeBits], at least 1 for any nonzero x (also where the scaled value underflows).
@@ -499,10 +516,17 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int
   return crt_to_double<L, COUNT>(c, [=](int t) { return std::uint32_t(r[t * stride]); }, e);
 }
 
-/// The bits every row of op(A) / column of op(B) keeps under "fast" scaling, and the exponent of
-/// the bound "accurate" scaling works against (`top`: Σ|A'||B'| <= 2^top < P/2).
+/// The bits every row of op(A) / column of op(B) keeps at least under "fast" scaling, its caps, and
+/// the exponent of the bound "accurate" scaling works against (`top`: Σ|A'||B'| <= 2^top < P/2).
+/// "fast" scales each line by the largest power of two that leaves its largest magnitude at most
+/// its side's cap (fitted_shift): cap_a = floor(2^bits_a·μ), cap_b = floor(2^bits_b·μ), μ in [1, 2)
+/// (20 fractional bits) the largest with k·cap_a·cap_b < P/2. Rounded, every |A'| <= cap_a and |B'| <=
+/// cap_b, so Σ_l |A'||B'| < P/2. A line keeps bits_a bits, or bits_a + 1 where its largest element's
+/// mantissa is at most cap_a's: the part of P/2 that whole powers of two leave unused (up to ~2 bits
+/// of the pair) goes to the lines it fits.
 struct Budget {
   int top = 0, bits_a = 0, bits_b = 0;
+  double cap_a = 0, cap_b = 0;
 };
 
 /// "accurate" scaling bounds Σ_l |a_il||b_lj| with one small INT8 product over groups of
@@ -531,6 +555,13 @@ IK_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
 IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
   if (b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits) return b.bits_a + b.bits_b;
   return b.top + 2 * kMagnitudeBits - kBoundGroupLog2 - ceil_log2(bound);
+}
+/// A line's bits under accurate scaling: its fast bits (`fitted`), raised to what the pair budgets
+/// allow it where that is more (at most kMaxBits). A pair of lines neither of which is raised is
+/// within the fast caps; any other pair keeps α_i + β_j <= G_ij: a column takes half of its least
+/// slack G_ij - f_i - f_j over the rows, a row what G_ij leaves beside every column's bits.
+IK_HD int accurate_line_bits(int fitted, int allowed) {
+  return allowed > fitted ? (allowed < kMaxBits ? allowed : (fitted > kMaxBits ? fitted : kMaxBits)) : fitted;
 }
 
 /// The final update of one element of C (the same operations on both backends).
@@ -617,13 +648,30 @@ CrtTable<L> crt_table(const CrtConstants& c) {
 /// (host) The budget of P's moduli at inner dimension k.
 inline Budget budget(const CrtConstants& c, std::int64_t k) {
   // With |A'| <= 2^ba and |B'| <= 2^bb, Σ_l |A'||B'| <= k·2^(ba+bb) <= 2^(bitlen(P)-2) < P/2 (P, a
-  // product of at least two coprime moduli, is no power of two: P > 2^(bitlen(P)-1)).
+  // product of at least two coprime moduli, is no power of two: P > 2^(bitlen(P)-1)): μ = 1 fits.
   Budget b;
+  const std::int64_t k1 = k > 1 ? k : 1;
   b.top = c.P.bit_length() - 2;
-  const int total = b.top - ceil_log2(k > 1 ? k : 1);
+  const int total = b.top - ceil_log2(k1);
   b.bits_a = total / 2 < kMaxBits ? total / 2 : kMaxBits;
   b.bits_b = total - total / 2 < kMaxBits ? total - total / 2 : kMaxBits;
-  if (total < 2) b.bits_a = b.bits_b = 0;  // the caller raises: no bits left
+  if (total < 2) {  // the caller raises: no bits left
+    b.bits_a = b.bits_b = 0;
+    return b;
+  }
+  auto caps = [&](double mu) { return std::pair{std::floor(std::ldexp(mu, b.bits_a)), std::floor(std::ldexp(mu, b.bits_b))}; };
+  auto fits = [&](double mu) {  // 2k·cap_a·cap_b < P, exactly
+    const auto [ca, cb] = caps(mu);
+    return WideUint::from(std::uint64_t(ca)).times_small(std::uint64_t(cb)).times_small(2 * std::uint64_t(k1)) < c.P;
+  };
+  double mu = 1.0;
+  if (b.bits_a < kMaxBits && b.bits_b < kMaxBits) {  // at kMaxBits, |A'| <= 2^62 is the limit
+    // From an estimate a little above the largest μ that fits (room >= 1, < 8), down to it.
+    const double room = c.P.approx() / std::ldexp(2.0 * double(k1), b.bits_a + b.bits_b);
+    mu = std::min(std::floor(std::sqrt(room) * 0x1p20) + 2.0, 0x1p21 - 1.0) * 0x1p-20;
+    while (mu > 1.0 && !fits(mu)) mu -= 0x1p-20;
+  }
+  std::tie(b.cap_a, b.cap_b) = caps(mu);
   return b;
 }
 

@@ -41,6 +41,11 @@ struct WideUint {
       r.limb[i] = (limb[i] >> s) | (s && i + 1 < kLimbs ? limb[i + 1] << (64 - s) : 0);
     return r;
   }
+  bool operator<(const WideUint& o) const {
+    for (int i = kLimbs - 1; i >= 0; --i)
+      if (limb[i] != o.limb[i]) return limb[i] < o.limb[i];
+    return false;
+  }
   int bit_length() const {
     for (int i = kLimbs - 1; i >= 0; --i)
       if (limb[i]) return 64 * i + 64 - __builtin_clzll(limb[i]);
