@@ -355,11 +355,16 @@ struct NativeState {
   double bound;
   int moduli;
 };
+// One warp, lane c - 2 evaluating c moduli: native_count's choice, the first count within the target
+// (else the last), without its serial loop.
 __global__ void choose_count_kernel(NativeState* state, NativeBits bits, double target, int lo, int hi) {
-  int moduli = hi;
-  double bound = 0.0;
-  native_count(native_spreads_from(state->worst), target, bits, moduli, bound);
-  state->moduli = max(lo, min(hi, moduli)), state->bound = bound;  // in [lo, hi] as ρ <= 2√k; a guard only
+  const int c = 2 + int(threadIdx.x);
+  const bool has_bits = c <= kGemmMaxModuli && bits.a[c] > 0;
+  const double bound = has_bits ? native_bound(native_spreads_from(state->worst), bits, c) : 0.0;
+  const unsigned within = __ballot_sync(0xffffffffu, has_bits && bound <= target);
+  const int chosen = within ? __ffs(within) - 1 : 31 - __clz(__ballot_sync(0xffffffffu, has_bits));
+  if (int(threadIdx.x) != chosen) return;
+  state->moduli = max(lo, min(hi, c)), state->bound = bound;  // in [lo, hi] as ρ <= 2√k; a guard only
 }
 
 // The moduli count a kernel works with: the plan's, or a native contract's chosen on the device.
@@ -977,7 +982,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   const Count count = p.contract.native ? Count{0, &native->moduli} : Count{p.hi, nullptr};
   if (p.contract.native) {
     spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), native->worst, s);
-    choose_count_kernel<<<1, 1, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
+    choose_count_kernel<<<1, 32, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
     IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
   }
   if (p.m == 0 || p.n == 0) return;

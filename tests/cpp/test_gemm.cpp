@@ -109,7 +109,8 @@ void test_residues_are_exact() {
     for (int trial = 0; trial < 20000; ++trial) {
       std::int64_t q = std::int64_t(rng() >> (2 + rng() % 62));
       if (trial % 3 == 0) q = q / p * p + std::int64_t(rng() % 3) - 1 + (trial % 2 ? h : 0);
-      if (q >= (std::int64_t(1) << 62)) q = (std::int64_t(1) << 62) - 1 - std::int64_t(rng() % 1000);
+      if (q > (std::int64_t(1) << 62)) q = (std::int64_t(1) << 62) - std::int64_t(rng() % 1000);
+      if (trial == 0) q = std::int64_t(1) << 62;  // the largest a scaled element reaches
       if (rng() & 1) q = -q;
       const double d = static_cast<double>(q);  // the scaled elements are integer-valued doubles
       q = static_cast<std::int64_t>(d);

@@ -57,22 +57,24 @@ IK_HD void init_native_spreads(NativeSpreads& s) {
 // multiple of 2^(E - bits), off by at most half of it, so ε_side = ρ·2^-(bits+1) for the worst
 // line keeping `bits` and ρ·2^-(bits+2) for one keeping bits + 1. One explicit fma, so host and
 // device round alike.
-IK_HD void native_count(const NativeSpreads& s, double target, const NativeBits& bits, int& moduli, double& bound) {
+IK_HD double native_bound(const NativeSpreads& s, const NativeBits& bits, int c) {  // c moduli, bits.a[c] > 0
   constexpr double u = 0x1p-53;
+  double eps[2];
+  for (int side = 0; side < 2; ++side) {
+    double fewer = 0.0, more = 0.0;  // ρ² of the lines keeping bits / bits + 1
+    for (int bin = 0; bin < kNativeBins; ++bin) {
+      double& w = bin > bits.edge[side][c] ? fewer : more;
+      w = w > s.worst[side][bin] ? w : s.worst[side][bin];
+    }
+    const double worst = fewer > 0.25 * more ? fewer : 0.25 * more;
+    eps[side] = ::ldexp(::sqrt(worst), -(side == 0 ? bits.a[c] : bits.b[c]) - 1);
+  }
+  return ::fma(eps[0], eps[1], eps[0] + eps[1]) + u;
+}
+IK_HD void native_count(const NativeSpreads& s, double target, const NativeBits& bits, int& moduli, double& bound) {
   for (int c = 2; c <= kGemmMaxModuli; ++c) {
     if (bits.a[c] == 0) continue;
-    double eps[2];
-    for (int side = 0; side < 2; ++side) {
-      double fewer = 0.0, more = 0.0;  // ρ² of the lines keeping bits / bits + 1
-      for (int bin = 0; bin < kNativeBins; ++bin) {
-        double& w = bin > bits.edge[side][c] ? fewer : more;
-        w = w > s.worst[side][bin] ? w : s.worst[side][bin];
-      }
-      const double worst = fewer > 0.25 * more ? fewer : 0.25 * more;
-      eps[side] = ::ldexp(::sqrt(worst), -(side == 0 ? bits.a[c] : bits.b[c]) - 1);
-    }
-    moduli = c;
-    bound = ::fma(eps[0], eps[1], eps[0] + eps[1]) + u;
+    moduli = c, bound = native_bound(s, bits, c);
     if (bound <= target) return;
   }
 }
