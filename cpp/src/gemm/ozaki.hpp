@@ -105,18 +105,14 @@ IK_HD std::int32_t magnitude_bound(double x, int e) {
 /// For |v|·2^shift < 2^bits, |q| <= 2^bits (<= 2^62); 0 for Inf/NaN.
 IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::rint(scale_by_pow2(v, shift)) : 0.0; }
 
-/// An integer-valued |q| <= 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles, and
-/// both as 32-bit integers): the residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39
-/// without another rounding.
+/// An integer-valued |q| <= 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
+/// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
 struct SplitInteger {
   double hi, lo;
-  std::int32_t hi_word;  // |hi| <= 2^30
-  std::uint32_t lo_word;
 };
 IK_HD SplitInteger split_integer(double q) {
   const double hi = ::floor(q * 0x1p-32);
-  const double lo = ::fma(-hi, 0x1p32, q);  // exact: the result is an integer below 2^32
-  return {hi, lo, static_cast<std::int32_t>(hi), static_cast<std::uint32_t>(lo)};
+  return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
 }
 
 /// What residue() and product_residue() need of one modulus p, computed once on the host. With
@@ -125,7 +121,7 @@ IK_HD SplitInteger split_integer(double q) {
 struct ResidueConstants {
   double pow32, inv_p, offset;
   int p, shift;
-  std::uint32_t bias, magic, pow32_word;  // pow32_word: pow32 as an integer
+  std::uint32_t bias, magic;
 };
 
 /// An INT32 product of one K chunk of residues (each in [-128, 127]): |x| <= 2^16 · 128^2 = 2^30.
@@ -133,8 +129,8 @@ constexpr std::int64_t kMaxProduct = kChunkK * 128 * 128;
 
 inline ResidueConstants residue_constants(int p) {
   const double inv_p = 1.0 / p;
-  const std::uint32_t pow32 = static_cast<std::uint32_t>((std::uint64_t(1) << 32) % std::uint64_t(p));
-  ResidueConstants c{static_cast<double>(pow32), inv_p, (p / 2 + 0.5) * inv_p - 0.5, p, 0, 0, 0, pow32};
+  ResidueConstants c{static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p,
+                     (p / 2 + 0.5) * inv_p - 0.5, p, 0, 0, 0};
   // bias: the smallest multiple of p >= kMaxProduct, so u = x + bias is in [0, 2^31 + p). magic =
   // ceil(2^(32+shift) / p) < 2^32 with the largest such shift, and it must divide exactly:
   // floor(u·magic / 2^(32+shift)) = floor(u/p) while u·(magic·p - 2^(32+shift)) < 2^(32+shift).
@@ -181,15 +177,13 @@ IK_HD std::uint32_t low_word(double biased) {
 /// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
 /// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
 /// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding 1.5·2^52
-/// rounds it to N and leaves N mod 2^32 in the low word; x mod 2^32 is hi·pow32 + lo in wrapping 32-bit
-/// integers. r = x - p·N is then one more 32-bit multiply-add that wraps exactly (|r| < p). Three
-/// floating-point operations and two integer ones, no conversion (x mod 2^32 in integers rather than
-/// as the low word of x + 1.5·2^52 moves a quarter of the FP64 work, the residues' bound, to the
-/// integer pipe); the residue is unique, so host and device agree.
+/// rounds it to N and leaves N mod 2^32 in the low word; x + 1.5·2^52 is exact and leaves x mod 2^32
+/// there. r = x - p·N is then one 32-bit multiply-add that wraps exactly (|r| < p). Four floating-point
+/// operations and one integer one, no conversion; the residue is unique, so host and device agree.
 IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
   const double x = ::fma(q.hi, c.pow32, q.lo);
   const std::uint32_t n = low_word(::fma(x, c.inv_p, c.offset) + kRoundToInteger);
-  const std::uint32_t x_low = static_cast<std::uint32_t>(q.hi_word) * c.pow32_word + q.lo_word;
+  const std::uint32_t x_low = low_word(x + kRoundToInteger);
   return static_cast<int>(x_low - std::uint32_t(c.p) * n);
 }
 
