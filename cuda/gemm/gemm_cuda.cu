@@ -3,9 +3,10 @@
 // the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
-//   1. scan_lines_kernel      largest exponent and Inf/NaN flag of every row of op(A) / column of op(B);
+//   1. scan_lines_kernel      largest magnitude and Inf/NaN flag of every row of op(A) / column of op(B);
 //      for Contract.native() instead spread_parts_kernel + combine_spreads_kernel (the same, and each
-//      line's exponent spread) and choose_count_kernel (the count; the later stages read it: Count)
+//      line's exponent spread) and choose_count_kernel (the count; the later stages read it: Count);
+//      then line_bits_kernel  each line's exponent bound and fast bits under its side's cap
 //   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
@@ -314,12 +315,14 @@ __global__ void init_worst_kernel(unsigned long long* worst) {
   NativeSpreads s;
   init_native_spreads(s);
   for (int side = 0; side < 2; ++side)
-    for (int bin = 0; bin < kNativeBins; ++bin) worst[side * kNativeBins + bin] = __double_as_longlong(s.worst[side][bin]);
+    for (int bin = 0; bin < kNativeBins; ++bin)
+      worst[side * kNativeBins + bin] = __double_as_longlong(s.worst[side][bin]);
 }
 __device__ NativeSpreads native_spreads_from(const unsigned long long* worst) {
   NativeSpreads s;
   for (int side = 0; side < 2; ++side)
-    for (int bin = 0; bin < kNativeBins; ++bin) s.worst[side][bin] = __longlong_as_double(worst[side * kNativeBins + bin]);
+    for (int bin = 0; bin < kNativeBins; ++bin)
+      s.worst[side][bin] = __longlong_as_double(worst[side * kNativeBins + bin]);
   return s;
 }
 
@@ -705,7 +708,8 @@ NativeSpreads native_spreads_cuda(const StridedLines& a, const StridedLines& b, 
   const int chunks = int((a.positions + kScanChunk - 1) / kScanChunk);
   constexpr std::size_t kWorstBytes = sizeof(NativeSpreads);  // the maxima, then the chunks' parts of every line
   void* scratch = nullptr;
-  IK_CUDA_CHECK(cudaMallocAsync(&scratch, kWorstBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
+  IK_CUDA_CHECK(
+      cudaMallocAsync(&scratch, kWorstBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
   auto* worst = static_cast<unsigned long long*>(scratch);
   const LineInfo none{};
   spreads(Lines{a.data, a.lines, a.positions, a.line_stride, a.position_stride},

@@ -75,9 +75,6 @@ NativeBits native_bits(std::int64_t k) {
 
 double native_target(std::int64_t k) { return std::sqrt(double(std::max<std::int64_t>(k, 1))) * 0x1p-53; }
 
-}  // namespace detail
-
-namespace detail {
 GemmNativeChoice native_choice(const NativeSpreads& s, std::int64_t k, const NativeBits& bits) {
   GemmNativeChoice c;
   c.spread_a = std::sqrt(*std::max_element(std::begin(s.worst[0]), std::end(s.worst[0])));
@@ -86,6 +83,7 @@ GemmNativeChoice native_choice(const NativeSpreads& s, std::int64_t k, const Nat
   native_count(s, c.target, bits, c.moduli, c.bound);
   return c;
 }
+
 }  // namespace detail
 
 GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k) {

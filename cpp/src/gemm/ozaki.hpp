@@ -91,8 +91,8 @@ IK_HD int fitted_bits(double largest, double cap, int fast_bits) {
 /// The mantissa of a positive finite x, in [1, 2).
 IK_HD double mantissa(double x) { return scale_by_pow2(x, 1 - exponent_bound(x)); }
 
-/// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(kMagnitudeBits-e))
-/// in [0, 2^kMagnitudeBits], at least 1 for any nonzero x (also where the scaled value underflows).
+/// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(6-e)) in
+/// [0, 64] (6 = kMagnitudeBits), at least 1 for any nonzero x (also where the scaled value underflows).
 constexpr int kMagnitudeBits = 6;
 IK_HD std::int32_t magnitude_bound(double x, int e) {
   if (x == 0.0 || !finite(x)) return 0;
@@ -532,7 +532,8 @@ struct Budget {
 /// "accurate" scaling bounds Σ_l |a_il||b_lj| with one small INT8 product over groups of
 /// kBoundGroup consecutive positions (the last one zero padded): Â_iG = max_{l∈G} Ā_il,
 /// B̂_Gj = ceil(Σ_{l∈G} B̄_lj / kBoundGroup) (Ā = magnitude_bound(A), B̄ likewise, both <= 64), and
-/// C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^10·k (exact in INT32 for k <= 2^20). Then Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij.
+/// C̄_ij = Σ_G Â_iG·B̂_Gj <= 2^10·k (exact in INT32 for k <= 2^20). Then
+/// Σ_l Ā_il·B̄_lj <= kBoundGroup·C̄_ij.
 /// A row keeping α_i >= kMagnitudeBits = 6 bits has |A'_il| <= 2^(α_i - 6)·Ā_il: the scaled element is
 /// at most 2^(α_i - 6)·Ā_il, an integer, so rounding it to the nearest integer cannot pass it. Row i and
 /// column j may then keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and
@@ -659,14 +660,16 @@ inline Budget budget(const CrtConstants& c, std::int64_t k) {
     b.bits_a = b.bits_b = 0;
     return b;
   }
-  auto caps = [&](double mu) { return std::pair{std::floor(std::ldexp(mu, b.bits_a)), std::floor(std::ldexp(mu, b.bits_b))}; };
+  auto caps = [&](double mu) {
+    return std::pair{std::floor(std::ldexp(mu, b.bits_a)), std::floor(std::ldexp(mu, b.bits_b))};
+  };
   auto fits = [&](double mu) {  // 2k·cap_a·cap_b < P, exactly
     const auto [ca, cb] = caps(mu);
     return WideUint::from(std::uint64_t(ca)).times_small(std::uint64_t(cb)).times_small(2 * std::uint64_t(k1)) < c.P;
   };
   double mu = 1.0;
   if (b.bits_a < kMaxBits && b.bits_b < kMaxBits) {  // at kMaxBits, |A'| <= 2^62 is the limit
-    // From an estimate a little above the largest μ that fits (room >= 1, < 8), down to it.
+    // From an estimate a little above the largest μ that fits (room is in [1, 4)), down to it.
     const double room = c.P.approx() / std::ldexp(2.0 * double(k1), b.bits_a + b.bits_b);
     mu = std::min(std::floor(std::sqrt(room) * 0x1p20) + 2.0, 0x1p21 - 1.0) * 0x1p-20;
     while (mu > 1.0 && !fits(mu)) mu -= 0x1p-20;
