@@ -248,6 +248,39 @@ void test_moduli_are_pairwise_coprime() {
     }
 }
 
+// Fast scaling's caps: k·cap_a·cap_b < P/2 exactly, the largest μ (in steps of 2^-20) that fits, at
+// least the whole powers of two; and each line's shift is the largest that keeps it under its cap.
+void test_fast_caps_fit_and_are_largest() {
+  using detail::WideUint;
+  namespace oz = detail::ozaki;
+  std::mt19937_64 rng(5);
+  for (int c = 2; c <= kGemmMaxModuli; ++c)
+    for (std::int64_t k : {1, 7, 300, 4096, 65537, 1 << 20}) {
+      const oz::CrtConstants crt = oz::crt_constants(gemm_moduli().data(), c);
+      const oz::Budget b = oz::budget(crt, k);
+      if (b.bits_a == 0) continue;
+      auto fits = [&](double ca, double cb) {
+        return WideUint::from(std::uint64_t(ca)).times_small(std::uint64_t(cb)).times_small(2 * std::uint64_t(k)) < crt.P;
+      };
+      CHECK(fits(b.cap_a, b.cap_b), "c=%d k=%lld: the caps do not fit", c, (long long)k);
+      CHECK(b.cap_a >= std::ldexp(1.0, b.bits_a) && b.cap_b >= std::ldexp(1.0, b.bits_b) &&
+                b.cap_a <= 0x1p62 && b.cap_b <= 0x1p62, "c=%d k=%lld: caps out of range", c, (long long)k);
+      const double mu = std::max(b.cap_a / std::ldexp(1.0, b.bits_a), b.cap_b / std::ldexp(1.0, b.bits_b));
+      const double next = std::ceil(mu * 0x1p20) * 0x1p-20 + 0x1p-20;  // one step of μ further
+      if (b.bits_a >= 20 && b.bits_b >= 20 && b.bits_a < 62 && b.bits_b < 62 && next < 2.0)
+        CHECK(!fits(std::floor(std::ldexp(next, b.bits_a)), std::floor(std::ldexp(next, b.bits_b))),
+              "c=%d k=%lld: a larger μ would fit", c, (long long)k);
+      for (int trial = 0; trial < 200; ++trial) {
+        const double largest = std::ldexp(1.0 + double(rng() >> 11) * 0x1p-53, int(rng() % 2000) - 1000);
+        const int s = oz::fitted_shift(largest, b.cap_a);
+        CHECK(std::ldexp(largest, s) <= b.cap_a && std::ldexp(largest, s + 1) > b.cap_a,
+              "c=%d: fitted_shift(%a, %a) = %d", c, largest, b.cap_a, s);
+        const int bits = oz::fitted_bits(largest, b.cap_a, b.bits_a);
+        CHECK(bits == b.bits_a || bits == b.bits_a + 1, "c=%d: %d bits against %d", c, bits, b.bits_a);
+      }
+    }
+}
+
 void test_integer_inputs_are_exact() {
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<int> d(-1000, 1000);
@@ -484,6 +517,7 @@ int main() {
   test_crt_reconstructs_exactly();
   test_scale_by_pow2_is_ldexp();
   test_moduli_are_pairwise_coprime();
+  test_fast_caps_fit_and_are_largest();
   test_integer_inputs_are_exact();
   test_error_bound_on_the_standard_family();
   test_more_moduli_are_more_accurate();

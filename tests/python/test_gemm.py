@@ -255,6 +255,48 @@ def test_native_spreads_match_an_independent_computation(rng):
     assert t["spread_a"] == pytest.approx(got["spread_a"], rel=1e-12) and t["moduli"] == got["moduli"]
 
 
+def fitted_epsilon(lines, moduli, k, side):
+    """max over the finite, nonzero lines of ρ · 2^-(bits+1), bits the line keeps under its side's
+    fast cap (fast_caps): how far rounding moves the line, relative to its norm."""
+    cap = fast_caps(moduli, k)[side]
+    worst = 0.0
+    for x in lines:
+        nz = x[x != 0]
+        if not np.isfinite(x).all() or nz.size == 0:
+            continue
+        largest = float(np.abs(nz).max())
+        e = int(np.frexp(largest)[1])  # |x| < 2^e
+        s = math.floor(math.log2(cap / largest)) + 1  # the largest s with largest·2^s <= cap
+        while math.ldexp(largest, s) > cap:
+            s -= 1
+        rho = float(np.sqrt(nz.size / np.sum(np.ldexp(nz, -e) ** 2)))
+        worst = max(worst, rho * 2.0 ** -(s + e + 1))
+    return worst
+
+
+@pytest.mark.parametrize("k", [300, 2048])
+def test_native_count_from_each_lines_fitted_bits(rng, k):
+    """The per-call count and bound against an independent computation: each line's spread with the
+    bits it keeps under its side's cap (one more where its largest element's mantissa fits; one
+    column's largest element just past a power of two, where it does). The count from the spreads
+    alone, every line keeping the fewest bits, is never lower."""
+    a, b = family(rng, (40, k), 0.5), family(rng, (k, 30), 0.5)
+    b[5, 3] = 1.02 * 2.0 ** int(np.frexp(np.abs(b).max())[1])  # one column's largest just past 2^E
+    got = ironkernels.native_moduli(a, b)
+    target = np.sqrt(k) * 2.0**-53
+
+    def bound(c):
+        ea, eb = fitted_epsilon(a, c, k, 0), fitted_epsilon(b.T, c, k, 1)
+        return ea + eb + ea * eb + 2.0**-53
+
+    nm = got["moduli"]
+    assert got["native_bound"] == pytest.approx(bound(nm), rel=1e-12)
+    assert bound(nm) <= target and bound(nm - 1) > target
+    from ironkernels import _core
+
+    assert _core.gemm_native_choice(got["spread_a"], got["spread_b"], k)[0] >= nm
+
+
 @pytest.mark.parametrize("k", [1, 64, 4096, 1 << 20])
 def test_native_choice_is_the_fewest_moduli_meeting_the_target(k):
     from ironkernels import _core
