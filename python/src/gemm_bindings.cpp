@@ -56,7 +56,7 @@ void bind_gemm(nb::module_& m) {
   m.def("gemm_fast_bits", [](int moduli, std::int64_t k) {
     const GemmBits b = gemm_fast_bits(moduli, k);
     return nb::make_tuple(b.a, b.b);
-  }, nb::arg("moduli"), nb::arg("k"), "Bits kept per row of op(A) and column of op(B) under fast scaling.");
+  }, nb::arg("moduli"), nb::arg("k"), "Bits kept at least per row of op(A) and column of op(B) under fast scaling.");
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling,
                              bool native) {

@@ -54,6 +54,14 @@ def fast_caps(moduli, k):
     return caps(lo)
 
 
+def fitted_shift(largest, cap):
+    """The largest s with largest·2^s <= cap."""
+    s = math.floor(math.log2(cap / largest)) + 1
+    while math.ldexp(largest, s) > cap:
+        s -= 1
+    return s
+
+
 @pytest.mark.parametrize("moduli", [3, 8, 14])
 def test_scaled_elements_round_to_nearest_under_the_cap(rng, moduli):
     """gemm(a, I) is a as the method scales it: row i times the largest power of two 2^s that leaves
@@ -63,9 +71,7 @@ def test_scaled_elements_round_to_nearest_under_the_cap(rng, moduli):
     c, rep = gemm(a, np.eye(k), contract=Contract(moduli=moduli, scaling="fast"), report=True)
     cap_a, _ = fast_caps(moduli, k)
     largest = np.abs(a).max(axis=1)
-    s = np.floor(np.log2(cap_a / largest)).astype(int)  # then made exact: largest·2^s <= cap_a < largest·2^(s+1)
-    s -= np.ldexp(largest, s) > cap_a
-    s += np.ldexp(largest, s + 1) <= cap_a
+    s = np.array([fitted_shift(float(x), cap_a) for x in largest])
     unit = np.ldexp(1.0, -s)[:, None]
     want = np.rint(a / unit) * unit
     np.testing.assert_array_equal(c, want)
@@ -229,16 +235,21 @@ def test_bad_shapes_dtypes_contracts():
     assert (out == 7.0).all()
 
 
-def numpy_spread(lines):
-    """max over the finite, nonzero lines (rows of `lines`) of √nnz · 2^E / ‖line‖₂, |x| < 2^E."""
-    worst = 1.0
+def line_spreads(lines):
+    """Of each finite, nonzero line (row of `lines`): its largest magnitude, its exponent bound E
+    (|x| < 2^E) and its spread √nnz · 2^E / ‖line‖₂."""
     for x in lines:
         nz = x[x != 0]
         if not np.isfinite(x).all() or nz.size == 0:
             continue
-        e = int(np.frexp(np.abs(nz))[1].max())  # |x| < 2^e
-        worst = max(worst, float(np.sqrt(nz.size / np.sum(np.ldexp(nz, -e) ** 2))))
-    return worst
+        largest = float(np.abs(nz).max())
+        e = int(np.frexp(largest)[1])
+        yield largest, e, float(np.sqrt(nz.size / np.sum(np.ldexp(nz, -e) ** 2)))
+
+
+def numpy_spread(lines):
+    """The largest spread over the finite, nonzero lines (1 if none)."""
+    return max([1.0] + [rho for _, _, rho in line_spreads(lines)])
 
 
 def test_native_spreads_match_an_independent_computation(rng):
@@ -259,19 +270,8 @@ def fitted_epsilon(lines, moduli, k, side):
     """max over the finite, nonzero lines of ρ · 2^-(bits+1), bits the line keeps under its side's
     fast cap (fast_caps): how far rounding moves the line, relative to its norm."""
     cap = fast_caps(moduli, k)[side]
-    worst = 0.0
-    for x in lines:
-        nz = x[x != 0]
-        if not np.isfinite(x).all() or nz.size == 0:
-            continue
-        largest = float(np.abs(nz).max())
-        e = int(np.frexp(largest)[1])  # |x| < 2^e
-        s = math.floor(math.log2(cap / largest)) + 1  # the largest s with largest·2^s <= cap
-        while math.ldexp(largest, s) > cap:
-            s -= 1
-        rho = float(np.sqrt(nz.size / np.sum(np.ldexp(nz, -e) ** 2)))
-        worst = max(worst, rho * 2.0 ** -(s + e + 1))
-    return worst
+    return max((rho * 2.0 ** -(fitted_shift(largest, cap) + e + 1) for largest, e, rho in line_spreads(lines)),
+               default=0.0)
 
 
 @pytest.mark.parametrize("k", [300, 2048])
