@@ -448,8 +448,10 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       for (int t = 0; t < COUNT; ++t, to += plane_words) {
         if (t >= live_count) break;
         // The low bytes of the four residues, packed by byte permutes.
-        const std::uint32_t lo = __byte_perm(oz::residue(q[0], mods.c[t]), oz::residue(q[1], mods.c[t]), 0x0040);
-        const std::uint32_t hi = __byte_perm(oz::residue(q[2], mods.c[t]), oz::residue(q[3], mods.c[t]), 0x0040);
+        const std::uint32_t lo =
+            __byte_perm(oz::residue_bits(q[0], mods.c[t]), oz::residue_bits(q[1], mods.c[t]), 0x0040);
+        const std::uint32_t hi =
+            __byte_perm(oz::residue_bits(q[2], mods.c[t]), oz::residue_bits(q[3], mods.c[t]), 0x0040);
         *to = __byte_perm(lo, hi, 0x5410);
       }
     }
@@ -484,22 +486,37 @@ __global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budg
   info.fast[i] = side == 0 ? oz::fitted_bits(largest, b.cap_a, b.bits_a) : oz::fitted_bits(largest, b.cap_b, b.bits_b);
 }
 
+// G_ij = accurate_pair_budget(b, C̄_ij) is accurate_pair_budget(b, 1) - ceil_log2(C̄_ij), or that
+// constant where the budget is flat (mask 0): a line's least G_ij - x_j comes from its largest
+// ceil_log2(C̄_ij)·[not flat] + x_j, one clz per element (C̄_ij in [0, 2^31)).
+__device__ __forceinline__ int bound_log2(std::int32_t c, int mask) { return (32 - __clz(max(c - 1, 0))) & mask; }
+
 // Column j keeps fast_j + (slack / 2) bits where that is more, slack = min_i (G_ij - fast_i - fast_j)
-// (oz::accurate_line_bits, as the reference).
+// (oz::accurate_line_bits, as the reference). 16-byte loads of C̄'s column and of the rows' fast bits.
 __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, Budgets budgets,
                                    Count count, const int* row_fast, const int* col_fast, int* col_bits) {
   const std::int64_t j = blockIdx.x;
   const oz::Budget b = budgets.by_count[count.get()];
-  int room = INT_MAX;
-  for (std::int64_t i = threadIdx.x; i < m; i += blockDim.x)
-    room = min(room, oz::accurate_pair_budget(b, bound[j * mp + i]) - row_fast[i]);
+  const int mask = oz::flat_pair_budget(b) ? 0 : -1;
+  const std::int32_t* column = bound + j * mp;  // mp is a multiple of 16
+  int worst = INT_MIN;
+  const std::int64_t m4 = m / 4 * 4;
+#pragma unroll 2
+  for (std::int64_t i = 4 * std::int64_t(threadIdx.x); i < m4; i += 4 * std::int64_t(blockDim.x)) {
+    const int4 c = *reinterpret_cast<const int4*>(column + i);
+    const int4 f = *reinterpret_cast<const int4*>(row_fast + i);
+    worst = max(worst, max(max(bound_log2(c.x, mask) + f.x, bound_log2(c.y, mask) + f.y),
+                           max(bound_log2(c.z, mask) + f.z, bound_log2(c.w, mask) + f.w)));
+  }
+  for (std::int64_t i = m4 + threadIdx.x; i < m; i += blockDim.x)
+    worst = max(worst, bound_log2(column[i], mask) + row_fast[i]);
   __shared__ int part[32];
-  room = __reduce_min_sync(0xffffffffu, room);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = room;
+  worst = __reduce_max_sync(0xffffffffu, worst);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = worst;
   __syncthreads();
   if (threadIdx.x == 0) {
-    for (int w = 1; w < int(blockDim.x >> 5); ++w) room = min(room, part[w]);
-    const int fast = col_fast[j];
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) worst = max(worst, part[w]);
+    const int fast = col_fast[j], room = oz::accurate_pair_budget(b, 1) - worst;
     col_bits[j] = oz::accurate_line_bits(fast, fast + (room - fast) / 2);
   }
 }
@@ -512,11 +529,13 @@ __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::
                                 Budgets budgets, Count count, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const oz::Budget b = budgets.by_count[count.get()];
+  const int mask = oz::flat_pair_budget(b) ? 0 : -1;
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
-  int bits = oz::kMaxBits;
-  for (std::int64_t j = j0; j < j1; ++j) bits = min(bits, oz::accurate_pair_budget(b, bound[j * mp + i]) - col_bits[j]);
-  atomicMin(&row_bits[i], bits);
+  int worst = INT_MIN;
+#pragma unroll 8
+  for (std::int64_t j = j0; j < j1; ++j) worst = max(worst, bound_log2(bound[j * mp + i], mask) + col_bits[j]);
+  atomicMin(&row_bits[i], oz::accurate_pair_budget(b, 1) - worst);
 }
 
 // Each line's shift; the fewest bits and the non-finite lines for the report. Without accurate

@@ -105,32 +105,50 @@ IK_HD std::int32_t magnitude_bound(double x, int e) {
 /// For |v|·2^shift < 2^bits, |q| <= 2^bits (<= 2^62); 0 for Inf/NaN.
 IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::rint(scale_by_pow2(v, shift)) : 0.0; }
 
+/// 1.5 · 2^52: an integer |x| < 2^51 added to it is exact and sits in the low mantissa bits, so the
+/// low 32 bits of the sum are x mod 2^32 (2^51 is a multiple of 2^32).
+constexpr double kRoundToInteger = 6755399441055744.0;
+IK_HD std::uint32_t low_word(double biased) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__double2loint(biased));
+#else
+  std::uint64_t bits;
+  static_assert(sizeof bits == sizeof biased);
+  std::memcpy(&bits, &biased, sizeof bits);
+  return static_cast<std::uint32_t>(bits);
+#endif
+}
+
 /// An integer-valued |q| <= 2^62 as q = hi·2^32 + lo with 0 <= lo < 2^32 (both exact doubles): the
 /// residues of every modulus then come from hi·(2^32 mod p) + lo < 2^39 without another rounding.
+/// hi_word and lo_word: hi mod 2^32 and lo as integers, for that sum's low word in integer arithmetic.
 struct SplitInteger {
   double hi, lo;
+  std::uint32_t hi_word, lo_word;
 };
 IK_HD SplitInteger split_integer(double q) {
   const double hi = ::floor(q * 0x1p-32);
-  return {hi, ::fma(-hi, 0x1p32, q)};  // exact: the result is an integer below 2^32
+  const double lo = ::fma(-hi, 0x1p32, q);  // exact: an integer below 2^32
+  return {hi, lo, low_word(hi + kRoundToInteger), low_word(lo + kRoundToInteger)};
 }
 
-/// What residue() and product_residue() need of one modulus p, computed once on the host. With
-/// h = floor(p/2): pow32 = 2^32 mod p, inv_p = 1/p rounded, offset = (h + 1/2)/p - 1/2 rounded; bias,
-/// magic and shift as product_residue() says.
+/// What residue_bits() and product_residue() need of one modulus p (odd, or 256), computed once on the
+/// host: pow32 = 2^32 mod p (as a double and as an integer), inv_p = 1/p rounded, neg_p = -p mod 2^32;
+/// bias, magic and shift as product_residue() says.
 struct ResidueConstants {
-  double pow32, inv_p, offset;
+  double pow32, inv_p;
   int p, shift;
-  std::uint32_t bias, magic;
+  std::uint32_t pow32_word, neg_p, bias, magic;
 };
 
 /// An INT32 product of one K chunk of residues (each in [-128, 127]): |x| <= 2^16 · 128^2 = 2^30.
 constexpr std::int64_t kMaxProduct = kChunkK * 128 * 128;
 
 inline ResidueConstants residue_constants(int p) {
-  const double inv_p = 1.0 / p;
-  ResidueConstants c{static_cast<double>((std::uint64_t(1) << 32) % std::uint64_t(p)), inv_p,
-                     (p / 2 + 0.5) * inv_p - 0.5, p, 0, 0, 0};
+  if (p < 3 || p > 256 || (p % 2 == 0 && p != 256))
+    throw std::logic_error("residue_constants: the modulus must be odd (3 ... 255) or 256");
+  const std::uint32_t pow32 = static_cast<std::uint32_t>((std::uint64_t(1) << 32) % std::uint64_t(p));
+  ResidueConstants c{static_cast<double>(pow32), 1.0 / p, p, 0, pow32, 0u - std::uint32_t(p), 0, 0};
   // bias: the smallest multiple of p >= kMaxProduct, so u = x + bias is in [0, 2^31 + p). magic =
   // ceil(2^(32+shift) / p) < 2^32 with the largest such shift, and it must divide exactly:
   // floor(u·magic / 2^(32+shift)) = floor(u/p) while u·(magic·p - 2^(32+shift)) < 2^(32+shift).
@@ -159,32 +177,21 @@ IK_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
   return u - q * static_cast<std::uint32_t>(c.p);
 }
 
-/// 1.5 · 2^52: an integer |x| < 2^51 added to it is exact and sits in the low mantissa bits, so the
-/// low 32 bits of the sum are x mod 2^32 (2^51 is a multiple of 2^32).
-constexpr double kRoundToInteger = 6755399441055744.0;
-IK_HD std::uint32_t low_word(double biased) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<std::uint32_t>(__double2loint(biased));
-#else
-  std::uint64_t bits;
-  static_assert(sizeof bits == sizeof biased);
-  std::memcpy(&bits, &biased, sizeof bits);
-  return static_cast<std::uint32_t>(bits);
-#endif
-}
-
-/// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2) (fits int8), as an int.
-/// x = hi·pow32 + lo is an exact integer, |x| < 2^39. The wanted quotient is N = floor((x + h)/p), and
-/// z = (x + h + 1/2)/p - 1/2 = N + (j + 1/2)/p - 1/2 for some j in [0, p): z lies at least 1/(2p) >= 2^-9
-/// from N ± 1/2. Computed as fma(x, inv_p, offset), z is off by less than 2^-13, so adding 1.5·2^52
-/// rounds it to N and leaves N mod 2^32 in the low word; x + 1.5·2^52 is exact and leaves x mod 2^32
-/// there. r = x - p·N is then one 32-bit multiply-add that wraps exactly (|r| < p). Four floating-point
-/// operations and one integer one, no conversion; the residue is unique, so host and device agree.
-IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
+/// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2), in the low byte of the
+/// result (as int8). x = hi·pow32 + lo is an exact integer, |x| < 2^39, and r = x - p·N with
+/// N = round(x/p): for odd p, x/p = N + j/p with |j| <= h, at least 1/(2p) >= 2^-9 from a tie, and
+/// x·inv_p is off by less than 2^-14, so fma(x, inv_p, 1.5·2^52) rounds it to N once and leaves
+/// N mod 2^32 in its low word. For p = 256 (inv_p exact) a tie may round either way, r = ±128, the
+/// same byte. x mod 2^32 = hi_word·pow32 + lo_word mod 2^32, so r mod 2^32 is two 32-bit
+/// multiply-adds: two floating-point operations and two integer ones, no conversion. The residue is
+/// unique, so host and device agree.
+IK_HD std::uint32_t residue_bits(const SplitInteger& q, const ResidueConstants& c) {
   const double x = ::fma(q.hi, c.pow32, q.lo);
-  const std::uint32_t n = low_word(::fma(x, c.inv_p, c.offset) + kRoundToInteger);
-  const std::uint32_t x_low = low_word(x + kRoundToInteger);
-  return static_cast<int>(x_low - std::uint32_t(c.p) * n);
+  const std::uint32_t n = low_word(::fma(x, c.inv_p, kRoundToInteger));
+  return q.lo_word + q.hi_word * c.pow32_word + n * c.neg_p;
+}
+IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
+  return static_cast<std::int8_t>(residue_bits(q, c));
 }
 
 /// Constants of the reconstruction: P = Π p_t, P/2 and M_t = (P/p_t)·((P/p_t)^-1 mod p_t) < P.
@@ -553,8 +560,10 @@ IK_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
   for (int e = 0; e < kBoundGroup; ++e) r += v[e];
   return (r + kBoundGroup - 1) >> kBoundGroupLog2;
 }
+/// Whether G_ij is fast's budget whatever C̄_ij (a side keeps fewer than kMagnitudeBits bits).
+IK_HD bool flat_pair_budget(const Budget& b) { return b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits; }
 IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
-  if (b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits) return b.bits_a + b.bits_b;
+  if (flat_pair_budget(b)) return b.bits_a + b.bits_b;
   return b.top + 2 * kMagnitudeBits - kBoundGroupLog2 - ceil_log2(bound);
 }
 /// A line's bits under accurate scaling: its fast bits (`fitted`), raised to what the pair budgets
