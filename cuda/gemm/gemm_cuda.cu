@@ -393,6 +393,9 @@ struct ResidueArgs {
   oz::ResidueConstants c[kGemmMaxModuli];
 };
 constexpr int kTileLines = 32, kTilePositions = 128;
+// Position b of a tile row sits at column (b mod 4)·32 + b/4: the four positions a thread packs,
+// 4x … 4x + 3 for lane x, are read by the warp from 32 consecutive columns (no bank conflicts).
+__device__ __forceinline__ int tile_column(int b) { return (b & 3) * 32 + (b >> 2); }
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
 // and 1/p become immediate operands); `live` of them are written (a native contract's count).
 template <ResidueOutput kOut, int COUNT>
@@ -411,14 +414,14 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
     const double* from = x.data + (r0 + a0) * x.rs + (l0 + b);
 #pragma unroll 4
     for (int e = 0; e < kLoads; ++e, from += 2 * x.rs)
-      tile[a0 + 2 * e][b] = real_position && r0 + a0 + 2 * e < x.rows ? *from : 0.0;
+      tile[a0 + 2 * e][tile_column(b)] = real_position && r0 + a0 + 2 * e < x.rows ? *from : 0.0;
   } else {
     const int a = tid % kTileLines, b0 = tid / kTileLines;
     const bool real_line = r0 + a < x.rows;
     const double* from = x.data + (r0 + a) * x.rs + (l0 + b0) * x.cs;
 #pragma unroll 4
     for (int e = 0; e < kLoads; ++e, from += 8 * x.cs)
-      tile[a][b0 + 8 * e] = real_line && l0 + b0 + 8 * e < x.cols ? *from : 0.0;
+      tile[a][tile_column(b0 + 8 * e)] = real_line && l0 + b0 + 8 * e < x.cols ? *from : 0.0;
   }
   __syncthreads();
   const int b = 4 * threadIdx.x;
@@ -433,7 +436,7 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       std::uint32_t v[oz::kBoundGroup];
       for (int e = 0; e < 4; ++e) {
         const bool real = real_line && l + e < x.cols;
-        v[e] = real ? std::uint32_t(oz::magnitude_bound(tile[a][b + e], info.exponent[r])) : 0u;
+        v[e] = real ? std::uint32_t(oz::magnitude_bound(tile[a][e * 32 + threadIdx.x], info.exponent[r])) : 0u;
       }
       out[r * kp + l / oz::kBoundGroup] = static_cast<std::int8_t>(
           kOut == ResidueOutput::bound_max ? oz::bound_group_max(v) : oz::bound_group_mean(v));
@@ -441,7 +444,8 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       oz::SplitInteger q[4];
       const int shift = real_line ? info.shift[r] : 0, live_count = live.get();
       for (int e = 0; e < 4; ++e)
-        q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][b + e], shift) : 0.0);
+        q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][e * 32 + threadIdx.x], shift)
+                                                             : 0.0);
       const std::int64_t plane_words = padded_rows * kp / 4;  // kp is a multiple of 16
       auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
 #pragma unroll
