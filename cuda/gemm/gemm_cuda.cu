@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -773,7 +774,9 @@ struct GemmPlan::Impl {
   cublasLtMatmulDesc_t lt_op = nullptr;
   detail::Int8Product shapes[2];  // K in chunks of kChunkK: the full chunks, and a shorter last one
   int shape_count = 0;
-  bool tuned = false;
+  std::atomic<bool> tuned{false};  // set last by tune()
+  std::mutex tuning;               // tune_once(): one tunes, the others wait
+  mutable std::mutex handle_use;   // run() on several threads: the cuBLAS handle's stream and workspace
 
   const detail::Int8Product& shape(std::int64_t kc) const { return shapes[shape_count == 2 && kc != shapes[0].kc]; }
 
@@ -1021,7 +1024,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1);
   IK_CUDA_CHECK_LAUNCH("line_bits_kernel");
 
+  std::unique_lock<std::mutex> handle_lock;  // until every product is enqueued
   if (p.backend == GemmBackend::cublas) {
+    handle_lock = std::unique_lock<std::mutex>(p.handle_use);
     const CublasApi& blas = cublas_api();
     IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
     IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
@@ -1151,7 +1156,14 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   return r;
 }
 
-bool GemmPlan::tuned() const { return impl_->tuned; }
+bool GemmPlan::tuned() const { return impl_->tuned.load(std::memory_order_acquire); }
+
+void GemmPlan::tune_once(void* workspace, std::size_t workspace_bytes, Stream stream) {
+  Impl& p = *impl_;
+  if (p.tuned.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(p.tuning);
+  if (!p.tuned.load(std::memory_order_relaxed)) tune(workspace, workspace_bytes, stream);
+}
 
 const char* GemmPlan::products_backend() const {
   if (impl_->backend == GemmBackend::mma) return "mma.sync";
@@ -1177,10 +1189,11 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   if (!lt || p.m == 0 || p.n == 0) {  // cublasGemmEx or mma.sync, in the forced column blocks if any
     if (columns_per_call > 0)
       for (int i = 0; i < p.shape_count; ++i) p.shapes[i].nc = columns_per_call;
-    p.tuned = true;
+    p.tuned.store(true, std::memory_order_release);
     return;
   }
   DeviceGuard guard(p.device);
+  std::lock_guard<std::mutex> handle_lock(p.handle_use);
   auto s = static_cast<cudaStream_t>(stream_handle);
   auto* base = static_cast<unsigned char*>(workspace);
   const WorkspaceLayout& w = p.layout;
@@ -1294,7 +1307,7 @@ void GemmPlan::tune(void* workspace, std::size_t workspace_bytes, Stream stream_
   for (int i = 0; i < p.shape_count; ++i) layouts.keep(chosen[i]);
   for (int i = 0; i < p.shape_count; ++i) destroy_layouts(lt, p.shapes[i]);  // those of an earlier tune()
   p.shapes[0] = chosen[0], p.shapes[1] = chosen[1];
-  p.tuned = true;
+  p.tuned.store(true, std::memory_order_release);
 }
 
 }  // namespace ironkernels

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import atexit
 import numbers
-import threading
-from collections import OrderedDict
 from typing import Any, Optional
 
 from . import _core
@@ -137,23 +135,9 @@ def _shape2(x: Any, name: str) -> tuple:
     return shape
 
 
-_PLANS: "OrderedDict[tuple, Any]" = OrderedDict()  # recent CUDA plans (each owns a cuBLAS handle)
-_MAX_PLANS = 8
-# Plans are destroyed at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
-atexit.register(_PLANS.clear)
-_TUNING = threading.Lock()  # a plan is tuned once, before any thread runs it
-
-
-def _plan(key: tuple) -> Any:
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _core.GemmPlan(*key)
-        _PLANS[key] = plan
-        while len(_PLANS) > _MAX_PLANS:
-            _PLANS.popitem(last=False)
-    else:
-        _PLANS.move_to_end(key)
-    return plan
+# The library's plan cache (C++, shared with C++ callers) keeps each plan's cuBLAS handle; it is
+# emptied at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
+atexit.register(_core.gemm_plan_cache_clear)
 
 
 def _cupy_stream(cupy, handle: int, device_id: int) -> Any:
@@ -292,18 +276,15 @@ def gemm(
     moduli, scaling = (0, contract.scaling) if contract.is_native else contract.resolve(max(ka, 1))
     if cuda:
         products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
-        plan = _plan((ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
-                      contract.is_native))
+        plan = _core.gemm_plan(ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
+                               contract.is_native)
     if out is None:
         out = empty_like(a, (ma, nb))
     if use_c and out is not c:
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:
         ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
-        if not plan.tuned:  # once per plan: the fastest INT8 product algorithm (results do not depend on it)
-            with _TUNING:  # `tuned` is set last, so only a plan still untuned needs the lock
-                if not plan.tuned:
-                    plan.tune(ws, handle)
+        plan.tune_once(ws, handle)  # the fastest INT8 product algorithm, once per plan (exact either way)
         times = call_core("gemm", lambda: plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle,
                                                    timed=bool(report)), arrays, "float64")
         if report:

@@ -2,6 +2,7 @@
 // layer views the arrays, releases the GIL and calls the C++ API.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
@@ -152,5 +153,23 @@ void bind_gemm(nb::module_& m) {
       }, nb::arg("workspace").noconvert(), nb::arg("stream"), nb::arg("columns_per_call") = 0,
          "Time cublasGemmEx against cuBLASLt's algorithms for the INT8 products (whole, and in column blocks)\n"
          "and keep the fastest (waits); columns_per_call > 0 times only blocks of that width.")
+      .def("tune_once", [](GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
+        nb::gil_scoped_release release;
+        plan.tune_once(workspace.data(), workspace.nbytes(), python::to_stream(stream));
+      }, nb::arg("workspace").noconvert(), nb::arg("stream"),
+         "tune() unless already tuned (one of several threads tunes, the others wait).")
       .def_prop_ro("tuned", &GemmPlan::tuned);
+  m.def("gemm_plan", [](std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, int moduli,
+                        const std::string& scaling, int device_id, const std::string& products, bool native) {
+    const GemmContract contract{moduli, parse_scaling(scaling), native};
+    const GemmBackend backend = parse_products(products);
+    nb::gil_scoped_release release;  // another thread may be planning under the cache's lock
+    return gemm_plan(mm, n, k, trans_a, trans_b, contract, Device{DeviceType::cuda, device_id}, backend);
+  }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
+     nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto", nb::arg("native") = false,
+     "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used.");
+  m.def("gemm_plan_cache_clear", [] {
+    nb::gil_scoped_release release;
+    gemm_plan_cache_clear();
+  }, "Empty the plan cache (plans held elsewhere live on).");
 }

@@ -193,6 +193,63 @@ def test_tuned_products_give_the_same_bits(torch, k):
     assert torch.equal(untuned.view(torch.int64), public.view(torch.int64))
 
 
+def test_plans_are_shared_tuned_once_and_evicted(torch):
+    """gemm_plan: one plan per key (tuning it through one holder tunes it for all), a new one once
+    kGemmPlanCacheSize other keys came after it (the old one lives on with its holder); gemm() runs
+    the cached plan and tunes it on its first call."""
+    from ironkernels import _core
+
+    _core.gemm_plan_cache_clear()
+    key = (1024, 1024, 1024, False, False, 14, "fast", 0, "cublas", False)
+    first, again = _core.gemm_plan(*key), _core.gemm_plan(*key)
+    assert not first.tuned and not again.tuned
+    ws = torch.empty(first.workspace_bytes, dtype=torch.uint8, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    again.tune_once(ws, stream)
+    assert first.tuned
+    for n in range(16, 16 * 9, 16):
+        _core.gemm_plan(64, n, 64, False, False, 14, "fast", 0, "cublas", False)
+    assert not _core.gemm_plan(*key).tuned and first.tuned
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(1024, 1024, dtype=torch.float64, device="cuda", generator=g)
+    gemm(a, a, contract=Contract(moduli=14, scaling="fast"), backend="cublas")
+    assert _core.gemm_plan(*key).tuned
+
+
+def test_threads_share_a_plan(torch, rng):
+    """Four threads, each on its own stream, call gemm on one shape (one cached plan, its cuBLAS
+    handle taken in turn, tuned by whichever comes first): every result is the CPU reference's."""
+    import threading
+
+    from ironkernels import _core
+
+    _core.gemm_plan_cache_clear()
+    inputs = [(gemm_family(rng, (96, 1200), 1.0), gemm_family(rng, (1200, 80), 1.0)) for _ in range(4)]
+    want = [gemm(a, b) for a, b in inputs]
+    got, errors = [None] * len(inputs), []
+
+    def work(i):
+        try:
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                a, b = on_gpu(torch, inputs[i][0]), on_gpu(torch, inputs[i][1])
+                outs = [gemm(a, b, backend="cublas") for _ in range(5)]
+                stream.synchronize()
+                got[i] = [out.cpu().numpy() for out in outs]
+        except Exception as e:  # noqa: BLE001 - reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for outs, w in zip(got, want):
+        for out in outs:
+            assert_bitwise(out, w)
+
+
 def test_beta_zero_ignores_nan_in_c_and_empty_shapes(torch, rng):
     a, b = gemm_family(rng, (4, 3), 1.0), gemm_family(rng, (3, 5), 1.0)
     c = poisoned(torch, (4, 5))

@@ -122,8 +122,9 @@ struct GemmTimings {
 
 /// The CUDA backend, planned once per (m, n, k, ops, contract, device, engine) and run on caller-given
 /// buffers: `workspace_bytes()` says how much scratch device memory a run needs, `run` only enqueues
-/// work on the given stream (no allocation, no synchronisation). Not thread-safe: one plan, one
-/// stream at a time (it owns a cuBLAS handle).
+/// work on the given stream (no allocation, no synchronisation). run() may be called from several
+/// threads at once (each with its own workspace); tune() not concurrently with anything else on the
+/// plan. gemm_plan() gives the process's shared plans.
 class GemmPlan {
  public:
   GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
@@ -153,6 +154,9 @@ class GemmPlan {
   /// only blocks of that many columns (a multiple of 16 that divides the slab width, or n rounded up
   /// to 16 without slabs), whatever the size, and without cuBLASLt runs cublasGemmEx in them.
   void tune(void* workspace, std::size_t workspace_bytes, Stream stream, std::int64_t columns_per_call = 0);
+  /// tune() unless the plan is tuned already: of several threads calling it at once one tunes and the
+  /// others wait for it (the policy of gemm_plan()'s plans: tuned on their first run, then never).
+  void tune_once(void* workspace, std::size_t workspace_bytes, Stream stream);
   bool tuned() const;
   /// "mma.sync" (GemmBackend::mma), "wgmma" (GemmBackend::wgmma), else "cublasLt" where tune() chose a cuBLASLt algorithm for the
   /// plan's main product shape, else "cublasGemmEx".
@@ -165,5 +169,16 @@ class GemmPlan {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+/// The plan for these arguments from a process-wide cache of the kGemmPlanCacheSize most recently
+/// used ones (a native contract's `moduli` is not part of the key), created on a miss; a plan evicted
+/// while a caller holds it lives on with that caller. Thread-safe. Call tune_once() before each
+/// run() (a no-op once tuned): every user of a shared plan then runs it tuned.
+constexpr int kGemmPlanCacheSize = 8;
+std::shared_ptr<GemmPlan> gemm_plan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
+                                    GemmContract contract, Device device, GemmBackend backend = GemmBackend::automatic);
+/// Empties the cache (its plans live on with the callers holding them): for an exit path that must
+/// release cuBLAS handles while CUDA is still up (the cache itself is never destroyed).
+void gemm_plan_cache_clear();
 
 }  // namespace ironkernels

@@ -19,6 +19,7 @@ void GemmPlan::run(const ArrayView&, const ArrayView&, const ArrayView&, double,
                    GemmTimings*) const {}
 GemmReport GemmPlan::report(const void*, Stream) const { return {}; }
 void GemmPlan::tune(void*, std::size_t, Stream, std::int64_t) {}
+void GemmPlan::tune_once(void*, std::size_t, Stream) {}
 bool GemmPlan::tuned() const { return false; }
 const char* GemmPlan::products_backend() const { return ""; }
 int GemmPlan::products_column_blocks() const { return 0; }
