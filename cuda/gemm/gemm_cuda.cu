@@ -25,7 +25,6 @@
 #include <atomic>
 #include <climits>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -291,10 +290,10 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count};
 }
 // Per line: the chunks combined; the largest nnz / Σ over the finite, nonzero lines of each bin
-// (native_bin) into worst[bin] (positive doubles order as their bit patterns). With `info`, also
-// each line's largest magnitude and non-finite mark, as scan_lines_kernel finds them.
+// (native_bin) into spreads->worst[side][bin] (positive doubles order as their bit patterns). With
+// `info`, also each line's largest magnitude and non-finite mark, as scan_lines_kernel finds them.
 __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info,
-                                       NativeBits bits, int side, unsigned long long* worst) {
+                                       NativeBits bits, int side, NativeSpreads* spreads) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
   ScaledSum line;
@@ -309,31 +308,18 @@ __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lin
   }
   if (info.largest) info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
   if (bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
-  atomicMax(worst + native_bin(bits, side, largest),
+  atomicMax(reinterpret_cast<unsigned long long*>(&spreads->worst[side][native_bin(bits, side, largest)]),
             static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
 }
-__global__ void init_worst_kernel(unsigned long long* worst) {
-  NativeSpreads s;
-  init_native_spreads(s);
-  for (int side = 0; side < 2; ++side)
-    for (int bin = 0; bin < kNativeBins; ++bin)
-      worst[side * kNativeBins + bin] = __double_as_longlong(s.worst[side][bin]);
-}
-__device__ NativeSpreads native_spreads_from(const unsigned long long* worst) {
-  NativeSpreads s;
-  for (int side = 0; side < 2; ++side)
-    for (int bin = 0; bin < kNativeBins; ++bin)
-      s.worst[side][bin] = __longlong_as_double(worst[side * kNativeBins + bin]);
-  return s;
-}
+__global__ void init_spreads_kernel(NativeSpreads* spreads) { init_native_spreads(*spreads); }
 
-// Both sides' largest ρ² by bin into worst[side · kNativeBins + bin] (NativeSpreads), with
-// `rows`/`cols` (info.largest non-null) also their largest magnitudes and non-finite marks; `parts`
-// holds ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
+// Both sides' largest ρ² by bin into `spreads`, with `rows`/`cols` (info.largest non-null) also
+// their largest magnitudes and non-finite marks; `parts` holds ceil(k / kScanChunk) · (a.rows +
+// bt.rows) SpreadParts.
 void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, const NativeBits& bits,
-             SpreadPart* parts, unsigned long long* worst, cudaStream_t s) {
-  init_worst_kernel<<<1, 1, 0, s>>>(worst);
-  IK_CUDA_CHECK_LAUNCH("init_worst_kernel");
+             SpreadPart* parts, NativeSpreads* spreads, cudaStream_t s) {
+  init_spreads_kernel<<<1, 1, 0, s>>>(spreads);
+  IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
   const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
   if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
   const Lines* sides[2] = {&a, &bt};
@@ -346,7 +332,7 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
     else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
     combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side], bits,
-                                                                         side, worst + side * kNativeBins);
+                                                                         side, spreads);
     IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
     parts += std::int64_t(chunks) * x.rows;
   }
@@ -355,7 +341,7 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
 // A native contract's count, chosen on the device from the spreads: what a run reports of it, and
 // what its kernels read (Count).
 struct NativeState {
-  unsigned long long worst[2 * kNativeBins];  // NativeSpreads (bit patterns)
+  NativeSpreads spreads;  // positive doubles: raised by atomicMax on their bit patterns
   double bound;
   int moduli;
 };
@@ -364,7 +350,7 @@ struct NativeState {
 __global__ void choose_count_kernel(NativeState* state, NativeBits bits, double target, int lo, int hi) {
   const int c = 2 + int(threadIdx.x);
   const bool has_bits = c <= kGemmMaxModuli && bits.a[c] > 0;
-  const double bound = has_bits ? native_bound(native_spreads_from(state->worst), bits, c) : 0.0;
+  const double bound = has_bits ? native_bound(state->spreads, bits, c) : 0.0;
   const unsigned within = __ballot_sync(0xffffffffu, has_bits && bound <= target);
   const int chosen = within ? __ffs(within) - 1 : 31 - __clz(__ballot_sync(0xffffffffu, has_bits));
   if (int(threadIdx.x) != chosen) return;
@@ -730,16 +716,16 @@ NativeSpreads native_spreads_cuda(const StridedLines& a, const StridedLines& b, 
   const std::int64_t lines = a.lines + b.lines;
   if (a.positions == 0 || lines == 0) return host;
   const int chunks = int((a.positions + kScanChunk - 1) / kScanChunk);
-  constexpr std::size_t kWorstBytes = sizeof(NativeSpreads);  // the maxima, then the chunks' parts of every line
+  constexpr std::size_t kSpreadsBytes = sizeof(NativeSpreads);  // the maxima, then the chunks' parts of every line
   void* scratch = nullptr;
   IK_CUDA_CHECK(
-      cudaMallocAsync(&scratch, kWorstBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
-  auto* worst = static_cast<unsigned long long*>(scratch);
+      cudaMallocAsync(&scratch, kSpreadsBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
+  auto* device_spreads = static_cast<NativeSpreads*>(scratch);
   const LineInfo none{};
   spreads(Lines{a.data, a.lines, a.positions, a.line_stride, a.position_stride},
           Lines{b.data, b.lines, b.positions, b.line_stride, b.position_stride}, none, none, bits,
-          reinterpret_cast<SpreadPart*>(static_cast<unsigned char*>(scratch) + kWorstBytes), worst, s);
-  IK_CUDA_CHECK(cudaMemcpyAsync(&host, worst, sizeof host, cudaMemcpyDeviceToHost, s));  // doubles as their bits
+          reinterpret_cast<SpreadPart*>(static_cast<unsigned char*>(scratch) + kSpreadsBytes), device_spreads, s);
+  IK_CUDA_CHECK(cudaMemcpyAsync(&host, device_spreads, sizeof host, cudaMemcpyDeviceToHost, s));
   IK_CUDA_CHECK(cudaFreeAsync(scratch, s));
   IK_CUDA_CHECK(cudaStreamSynchronize(s));
   return host;
@@ -1011,7 +997,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* native = reinterpret_cast<NativeState*>(at(w.native));
   const Count count = p.contract.native ? Count{0, &native->moduli} : Count{p.hi, nullptr};
   if (p.contract.native) {
-    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), native->worst, s);
+    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), &native->spreads, s);
     choose_count_kernel<<<1, 32, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
     IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
   }
@@ -1143,9 +1129,7 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   GemmReport r;
   r.moduli = p.contract.native ? native.moduli : p.hi;
   if (p.contract.native) {
-    detail::NativeSpreads spreads;
-    std::memcpy(&spreads, native.worst, sizeof spreads);  // doubles as their bit patterns
-    r.native = detail::native_choice(spreads, p.k, p.native_bits);  // the reported spreads: the largest ρ
+    r.native = detail::native_choice(native.spreads, p.k, p.native_bits);  // the reported spreads: the largest ρ
     r.native.moduli = native.moduli, r.native.bound = native.bound;
   }
   const bool ran = p.m && p.n;  // as the reference, which stops before scaling an empty product
