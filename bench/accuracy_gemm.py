@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--samples", type=int, default=64, help="rows and columns of C checked")
     ap.add_argument("--moduli", default="12,14,16,18,20")
     ap.add_argument("--families", default="0.5,1,2,4,rows")
+    ap.add_argument("--scalings", default="fast,accurate,norm", help="scalings of the fixed-count rows")
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -128,7 +129,7 @@ def main():
             line = [f"n={n} {family:>5} native {native['max_rel_err']:.1e}"]
             keep = ("moduli", "scaling", "bits_a", "bits_b", "nonfinite_elements", "native_bound", "native_target",
                     "spread_a", "spread_b")
-            contracts = [Contract.native()] + [Contract(nm, scaling) for scaling in ("fast", "accurate")
+            contracts = [Contract.native()] + [Contract(nm, scaling) for scaling in args.scalings.split(",") if scaling
                                                for nm in (int(x) for x in args.moduli.split(","))]
             for contract in contracts:
                 c, rep = ironkernels.gemm(a, b, contract=contract, report=True)

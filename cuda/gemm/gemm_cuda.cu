@@ -4,9 +4,11 @@
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest magnitude and Inf/NaN flag of every row of op(A) / column of op(B);
-//      for Contract.native() instead spread_parts_kernel + combine_spreads_kernel (the same, and each
-//      line's exponent spread) and choose_count_kernel (the count; the later stages read it: Count);
-//      then line_bits_kernel  each line's exponent bound and fast bits under its side's cap
+//      for Contract.native() and norm scaling instead spread_parts_kernel + combine_spreads_kernel
+//      (the same, and each line's 2-norm) and for native() choose_count_kernel (the count from the
+//      lines' exponent spreads; the later stages read it: Count);
+//      then line_bits_kernel  each line's exponent bound and fast bits under its side's cap (norm
+//      scaling: the bits its 2-norm allows)
 //   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
 //   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
@@ -142,10 +144,12 @@ struct Lines {  // a strided float64 matrix with op() applied: line r, position 
 struct LineInfo {
   int* exponent;   // largest exponent bound (oz::kNoExponent for an all-zero line)
   int* nonfinite;  // 1 if the line holds Inf/NaN
-  int* bits;       // bits kept (accurate scaling)
+  int* bits;       // bits kept (accurate and norm scaling)
   int* shift;      // the line's power-of-two shift
   int* fast;       // bits kept under fast scaling (oz::fitted_bits)
+  int* nonzeros;   // nonzero elements (Contract.native() and norm scaling)
   unsigned long long* largest;  // largest finite magnitude (bit pattern: positive doubles order as them)
+  double* norm_sum;             // the line's canonical Σ (x·2^-exponent)² (Contract.native(), norm scaling)
 };
 
 // counters[0], [1]: non-finite rows / columns; [2], [3]: fewest bits kept by a row / a column.
@@ -153,18 +157,18 @@ constexpr int kCounters = 4;
 
 __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < m) rows.largest[i] = 0, rows.nonfinite[i] = 0, rows.bits[i] = oz::kMaxBits;
-  if (i < n) cols.largest[i] = 0, cols.nonfinite[i] = 0;
+  if (i < m) rows.largest[i] = 0, rows.nonfinite[i] = 0, rows.nonzeros[i] = 0, rows.bits[i] = oz::kMaxBits;
+  if (i < n) cols.largest[i] = 0, cols.nonfinite[i] = 0, cols.nonzeros[i] = 0;
   if (i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
 }
 
 // Block (32, 8): threadIdx.x runs along the contiguous dimension of the matrix, so every warp reads
 // 32 consecutive elements. grid.x: line tiles, grid.y: chunks of kScanChunk positions.
-constexpr int kScanChunk = 1024;
+constexpr int kScanChunk = oz::kLineSumChunk;
 
-// fn(v) for the `count` values at from, from + stride, …: the loads of each batch of eight are issued
-// before any is used (one load in flight per thread left these scans latency-bound); fn(0.0) must do
-// nothing (it pads the last batch).
+// fn(v, u) for the `count` values at from, from + stride, …, u the value's index mod 8 (a constant
+// once unrolled): the loads of each batch of eight are issued before any is used (one load in flight
+// per thread left these scans latency-bound); fn(0.0, u) must do nothing (it pads the last batch).
 template <class Fn>
 __device__ __forceinline__ void for_each_strided(const double* from, std::int64_t stride, std::int64_t count, Fn&& fn) {
   constexpr int kBatch = 8;
@@ -173,7 +177,7 @@ __device__ __forceinline__ void for_each_strided(const double* from, std::int64_
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) v[u] = i + u < count ? from[u * stride] : 0.0;
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) fn(v[u]);
+    for (int u = 0; u < kBatch; ++u) fn(v[u], u);
   }
 }
 
@@ -200,7 +204,7 @@ template <bool kPositionsContiguous>
 __global__ void scan_lines_kernel(Lines x, LineInfo info) {
   double largest = 0.0;
   int bad = 0;
-  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
+  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v, int) {
     if (!oz::finite(v)) bad = 1;
     else largest = fmax(largest, fabs(v));
   });
@@ -223,48 +227,31 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
   IK_CUDA_CHECK_LAUNCH("scan_lines_kernel");
 }
 
-// ------------------------------------------------------------------ Contract.native()'s spreads
-// One read of each operand: a block takes the scan's tile of lines over one chunk of kScanChunk
-// positions and writes, per line, the chunk's largest exponent e, Σ (x·2^-e)² and nonzeros, or a
-// non-finite mark (each thread keeps its sum scaled to the largest exponent it has seen, rescaled by
-// a power of two when a larger one comes); a per-line kernel combines the chunks (Σ_c s_c·2^(2(e_c -
-// E)), E the largest) into nnz / Σ and takes the largest over the finite, nonzero lines
-// (gemm_native.hpp).
+// ------------------------------------------------------------------ the lines' 2-norms and spreads
+// One read of each operand for Contract.native() and norm scaling: a block takes the scan's tile of
+// lines over one chunk of kScanChunk positions and writes, per line, the chunk's ScaledSum in the
+// canonical order (oz::kLineSumChunk: the chunk's 32 lanes are a warp's lanes for contiguous
+// positions; for strided ones each of a line's 8 threads holds 4 of them, lanes y, y + 8, y + 16,
+// y + 24 for thread y), its largest magnitude and nonzeros, or a non-finite mark; a per-line kernel
+// adds the chunks in order and keeps each line's sum and nonzeros and, for native(), the largest
+// ρ² = nnz / Σ over the finite, nonzero lines (gemm_native.hpp).
 struct SpreadPart {
   double sum, largest;
   int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero; nonzeros < 0: an Inf/NaN
 };
-struct ScaledSum {  // Σ (x·2^-e)²
-  double sum = 0.0;
-  int exponent = oz::kNoExponent;
-  __device__ void raise_to(int e) {  // the same sum against 2^max(e, exponent)
-    if (e <= exponent) return;
-    if (exponent != oz::kNoExponent) sum = oz::scale_by_pow2(sum, 2 * (exponent - e));
-    exponent = e;
-  }
-  __device__ void add_value(double v) {  // v finite and nonzero
-    raise_to(oz::exponent_bound(v));
-    const double scaled = oz::scale_by_pow2(v, -exponent);
-    sum += scaled * scaled;
-  }
-  __device__ void add(const ScaledSum& o) {
-    if (o.exponent == oz::kNoExponent) return;
-    raise_to(o.exponent);
-    sum += oz::scale_by_pow2(o.sum, 2 * (o.exponent - exponent));
-  }
-};
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
-  ScaledSum part;
+  oz::ScaledSum lane[kPositionsContiguous ? 1 : 4];  // the canonical lanes this thread sums
   double largest = 0.0;
   int count = 0, bad = 0;
-  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v) {
+  const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v, int u) {
     if (!oz::finite(v)) bad = 1;
-    else if (v != 0.0) part.add_value(v), largest = fmax(largest, fabs(v)), ++count;
+    else if (v != 0.0) lane[kPositionsContiguous ? 0 : u & 3].add_value(v), largest = fmax(largest, fabs(v)), ++count;
   });
-  if constexpr (kPositionsContiguous) {  // the warp holds one line
+  oz::ScaledSum part = lane[0];
+  if constexpr (kPositionsContiguous) {  // the warp holds one line: lanes v and v xor o, o = 16 … 1
     for (int o = 16; o > 0; o >>= 1) {
-      ScaledSum other;
+      oz::ScaledSum other;
       other.sum = __shfl_xor_sync(0xffffffffu, part.sum, o);
       other.exponent = __shfl_xor_sync(0xffffffffu, part.exponent, o);
       part.add(other);
@@ -274,52 +261,64 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
     bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
     if (threadIdx.x != 0) return;
   } else {  // the 8 threads of a column of the block hold one line
-    __shared__ ScaledSum shared_part[8][32];
+    lane[0].add(lane[2]), lane[1].add(lane[3]);  // lane bit 4 (o = 16), then bit 3
+    part = lane[0], part.add(lane[1]);
+    __shared__ oz::ScaledSum shared_part[8][32];
     __shared__ double shared_largest[8][32];
     __shared__ int shared_count[8][32], shared_bad[8][32];
     shared_part[threadIdx.y][threadIdx.x] = part, shared_largest[threadIdx.y][threadIdx.x] = largest;
     shared_count[threadIdx.y][threadIdx.x] = count, shared_bad[threadIdx.y][threadIdx.x] = bad;
     __syncthreads();
     if (threadIdx.y != 0) return;
+    oz::ScaledSum level[8];
+    for (int y = 0; y < 8; ++y) level[y] = shared_part[y][threadIdx.x];
+    for (int o = 4; o > 0; o >>= 1)  // lane bits 2, 1, 0: the threads y and y xor o
+      for (int y = 0; y < o; ++y) level[y].add(level[y + o]);
+    part = level[0];
     for (int y = 1; y < 8; ++y) {
-      part.add(shared_part[y][threadIdx.x]), largest = fmax(largest, shared_largest[y][threadIdx.x]);
+      largest = fmax(largest, shared_largest[y][threadIdx.x]);
       count += shared_count[y][threadIdx.x], bad |= shared_bad[y][threadIdx.x];
     }
   }
   if (line >= x.rows) return;
   parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count};
 }
-// Per line: the chunks combined; the largest nnz / Σ over the finite, nonzero lines of each bin
-// (native_bin) into spreads->worst[side][bin] (positive doubles order as their bit patterns). With
-// `info`, also each line's largest magnitude and non-finite mark, as scan_lines_kernel finds them.
+// Per line: the chunks added in order; its largest magnitude, non-finite mark, sum and nonzeros into
+// `info`; with `spreads` (native()), the largest nnz / Σ over the finite, nonzero lines of each bin
+// (native_bin) into spreads->worst[side][bin] (positive doubles order as their bit patterns).
 __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info,
                                        NativeBits bits, int side, NativeSpreads* spreads) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
-  ScaledSum line;
+  oz::ScaledSum line;
   double largest = 0.0;
-  std::int64_t nonzeros = 0;
+  int nonzeros = 0;
   bool bad = false;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
     bad = bad || part.nonzeros < 0;
-    line.add(ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
+    line.add(oz::ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
     largest = fmax(largest, part.largest);
   }
-  if (info.largest) info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
-  if (bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
+  if (info.largest) {
+    info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
+    info.norm_sum[i] = line.sum, info.nonzeros[i] = nonzeros;
+  }
+  if (!spreads || bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
   atomicMax(reinterpret_cast<unsigned long long*>(&spreads->worst[side][native_bin(bits, side, largest)]),
             static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
 }
 __global__ void init_spreads_kernel(NativeSpreads* spreads) { init_native_spreads(*spreads); }
 
-// Both sides' largest ρ² by bin into `spreads`, with `rows`/`cols` (info.largest non-null) also
-// their largest magnitudes and non-finite marks; `parts` holds ceil(k / kScanChunk) · (a.rows +
+// Both sides' largest ρ² by bin into `spreads` (where not null), with `rows`/`cols` (info.largest
+// non-null) also their largest magnitudes, non-finite marks, sums and nonzeros; `parts` holds ceil(k / kScanChunk) · (a.rows +
 // bt.rows) SpreadParts.
 void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, const NativeBits& bits,
              SpreadPart* parts, NativeSpreads* spreads, cudaStream_t s) {
-  init_spreads_kernel<<<1, 1, 0, s>>>(spreads);
-  IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
+  if (spreads) {
+    init_spreads_kernel<<<1, 1, 0, s>>>(spreads);
+    IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
+  }
   const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
   if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
   const Lines* sides[2] = {&a, &bt};
@@ -467,14 +466,19 @@ void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, st
 }
 
 // Each line's exponent bound and fast bits (oz::fitted_bits) from its largest magnitude, once the
-// count is known (side 0: op(A), 1: op(B)).
-__global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side) {
+// count is known (side 0: op(A), 1: op(B)); under norm scaling also the bits its 2-norm allows
+// (oz::norm_line_bits, k1 = max(k, 1)).
+__global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side, bool norm,
+                                 std::int64_t k1) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
   const oz::Budget& b = budgets.by_count[count.get()];
   const double largest = __longlong_as_double(static_cast<long long>(info.largest[i]));
+  const double cap = side == 0 ? b.cap_a : b.cap_b;
+  const int fast = oz::fitted_bits(largest, cap, side == 0 ? b.bits_a : b.bits_b);
   info.exponent[i] = largest == 0.0 ? oz::kNoExponent : oz::exponent_bound(largest);
-  info.fast[i] = side == 0 ? oz::fitted_bits(largest, b.cap_a, b.bits_a) : oz::fitted_bits(largest, b.cap_b, b.bits_b);
+  info.fast[i] = fast;
+  if (norm) info.bits[i] = oz::norm_line_bits(info.norm_sum[i], info.nonzeros[i], cap, k1, fast);
 }
 
 // G_ij = accurate_pair_budget(b, C̄_ij) is accurate_pair_budget(b, 1) - ceil_log2(C̄_ij), or that
@@ -483,7 +487,7 @@ __global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budg
 __device__ __forceinline__ int bound_log2(std::int32_t c, int mask) { return (32 - __clz(max(c - 1, 0))) & mask; }
 
 // Column j keeps fast_j + (slack / 2) bits where that is more, slack = min_i (G_ij - fast_i - fast_j)
-// (oz::accurate_line_bits, as the reference). 16-byte loads of C̄'s column and of the rows' fast bits.
+// (oz::raised_line_bits, as the reference). 16-byte loads of C̄'s column and of the rows' fast bits.
 __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, Budgets budgets,
                                    Count count, const int* row_fast, const int* col_fast, int* col_bits) {
   const std::int64_t j = blockIdx.x;
@@ -508,12 +512,12 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
   if (threadIdx.x == 0) {
     for (int w = 1; w < int(blockDim.x >> 5); ++w) worst = max(worst, part[w]);
     const int fast = col_fast[j], room = oz::accurate_pair_budget(b, 1) - worst;
-    col_bits[j] = oz::accurate_line_bits(fast, fast + (room - fast) / 2);
+    col_bits[j] = oz::raised_line_bits(fast, fast + (room - fast) / 2);
   }
 }
 
 // What row i may keep, min_j (G_ij - col_bits[j]), at most kMaxBits (row_bits starts at kMaxBits;
-// finalize_lines_kernel raises the row's fast bits to it: oz::accurate_line_bits).
+// finalize_lines_kernel raises the row's fast bits to it: oz::raised_line_bits).
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
@@ -529,13 +533,15 @@ __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::
   atomicMin(&row_bits[i], oz::accurate_pair_budget(b, 1) - worst);
 }
 
-// Each line's shift; the fewest bits and the non-finite lines for the report. Without accurate
-// scaling's bits every line keeps its fast bits.
-__global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, bool accurate, int* fewest_bits,
+// Each line's shift; the fewest bits and the non-finite lines for the report. Under fast scaling
+// every line keeps its fast bits, under norm scaling line_bits_kernel's.
+__global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, GemmScaling scaling, int* fewest_bits,
                                       int* nonfinite_lines) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
-  const int bits = accurate ? oz::accurate_line_bits(info.fast[i], info.bits[i]) : info.fast[i];
+  const int bits = scaling == GemmScaling::accurate ? oz::raised_line_bits(info.fast[i], info.bits[i])
+                   : scaling == GemmScaling::norm   ? info.bits[i]
+                                                    : info.fast[i];
   info.shift[i] = oz::line_shift(info.exponent[i], bits);
   atomicMin(fewest_bits, bits);
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
@@ -701,8 +707,8 @@ std::int64_t product_block_columns(std::int64_t np) {
 
 // Byte offsets of everything in the workspace (256-byte aligned).
 struct WorkspaceLayout {
-  std::size_t counters, row_int[5], col_int[5], row_largest, col_largest, native, parts, ra, rb, prod, residues, cublas,
-      total;
+  std::size_t counters, row_int[6], col_int[6], row_largest, col_largest, row_sum, col_sum, native, parts, ra, rb,
+      prod, residues, cublas, total;
 };
 
 }  // namespace
@@ -902,9 +908,12 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.row_largest = take(std::size_t(m) * sizeof(double));
   w.col_largest = take(std::size_t(n) * sizeof(double));
+  const bool norms = contract.native || contract.scaling == GemmScaling::norm;  // the spread pass, not the scan
+  w.row_sum = take(norms ? std::size_t(m) * sizeof(double) : 0);
+  w.col_sum = take(norms ? std::size_t(n) * sizeof(double) : 0);
   w.native = take(contract.native ? sizeof(NativeState) : 0);
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
-  w.parts = take(contract.native ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
+  w.parts = take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
   w.ra = take(std::size_t(p.hi) * p.mp * p.kp);
   w.rb = take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
@@ -964,12 +973,14 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* base = static_cast<unsigned char*>(workspace);
   auto at = [&](std::size_t off) { return base + off; };
   const WorkspaceLayout& w = p.layout;
-  auto line_info = [&](const std::size_t (&o)[5], std::size_t largest) {
+  auto line_info = [&](const std::size_t (&o)[6], std::size_t largest, std::size_t sum) {
     return LineInfo{reinterpret_cast<int*>(at(o[0])), reinterpret_cast<int*>(at(o[1])),
                     reinterpret_cast<int*>(at(o[2])), reinterpret_cast<int*>(at(o[3])),
-                    reinterpret_cast<int*>(at(o[4])), reinterpret_cast<unsigned long long*>(at(largest))};
+                    reinterpret_cast<int*>(at(o[4])), reinterpret_cast<int*>(at(o[5])),
+                    reinterpret_cast<unsigned long long*>(at(largest)), reinterpret_cast<double*>(at(sum))};
   };
-  const LineInfo rows = line_info(w.row_int, w.row_largest), cols = line_info(w.col_int, w.col_largest);
+  const LineInfo rows = line_info(w.row_int, w.row_largest, w.row_sum),
+                 cols = line_info(w.col_int, w.col_largest, w.col_sum);
   int* counters = reinterpret_cast<int*>(at(w.counters));
   const Lines A{static_cast<const double*>(a.data), p.m, p.k, p.trans_a ? a.strides[1] : a.strides[0],
                 p.trans_a ? a.strides[0] : a.strides[1]};
@@ -1002,12 +1013,16 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
   }
   if (p.m == 0 || p.n == 0) return;
-  if (!p.contract.native) {
+  const bool norm = p.contract.scaling == GemmScaling::norm;
+  if (norm && !p.contract.native) {  // the lines' sums from the spread pass, which also scans them
+    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), nullptr, s);
+  } else if (!p.contract.native) {
     scan_lines(A, rows, s);
     scan_lines(Bt, cols, s);
   }
-  line_bits_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0);
-  line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1);
+  const std::int64_t k1 = std::max<std::int64_t>(p.k, 1);
+  line_bits_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0, norm, k1);
+  line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1, norm, k1);
   IK_CUDA_CHECK_LAUNCH("line_bits_kernel");
 
   std::unique_lock<std::mutex> handle_lock;  // until every product is enqueued
@@ -1045,8 +1060,10 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budgets, count, cols.bits, rows.bits);
     IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
   }
-  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, accurate, counters + 2, counters);
-  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, accurate, counters + 3, counters + 1);
+  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.contract.scaling, counters + 2,
+                                                                    counters);
+  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.contract.scaling, counters + 3,
+                                                                    counters + 1);
   IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
   // The wgmma engine skips the moduli past a native contract's count; the others compute all `hi`

@@ -16,9 +16,10 @@ using namespace ironkernels;
 
 namespace {
 GemmScaling parse_scaling(const std::string& scaling) {
-  if (scaling != "fast" && scaling != "accurate")
-    raise<ValueError>("gemm: contract scaling '", scaling, "'; accepted: 'fast', 'accurate'");
-  return scaling == "fast" ? GemmScaling::fast : GemmScaling::accurate;
+  if (scaling == "fast") return GemmScaling::fast;
+  if (scaling == "accurate") return GemmScaling::accurate;
+  if (scaling == "norm") return GemmScaling::norm;
+  raise<ValueError>("gemm: contract scaling '", scaling, "'; accepted: 'fast', 'accurate', 'norm'");
 }
 
 GemmBackend parse_products(const std::string& products) {

@@ -285,7 +285,7 @@ void test_integer_inputs_are_exact() {
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<int> d(-1000, 1000);
   for (int nmod : {4, 8, 14, 20})
-  for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate}) {
+  for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate, GemmScaling::norm}) {
     Mat a(17, 64), b(64, 23), c(17, 23, -1.0);
     for (auto& x : a.v) x = d(rng);
     for (auto& x : b.v) x = d(rng);
@@ -308,7 +308,7 @@ void test_error_bound_on_the_standard_family() {
   std::mt19937_64 rng(2);
   for (double phi : {0.5, 2.0, 4.0})
     for (int nmod : {8, 12, 14, 16, 20})
-    for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate}) {
+    for (GemmScaling scaling : {GemmScaling::fast, GemmScaling::accurate, GemmScaling::norm}) {
       const std::int64_t m = 13, k = 97, n = 11;
       Mat a = family(m, k, phi, rng), b = family(k, n, phi, rng), c(m, n);
       GemmOptions opt;
@@ -482,7 +482,7 @@ void test_native_contract_resolves_per_call() {
     Mat c(m, n), c_fixed(m, n);
     GemmOptions opt;
     opt.contract.native = true;
-    opt.contract.scaling = GemmScaling::accurate;
+    opt.contract.scaling = GemmScaling::norm;
     const GemmReport rep = gemm_reference(x.view(), b.view(), c.view(), opt);
     const GemmNativeChoice want = gemm_native_contract(x.view(), b.view(), false, false);
     CHECK(rep.moduli == want.moduli && rep.native.moduli == want.moduli && rep.native.bound == want.bound &&
@@ -496,6 +496,49 @@ void test_native_contract_resolves_per_call() {
     counts[side] = rep.moduli;
   }
   CHECK(counts[0] < counts[1], "spread ~1 took %d moduli, spread ~2√k %d", counts[0], counts[1]);
+}
+
+// Norm scaling keeps at least fast's bits (the report's fewest), more on heavy-tailed lines, and stays
+// exact where Cauchy–Schwarz is tight: column i of op(B) is row i of op(A), so C'_ii = ‖A'_i‖₂‖B'_i‖₂
+// comes as close to P/2 as the bits allow, and a wrap-around there would be off by ~P/2 times the
+// shifts, far above the rounding bound checked here. k spans two full canonical chunks and a partial
+// one; a column-major copy of A (another order of reads) gives the same bits.
+void test_norm_scaling() {
+  std::mt19937_64 rng(8);
+  const std::int64_t m = 6, k = 2500, n = 6;
+  for (double phi : {0.5, 2.0})
+    for (int nmod : {6, 10, 15, 20}) {
+      Mat a = family(m, k, phi, rng), b(k, n), at(k, m);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t l = 0; l < k; ++l) b(l, i) = at(l, i) = a(i, l);
+      GemmOptions opt;
+      opt.contract.moduli = nmod;
+      Mat c_fast(m, n), c(m, n), c_transposed(m, n);
+      const GemmReport fast = gemm_reference(a.view(), b.view(), c_fast.view(), opt);
+      opt.contract.scaling = GemmScaling::norm;
+      const GemmReport norm = gemm_reference(a.view(), b.view(), c.view(), opt);
+      CHECK(norm.bits_a >= fast.bits_a && norm.bits_b >= fast.bits_b, "phi %g, %d moduli: norm keeps %d/%d, fast %d/%d",
+            phi, nmod, norm.bits_a, norm.bits_b, fast.bits_a, fast.bits_b);
+      if (phi == 2.0 && (nmod == 10 || nmod == 15))
+        CHECK(norm.bits_a > fast.bits_a && norm.bits_b > fast.bits_b, "phi 2, %d moduli: norm keeps %d/%d, fast %d/%d",
+              nmod, norm.bits_a, norm.bits_b, fast.bits_a, fast.bits_b);
+      opt.trans_a = true;
+      gemm_reference(at.view(), b.view(), c_transposed.view(), opt);
+      CHECK(std::memcmp(c.v.data(), c_transposed.v.data(), c.v.size() * 8) == 0, "norm scaling: layouts differ");
+      const double eps_a = std::ldexp(1.0, -norm.bits_a - 1), eps_b = std::ldexp(1.0, -norm.bits_b - 1);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          double amax = 0, bmax = 0;
+          for (std::int64_t l = 0; l < k; ++l)
+            amax = std::fmax(amax, std::fabs(a(i, l))), bmax = std::fmax(bmax, std::fabs(b(l, j)));
+          const double ea = std::ldexp(1.0, std::ilogb(amax) + 1), eb = std::ldexp(1.0, std::ilogb(bmax) + 1);
+          const long double ref = ref_entry(a, b, i, j);
+          const double bound =
+              double(k) * ea * eb * (eps_a + eps_b + eps_a * eps_b) + std::ldexp(std::fabs(double(ref)), -52);
+          CHECK(std::fabs(c(i, j) - ref) <= bound, "phi %g, %d moduli, (%lld, %lld): error %g above %g", phi, nmod,
+                (long long)i, (long long)j, double(std::fabs(c(i, j) - ref)), bound);
+        }
+    }
 }
 
 void test_threads_do_not_change_bits() {
@@ -527,5 +570,6 @@ int main() {
   test_errors();
   test_native_contract_resolves_per_call();
   test_threads_do_not_change_bits();
+  test_norm_scaling();
   return report_and_exit_code();
 }

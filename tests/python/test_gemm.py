@@ -17,7 +17,7 @@ def exact_reference(a, b):
     return np.matmul(a.astype(np.longdouble), b.astype(np.longdouble))
 
 
-@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("scaling", ["fast", "accurate", "norm"])
 @pytest.mark.parametrize("moduli", [4, 9, 14, 20])
 def test_integer_inputs_give_the_exact_product(rng, moduli, scaling):
     a = rng.integers(-999, 1000, size=(21, 70)).astype(np.float64)
@@ -26,7 +26,7 @@ def test_integer_inputs_give_the_exact_product(rng, moduli, scaling):
     np.testing.assert_array_equal(gemm(a, b, contract=Contract(moduli=moduli, scaling=scaling)), want)
 
 
-@pytest.mark.parametrize("scaling", ["fast", "accurate"])
+@pytest.mark.parametrize("scaling", ["fast", "accurate", "norm"])
 @pytest.mark.parametrize("phi", [0.5, 1.0, 2.0, 4.0])
 @pytest.mark.parametrize("moduli", [8, 14, 18])
 def test_error_within_the_rounding_bound(rng, phi, moduli, scaling):
@@ -168,7 +168,7 @@ def test_deterministic_and_report(rng):
     nm = ironkernels.native_moduli(a, b)["moduli"]
     assert rep["moduli"] == nm and rep["moduli_set"] == ironkernels._gemm.MODULI[:nm]
     assert rep["native_bound"] <= rep["native_target"]
-    assert rep["scaling"] == "accurate" and rep["contract"] == "Contract.native()"
+    assert rep["scaling"] == "norm" and rep["contract"] == "Contract.native()"
     assert rep["bits_a"] + rep["bits_b"] > 90 and rep["backend"] == "cpu-reference"
 
 

@@ -35,6 +35,11 @@ enum class GemmScaling : std::uint8_t {
   /// from one extra small-integer product allows, the slack split between both sides (never fewer
   /// bits than fast on either side).
   accurate,
+  /// Rows of op(A) and columns of op(B) keep as many bits as their 2-norms allow under Cauchy–Schwarz
+  /// (Σ_l |A'_il||B'_lj| <= ‖A'_i‖₂‖B'_j‖₂ < P/2), never fewer than fast. The norms come from the pass
+  /// that finds the lines' exponents, summed in one fixed order on every backend: no extra product.
+  /// Contract.native()'s scaling.
+  norm,
 };
 
 struct GemmContract {

@@ -32,8 +32,9 @@ struct CheckedContract {
 };
 inline CheckedContract check_contract(const GemmContract& contract, std::int64_t k) {
   if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
-  if (contract.scaling != GemmScaling::fast && contract.scaling != GemmScaling::accurate)
-    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate");
+  if (contract.scaling != GemmScaling::fast && contract.scaling != GemmScaling::accurate &&
+      contract.scaling != GemmScaling::norm)
+    raise<ValueError>("gemm: unknown contract scaling; accepted: fast, accurate, norm");
   if (contract.moduli < 2 || contract.moduli > kGemmMaxModuli)
     raise<ValueError>("gemm: contract.moduli = ", contract.moduli, "; accepted: 2 … ", kGemmMaxModuli);
   CheckedContract c;

@@ -13,30 +13,33 @@
 namespace ironkernels {
 namespace detail {
 
+LineStats line_stats_cpu(const double* line, std::int64_t positions, std::int64_t stride) {
+  using ozaki::kLineSumChunk, ozaki::kLineSumLanes;
+  LineStats s;
+  for (std::int64_t c0 = 0; c0 < positions; c0 += kLineSumChunk) {
+    ozaki::ScaledSum lanes[kLineSumLanes];
+    for (std::int64_t l = c0; l < std::min(positions, c0 + kLineSumChunk); ++l) {
+      const double v = line[l * stride];
+      if (!ozaki::finite(v)) s.nonfinite = true;
+      if (!ozaki::finite(v) || v == 0.0) continue;
+      lanes[(l - c0) % kLineSumLanes].add_value(v);
+      s.largest = std::max(s.largest, std::fabs(v)), ++s.nonzeros;
+    }
+    for (int o = kLineSumLanes / 2; o > 0; o >>= 1)
+      for (int v = 0; v < o; ++v) lanes[v].add(lanes[v + o]);
+    s.sum.add(lanes[0]);
+  }
+  return s;
+}
+
 namespace {
 // One side's largest ρ² by bin into worst.
 void side_spreads_cpu(const StridedLines& x, const NativeBits& bits, int side, double (&worst)[kNativeBins]) {
   for (std::int64_t r = 0; r < x.lines; ++r) {
-    const double* line = x.data + r * x.line_stride;
-    double largest = 0.0;
-    bool finite = true;
-    for (std::int64_t l = 0; l < x.positions && finite; ++l) {
-      const double v = line[l * x.position_stride];
-      finite = ozaki::finite(v);
-      largest = std::max(largest, std::fabs(v));
-    }
-    if (!finite || largest == 0.0) continue;
-    const int e = ozaki::exponent_bound(largest);
-    double sum = 0.0;
-    std::int64_t nonzeros = 0;
-    for (std::int64_t l = 0; l < x.positions; ++l) {
-      const double v = line[l * x.position_stride];
-      if (v == 0.0) continue;
-      const double scaled = std::ldexp(v, -e);  // in (-1, 1): no overflow for any exponent
-      sum += scaled * scaled, ++nonzeros;
-    }
-    double& w = worst[native_bin(bits, side, largest)];
-    w = std::max(w, double(nonzeros) / sum);
+    const LineStats line = line_stats_cpu(x.data + r * x.line_stride, x.positions, x.position_stride);
+    if (line.nonfinite || line.nonzeros == 0) continue;
+    double& w = worst[native_bin(bits, side, line.largest)];
+    w = std::max(w, double(line.nonzeros) / line.sum.sum);
   }
 }
 }  // namespace

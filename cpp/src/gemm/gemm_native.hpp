@@ -17,6 +17,16 @@ struct StridedLines {
   std::int64_t lines, positions, line_stride, position_stride;
 };
 
+// One line's statistics: its ScaledSum in the canonical order (ozaki::kLineSumChunk), largest finite
+// magnitude, nonzeros and whether it holds Inf/NaN (then the sum is of no use).
+struct LineStats {
+  ozaki::ScaledSum sum;
+  double largest = 0.0;
+  std::int64_t nonzeros = 0;
+  bool nonfinite = false;
+};
+LineStats line_stats_cpu(const double* line, std::int64_t positions, std::int64_t stride);
+
 // Fast scaling at one k, by count c (a[c] = b[c] = 0: no bits left with c moduli): the bits every
 // line keeps at least, and the bins of the lines that keep one more. A line keeps bits + 1 where its
 // largest element's mantissa is at most its side's cap's (ozaki::Budget); `edges[side]` holds those

@@ -11,6 +11,7 @@
 
 #include "core/threads.hpp"
 #include "gemm/gemm_checks.hpp"
+#include "gemm/gemm_native.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/gemm.hpp"
@@ -72,7 +73,7 @@ struct LineScale {
   bool nonfinite = false;
 };
 
-// "accurate" scaling (ozaki::accurate_pair_budget, accurate_line_bits): lines start from their fast
+// "accurate" scaling (ozaki::accurate_pair_budget, raised_line_bits): lines start from their fast
 // bits (row_bits, col_bits) and are raised where the pair budgets G_ij allow. (The GPU computes C̄
 // with one INT8 product over groups of positions and two minimum reductions.)
 void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScale>& row,
@@ -107,12 +108,12 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
   for (std::int64_t j = 0; j < n; ++j) {
     int slack = std::numeric_limits<int>::max();
     for (std::int64_t i = 0; i < m; ++i) slack = std::min(slack, g[i * n + j] - row_bits[i] - col_bits[j]);
-    col_bits[j] = ozaki::accurate_line_bits(col_bits[j], col_bits[j] + slack / 2);
+    col_bits[j] = ozaki::raised_line_bits(col_bits[j], col_bits[j] + slack / 2);
   }
   for (std::int64_t i = 0; i < m; ++i) {
     int allowed = std::numeric_limits<int>::max();
     for (std::int64_t j = 0; j < n; ++j) allowed = std::min(allowed, g[i * n + j] - col_bits[j]);
-    row_bits[i] = ozaki::accurate_line_bits(row_bits[i], allowed);
+    row_bits[i] = ozaki::raised_line_bits(row_bits[i], allowed);
   }
 }
 
@@ -196,11 +197,24 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   const Matrix Bt = transposed(B);
   const std::vector<LineScale> row = scan_rows(A), col = scan_rows(Bt);
   // Bits kept per row of op(A): for "fast", as many as fit under the side's cap; for "accurate", as
-  // many as the per-element bound from one extra small-integer product allows (never fewer).
+  // many as the per-element bound from one extra small-integer product allows, for "norm" as many as
+  // the line's 2-norm allows (never fewer).
   std::vector<int> row_bits(static_cast<std::size_t>(m)), col_bits(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
   for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
   if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
+  if (contract.scaling == GemmScaling::norm) {
+    auto raise_to_norm = [&](const Matrix& x, double cap, std::vector<int>& bits) {
+      parallel_for(x.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const LineStats s = line_stats_cpu(x.data + i * x.rs, x.cols, x.cs);
+          bits[i] = ozaki::norm_line_bits(s.sum.sum, s.nonzeros, cap, std::max<std::int64_t>(k, 1), bits[i]);
+        }
+      });
+    };
+    raise_to_norm(A, budget.cap_a, row_bits);
+    raise_to_norm(Bt, budget.cap_b, col_bits);
+  }
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
 

@@ -73,6 +73,36 @@ IK_HD double scale_by_pow2(double x, int n) {
 #endif
 }
 
+/// Σ (x·2^-e)² over a line's finite nonzero values, e the largest exponent bound seen so far (the sum
+/// rescaled by a power of four when a larger one comes). Powers of two scale exactly and each square
+/// is added by one explicit fma, so adding the same values in the same order gives the same double on
+/// every backend; add() is commutative.
+struct ScaledSum {
+  double sum = 0.0;
+  int exponent = kNoExponent;
+  IK_HD void raise_to(int e) {  // the same sum against 2^max(e, exponent)
+    if (e <= exponent) return;
+    if (exponent != kNoExponent) sum = scale_by_pow2(sum, 2 * (exponent - e));
+    exponent = e;
+  }
+  IK_HD void add_value(double v) {  // v finite and nonzero
+    raise_to(exponent_bound(v));
+    const double scaled = scale_by_pow2(v, -exponent);
+    sum = ::fma(scaled, scaled, sum);
+  }
+  IK_HD void add(const ScaledSum& o) {
+    if (o.exponent == kNoExponent) return;
+    raise_to(o.exponent);
+    sum += scale_by_pow2(o.sum, 2 * (o.exponent - exponent));
+  }
+};
+/// The one order in which every backend sums a line (so that its norm, and what depends on it, is the
+/// same bits whatever the backend and the matrix layout): chunks of kLineSumChunk positions in order;
+/// within a chunk kLineSumLanes lanes, lane v adding positions v, v + 32, … in order, then combined
+/// pairwise over the lane bits from the highest (lane v with lane v xor 16, then 8, 4, 2, 1: a
+/// butterfly, which warp shuffles do in one step each); each chunk's sum added to the line's in order.
+constexpr int kLineSumChunk = 1024, kLineSumLanes = 32;
+
 /// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
 IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
 
@@ -566,12 +596,29 @@ IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
   if (flat_pair_budget(b)) return b.bits_a + b.bits_b;
   return b.top + 2 * kMagnitudeBits - kBoundGroupLog2 - ceil_log2(bound);
 }
-/// A line's bits under accurate scaling: its fast bits (`fitted`), raised to what the pair budgets
-/// allow it where that is more (at most kMaxBits). A pair of lines neither of which is raised is
-/// within the fast caps; any other pair keeps α_i + β_j <= G_ij: a column takes half of its least
-/// slack G_ij - f_i - f_j over the rows, a row what G_ij leaves beside every column's bits.
-IK_HD int accurate_line_bits(int fitted, int allowed) {
+/// A line's bits under accurate or norm scaling: its fast bits (`fitted`), raised to what the bound
+/// allows it (`allowed`) where that is more (at most kMaxBits). Accurate: a pair of lines neither of
+/// which is raised is within the fast caps; any other pair keeps α_i + β_j <= G_ij: a column takes
+/// half of its least slack G_ij - f_i - f_j over the rows, a row what G_ij leaves beside every
+/// column's bits.
+IK_HD int raised_line_bits(int fitted, int allowed) {
   return allowed > fitted ? (allowed < kMaxBits ? allowed : (fitted > kMaxBits ? fitted : kMaxBits)) : fitted;
+}
+
+/// "norm" scaling, from Cauchy–Schwarz: Σ_l |A'_il||B'_lj| <= ‖A'_i‖₂‖B'_j‖₂, so rows whose rounded
+/// 2-norms stay within √k·cap_a and columns within √k·cap_b keep every |C'_ij| <= k·cap_a·cap_b < P/2.
+/// A line of fast's bits meets it (‖A'_i‖₂ <= √nnz·cap_a); a line keeps the most bits α with
+/// 2^α·‖a‖₂/2^E + √nnz/2 <= √k·cap (rounding moves each element by at most 1/2), never fewer than
+/// fast's (`fitted`). `sum` is the line's ScaledSum in the canonical order, within (k + 1)·u of
+/// Σ (x·2^-E)² (every term positive; k <= 2^20), so ‖a‖₂ <= 2^E·√sum·(1 + 2^-30); the other
+/// roundings (a few units in the last place each) are inside the 2^-50 margins.
+IK_HD int norm_line_bits(double sum, std::int64_t nonzeros, double cap, std::int64_t k, int fitted) {
+  if (nonzeros == 0) return fitted;
+  const double norm = ::sqrt(sum) * (1.0 + 0x1p-30);
+  const double room =
+      ::sqrt(double(k)) * cap * (1.0 - 0x1p-50) - ::sqrt(double(nonzeros)) * (0.5 + 0x1p-50);
+  if (!(room > 0.0)) return fitted;
+  return raised_line_bits(fitted, exponent_bound(room / norm * (1.0 - 0x1p-50)) - 1);  // 2^α <= the ratio
 }
 
 /// The final update of one element of C (the same operations on both backends).
