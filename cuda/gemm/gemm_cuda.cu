@@ -311,8 +311,8 @@ __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lin
 __global__ void init_spreads_kernel(NativeSpreads* spreads) { init_native_spreads(*spreads); }
 
 // Both sides' largest ρ² by bin into `spreads` (where not null), with `rows`/`cols` (info.largest
-// non-null) also their largest magnitudes, non-finite marks, sums and nonzeros; `parts` holds ceil(k / kScanChunk) · (a.rows +
-// bt.rows) SpreadParts.
+// non-null) also their largest magnitudes, non-finite marks, sums and nonzeros; `parts` holds
+// ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
 void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, const NativeBits& bits,
              SpreadPart* parts, NativeSpreads* spreads, cudaStream_t s) {
   if (spreads) {

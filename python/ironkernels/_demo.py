@@ -131,7 +131,7 @@ def demo_gemm(gpu: int | None) -> list[dict]:
         ok = bool(np.isfinite(ours).all() and (np.abs((block - ref).astype(np.float64)) <= bound).all()
                   and err <= native_err)
         rows.append(dict(phi=phi, n=n, err=err, native=native_err, ms=ms, native_ms=native_ms, device=device,
-                         moduli=rep["moduli"], ok=ok))
+                         moduli=rep["moduli"], scaling=rep["scaling"], ok=ok))
     return rows
 
 
@@ -229,9 +229,9 @@ def run(force_cpu: bool = False) -> int:
     print("\nGB/s counts one read and one write of the tensor; time is the median of the timed calls"
           + (" (CUDA events around each call)." if gpu is not None else " (wall clock)."))
     g = demo_gemm(gpu)
-    print(f"\ngemm: C = A·B in float64 by Ozaki scheme II, Contract.native() ({g[0]['moduli']} moduli, accurate"
-          " scaling);\n      max relative error on 64x64 sampled entries against a long-double product, beside"
-          " native float64\n      (cublasDgemm via PyTorch on the GPU, NumPy's BLAS on the CPU); ok = within the"
+    print(f"\ngemm: C = A·B in float64 by Ozaki scheme II, Contract.native() ({g[0]['moduli']} moduli, "
+          f"{g[0]['scaling']} scaling);\n      max relative error on 64x64 sampled entries against a long-double"
+          " product, beside native float64\n      (cublasDgemm via PyTorch on the GPU, NumPy's BLAS on the CPU); ok = within the"
           " rounding bound and\n      no worse than native; TFLOP/s counts 2n^3\n")
     _table(f"{'op':<5}{'inputs':<18}{'shape':<10}{'device':<8}{'max.rel.err':>12}{'native':>10}{'  ok':<6}"
            f"{'ms':>9}{'native ms':>10}{'TFLOP/s':>9}",

@@ -45,8 +45,9 @@ enum class GemmScaling : std::uint8_t {
 struct GemmContract {
   int moduli = 14;  ///< 2 … kGemmMaxModuli; ignored where `native`
   GemmScaling scaling = GemmScaling::fast;
-  /// Contract.native(): the count resolved per call from the operands (gemm_native_contract). The
-  /// CUDA plan resolves it on the device, between its scan and its residues, without waiting.
+  /// Contract.native(): the count resolved per call from the operands (gemm_native_contract), with
+  /// `scaling` as given (Python's Contract.native() takes norm). The CUDA plan resolves it on the
+  /// device, between its scan and its residues, without waiting.
   bool native = false;
 };
 
@@ -59,7 +60,7 @@ struct GemmOptions {
 /// Contract.native() resolved for one call: the fewest moduli whose error bound on these operands is
 /// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
 /// (a_i: row i of op(A), b_j: column j of op(B)):
-///  - ours, with fast scaling's bits (accurate keeps at least these): a line keeping `bits` below its
+///  - ours, with fast scaling's bits (accurate and norm keep at least these): a line keeping `bits` below its
 ///    largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of 2^(E - bits), off by
 ///    at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ε_i ‖a_i‖₂, ε_i = ρ_i · 2^-(bits_i+1), with
 ///    ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread: 1 … 2√nnz) and bits_i fast's bits or
@@ -85,7 +86,7 @@ struct GemmReport {
 };
 
 /// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps at least under "fast" scaling with the first
-/// `moduli` moduli and inner dimension k ("accurate" keeps at least these): a + b = bitlen(P) - 2 -
+/// `moduli` moduli and inner dimension k ("accurate" and "norm" keep at least these): a + b = bitlen(P) - 2 -
 /// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
 struct GemmBits {
   int a = 0, b = 0;
