@@ -82,12 +82,12 @@ int main(int argc, char** argv) {
       std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", name, n, n, k, ms,
                   2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
     };
-    shape("128x128, 2x4 warps, 4 stages", mma::MmaTiles<128, 128, 2, 4, 4>{});
-    shape("128x256, 2x4 warps, 3 stages", mma::MmaTiles<128, 256, 2, 4, 3>{});
-    shape("128x256, 2x4 warps, 4 stages", mma::MmaTiles<128, 256, 2, 4, 4>{});
-    shape("256x128, 4x2 warps, 3 stages", mma::MmaTiles<256, 128, 4, 2, 3>{});
-    shape("128x128, 2x2 warps, 4 stages", mma::MmaTiles<128, 128, 2, 2, 4>{});
-    shape("128x128, 2x2 warps, 3 stages", mma::MmaTiles<128, 128, 2, 2, 3>{});
+    shape("128x256, 2x4 warps, 4 x 128 B", mma::MmaTiles<128, 256, 2, 4, 4, 128>{});
+    shape("128x256, 2x4 warps, 3 x 128 B", mma::MmaTiles<128, 256, 2, 4, 3, 128>{});
+    shape("128x256, 2x4 warps, 4 x 64 B", mma::MmaTiles<128, 256, 2, 4, 4, 64>{});
+    shape("256x128, 4x2 warps, 4 x 128 B", mma::MmaTiles<256, 128, 4, 2, 4, 128>{});
+    shape("128x128, 2x2 warps, 4 x 128 B", mma::MmaTiles<128, 128, 2, 2, 4, 128>{});
+    shape("128x128, 2x4 warps, 4 x 128 B", mma::MmaTiles<128, 128, 2, 4, 4, 128>{});
     {
       IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
       const double ms = median_ms([&] { ironkernels::detail::gemm_wgmma::int8_products(x, y, c, n, n, k, k, n, 0, nullptr); });

@@ -126,6 +126,17 @@ __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&d)[4], const void* r
 #endif
 }
 
+/// The same from a 32-bit shared-memory address (kernels that keep their addresses in that form).
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&d)[4], unsigned row_address) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(row_address));
+#else
+  __trap();
+#endif
+}
+
 // ------------------------------------------------------------------ cp.async (sm_80+)
 /// cp.async.cg.shared.global, 16 bytes, past L1; `valid == false` writes zeros and reads nothing.
 /// Below sm_80 a plain copy.
@@ -145,6 +156,14 @@ __device__ __forceinline__ void cp_async_16_prefix(void* dst, const void* src, i
                : "memory");
 #else
   for (int i = 0; i < 16; ++i) static_cast<unsigned char*>(dst)[i] = i < bytes ? static_cast<const unsigned char*>(src)[i] : 0;
+#endif
+}
+/// The same to a 32-bit shared-memory address (sm_80+ only).
+__device__ __forceinline__ void cp_async_16_prefix(unsigned dst_address, const void* src, int bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst_address), "l"(src), "r"(bytes) : "memory");
+#else
+  __trap();
 #endif
 }
 /// cp.async.commit_group.

@@ -6,9 +6,11 @@
 //
 // A block computes a tile of kTileM × kTileN of C over K in steps of kTileK bytes, kStages steps in
 // flight to shared memory by 16-byte cp.async (zeros past the lines and past kc); each warp a tile of
-// kWarpM × kWarpN from ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's 64 bytes of one step lie in
-// 4 chunks of 16 whose order is xor-swizzled by line / 2, so the 8 lines of an ldmatrix meet all 32
-// banks.
+// kWarpM × kWarpN from ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's kTileK bytes of one
+// step lie in 16-byte chunks whose order is xor-swizzled by the line's 128-byte row, so the 8 lines
+// of an ldmatrix meet all 32 banks. The fragments of the next 32 bytes of K are loaded while the
+// mma.sync of the current ones issue (two register sets), also across the barrier between steps, and
+// each thread's cp.async sources are one pointer per operand advanced by kTileK a step.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -19,105 +21,129 @@
 
 namespace ironkernels::detail::gemm_mma {
 
-// One tile shape: TILE_M × TILE_N of C per block, WARPS_M × WARPS_N warps, STAGES steps in flight.
-template <int TILE_M, int TILE_N, int WARPS_M, int WARPS_N, int STAGES>
+// One tile shape: TILE_M × TILE_N of C per block, WARPS_M × WARPS_N warps, STAGES steps of TILE_K
+// bytes of K in flight.
+template <int TILE_M, int TILE_N, int WARPS_M, int WARPS_N, int STAGES, int TILE_K = 128>
 struct MmaTiles {
-  static constexpr int kTileM = TILE_M, kTileN = TILE_N, kStages = STAGES, kWarpsM = WARPS_M;
+  static constexpr int kTileM = TILE_M, kTileN = TILE_N, kStages = STAGES, kWarpsM = WARPS_M, kTileK = TILE_K;
   static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
   static constexpr int kWarpM = TILE_M / WARPS_M, kWarpN = TILE_N / WARPS_N;
   static constexpr int kFragsM = kWarpM / 16, kFragsN = kWarpN / 8;  // m16 × n8 tiles per warp
-  static constexpr int kStageBytes = (TILE_M + TILE_N) * 64;         // kTileK = 64 bytes of K per line
+  static constexpr int kChunks = TILE_K / 16;                        // 16-byte chunks per line and step
+  static constexpr int kStageBytes = (TILE_M + TILE_N) * TILE_K;
   static constexpr int kSmemBytes = STAGES * kStageBytes;
-  static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && (TILE_M + TILE_N) * 4 % kThreads == 0);
+  // Each thread copies chunk (thread mod kChunks) of lines thread / kChunks + u · kLineStride.
+  static constexpr int kLineStride = kThreads / kChunks;
+  static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && (TILE_K == 64 || TILE_K == 128));
+  static_assert(kThreads % kChunks == 0 && TILE_M % kLineStride == 0 && TILE_N % kLineStride == 0);
 };
 // The product engine's shape (bench/DECISIONS.md, gemm).
-using ProductTiles = MmaTiles<128, 128, 2, 4, 4>;
+using ProductTiles = MmaTiles<128, 256, 2, 4, 3, 128>;
 
-constexpr int kTileK = 64;
-constexpr int kChunks = kTileK / 16;  // 16-byte chunks per line and step
-
-// Byte offset of chunk `chunk` of line `line` in one operand's step tile (lines of kTileK bytes).
+// Byte offset of chunk `chunk` of line `line` in one operand's step tile of lines of `tile_k` bytes:
+// the chunk index xor-ed with the line's 128-byte row (8 lines of an ldmatrix: 8 different banks).
+template <int TILE_K>
 __device__ __forceinline__ int swizzled(int line, int chunk) {
-  return line * kTileK + ((chunk ^ ((line >> 1) & (kChunks - 1))) << 4);
-}
-
-// One 16-byte chunk of a K step's tiles: line `line` of the block's X lines (those below tile_m)
-// then its Y lines, at K offset k. `bytes` of it are data (0 … 16, zeros after: none past the lines,
-// past kc, or when the step is not `live`).
-struct StepChunk {
-  const std::int8_t* src;
-  int bytes, tile_line;  // tile_line: the line within its operand's tile
-  bool of_x;
-};
-__device__ __forceinline__ StepChunk step_chunk(const std::int8_t* x, const std::int8_t* y, int line, int tile_m,
-                                                std::int64_t m0, std::int64_t n0, std::int64_t rows, std::int64_t cols,
-                                                std::int64_t k, std::int64_t kc, std::int64_t ld, bool live) {
-  StepChunk q;
-  q.of_x = line < tile_m;
-  q.tile_line = q.of_x ? line : line - tile_m;
-  const std::int64_t global_line = (q.of_x ? m0 : n0) + q.tile_line;
-  const bool valid = live && global_line < (q.of_x ? rows : cols) && k < kc;
-  q.bytes = valid ? int(kc - k < 16 ? kc - k : 16) : 0;
-  q.src = (q.of_x ? x : y) + (valid ? global_line * ld + k : 0);
-  return q;
+  constexpr int kChunks = TILE_K / 16, kLinesPerRow = 128 / TILE_K;
+  return line * TILE_K + ((chunk ^ ((line / kLinesPerRow) & (kChunks - 1))) << 4);
 }
 
 template <class Tiles>
-__global__ void __launch_bounds__(Tiles::kThreads) int8_products_kernel(const std::int8_t* __restrict__ x,
-                                                                 const std::int8_t* __restrict__ y,
-                                                                 std::int32_t* __restrict__ c, std::int64_t rows,
-                                                                 std::int64_t cols, std::int64_t kc, std::int64_t ld,
-                                                                 std::int64_t ldc) {
+__global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const std::int8_t* __restrict__ x,
+                                                                    const std::int8_t* __restrict__ y,
+                                                                    std::int32_t* __restrict__ c, std::int64_t rows,
+                                                                    std::int64_t cols, std::int64_t kc,
+                                                                    std::int64_t ld, std::int64_t ldc) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  constexpr int kTileM = Tiles::kTileM, kTileN = Tiles::kTileN, kStages = Tiles::kStages, kThreads = Tiles::kThreads;
+  constexpr int kTileM = Tiles::kTileM, kTileN = Tiles::kTileN, kStages = Tiles::kStages, kTileK = Tiles::kTileK;
   constexpr int kWarpsM = Tiles::kWarpsM, kWarpM = Tiles::kWarpM, kWarpN = Tiles::kWarpN;
   constexpr int kFragsM = Tiles::kFragsM, kFragsN = Tiles::kFragsN, kStageBytes = Tiles::kStageBytes;
+  constexpr int kChunks = Tiles::kChunks, kLineStride = Tiles::kLineStride, kSteps32 = kTileK / 32;
   extern __shared__ __align__(128) unsigned char mma_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warp_m = warp % kWarpsM, warp_n = warp / kWarpsM;
   const std::int64_t m0 = std::int64_t(blockIdx.x) * kTileM, n0 = std::int64_t(blockIdx.y) * kTileN;
   const std::int64_t steps = (kc + kTileK - 1) / kTileK;
 
-  // Step `s` of both operands into stage slot `slot`: (kTileM + kTileN) · kChunks chunks.
-  auto load_step = [&](std::int64_t s, int slot) {
-    unsigned char* stage = mma_smem + slot * kStageBytes;
-    constexpr int kPerThread = (kTileM + kTileN) * kChunks / kThreads;
+  // This thread's copies: chunk `chunk` of lines first_line + u · kLineStride of X (u < kTileM /
+  // kLineStride) and of Y; a bit per line that exists.
+  const int chunk = threadIdx.x % kChunks, first_line = threadIdx.x / kChunks;
+  constexpr int kLinesX = kTileM / kLineStride, kLinesY = kTileN / kLineStride;
+  unsigned live_lines = 0;
 #pragma unroll
-    for (int u = 0; u < kPerThread; ++u) {
-      const int i = threadIdx.x + u * kThreads, line = i / kChunks, chunk = i % kChunks;
-      const StepChunk q = step_chunk(x, y, line, kTileM, m0, n0, rows, cols, s * kTileK + chunk * 16, kc, ld, s < steps);
-      ptx::cp_async_16_prefix(stage + (q.of_x ? 0 : kTileM * kTileK) + swizzled(q.tile_line, chunk), q.src, q.bytes);
+  for (int u = 0; u < kLinesX; ++u) live_lines |= unsigned(m0 + first_line + u * kLineStride < rows) << u;
+#pragma unroll
+  for (int u = 0; u < kLinesY; ++u) live_lines |= unsigned(n0 + first_line + u * kLineStride < cols) << (kLinesX + u);
+  const std::int8_t* x_src = x + (m0 + first_line) * ld + chunk * 16;
+  const std::int8_t* y_src = y + (n0 + first_line) * ld + chunk * 16;
+  const unsigned smem = ptx::shared_address(mma_smem);  // 32-bit shared addresses from here on
+  const unsigned smem_x = swizzled<kTileK>(first_line, chunk), smem_y = kTileM * kTileK + smem_x;
+  // Step `s` of both operands into stage slot `slot` (zeros past kc and the lines; nothing read past s).
+  auto load_step = [&](std::int64_t s, int slot) {
+    const unsigned stage = smem + slot * kStageBytes;
+    const std::int64_t k = s * kTileK + chunk * 16;
+    const int bytes = s < steps && k < kc ? int(kc - k < 16 ? kc - k : 16) : 0;
+    const std::int64_t offset = bytes ? s * kTileK : 0;
+#pragma unroll
+    for (int u = 0; u < kLinesX; ++u) {  // kLineStride lines apart: the same swizzle
+      const bool live = (live_lines >> u) & 1;
+      ptx::cp_async_16_prefix(stage + smem_x + u * kLineStride * kTileK,
+                              live ? x_src + u * kLineStride * ld + offset : x, live ? bytes : 0);
+    }
+#pragma unroll
+    for (int u = 0; u < kLinesY; ++u) {
+      const bool live = (live_lines >> (kLinesX + u)) & 1;
+      ptx::cp_async_16_prefix(stage + smem_y + u * kLineStride * kTileK,
+                              live ? y_src + u * kLineStride * ld + offset : y, live ? bytes : 0);
     }
     ptx::cp_async_commit();
+  };
+
+  // Fragments of 32 bytes of K (kk) from a stage slot. The A matrices: lines 0-7 / 8-15 of an m16
+  // tile, chunks 2kk / 2kk + 1; the B matrices: n8 tile j chunks 2kk / 2kk + 1, then tile j + 1. Chunk
+  // 2kk + h of a line lies at (h xor swizzle) xor kk·2 in 16-byte units (2kk has no bit 0), so each
+  // thread's row address for kk is its kk = 0 address xor kk·32; the tiles i, j add multiples of
+  // 128 bytes, which the xor does not touch.
+  std::uint32_t a[2][kFragsM][4], b[2][kFragsN][2];
+  const unsigned a_first = swizzled<kTileK>(warp_m * kWarpM + (lane & 15), lane >> 4);
+  const unsigned b_first =
+      kTileM * kTileK + swizzled<kTileK>(warp_n * kWarpN + (lane & 7) + ((lane >> 4) << 3), (lane >> 3) & 1);
+  auto load_fragments = [&](int set, unsigned stage, int kk) {
+    const unsigned a_at = stage + (a_first ^ unsigned(kk << 5)), b_at = stage + (b_first ^ unsigned(kk << 5));
+#pragma unroll
+    for (int i = 0; i < kFragsM; ++i) ptx::ldmatrix_x4(a[set][i], a_at + i * 16 * kTileK);
+#pragma unroll
+    for (int j = 0; j < kFragsN; j += 2) {
+      std::uint32_t q[4];
+      ptx::ldmatrix_x4(q, b_at + j * 8 * kTileK);
+      b[set][j][0] = q[0], b[set][j][1] = q[1], b[set][j + 1][0] = q[2], b[set][j + 1][1] = q[3];
+    }
   };
 
   std::int32_t acc[kFragsM][kFragsN][4] = {};
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) load_step(s, s);
-
+  ptx::cp_async_wait<kStages - 2>();
+  __syncthreads();
+  int slot = 0;  // the stage slot fragments are read from
+  load_fragments(0, smem, 0);
   for (std::int64_t s = 0; s < steps; ++s) {
-    ptx::cp_async_wait<kStages - 2>();
-    __syncthreads();  // step s has landed; every warp is done with the slot refilled next
-    load_step(s + kStages - 1, int((s + kStages - 1) % kStages));
-    const unsigned char* sx = mma_smem + int(s % kStages) * kStageBytes;
-    const unsigned char* sy = sx + kTileM * kTileK;
 #pragma unroll
-    for (int kk = 0; kk < kTileK / 32; ++kk) {
-      std::uint32_t a[kFragsM][4], b[kFragsN][2];
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)  // matrices: lines 0-7 / 8-15 of the m16 tile, chunk 2kk / 2kk + 1
-        ptx::ldmatrix_x4(a[i], sx + swizzled(warp_m * kWarpM + i * 16 + (lane & 15), 2 * kk + (lane >> 4)));
-#pragma unroll
-      for (int j = 0; j < kFragsN; j += 2) {  // matrices: n8 tile j chunk 2kk / 2kk + 1, then tile j + 1
-        std::uint32_t q[4];
-        ptx::ldmatrix_x4(q, sy + swizzled(warp_n * kWarpN + j * 8 + (lane & 7) + ((lane >> 4) << 3),
-                                          2 * kk + ((lane >> 3) & 1)));
-        b[j][0] = q[0], b[j][1] = q[1], b[j + 1][0] = q[2], b[j + 1][1] = q[3];
+    for (int kk = 0; kk < kSteps32; ++kk) {
+      if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's slot
+        ptx::cp_async_wait<kStages - 2>();
+        __syncthreads();
+        slot = slot + 1 == kStages ? 0 : slot + 1;
+      }
+      load_fragments((kk + 1) & 1, smem + slot * kStageBytes, (kk + 1) % kSteps32);
+      if (kk == 0) {  // into the slot of step s - 1
+        const int refill = int((s + kStages - 1) % kStages);
+        load_step(s + kStages - 1, refill);
       }
 #pragma unroll
       for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
-        for (int j = 0; j < kFragsN; ++j) ptx::mma_m16n8k32_s8(acc[i][j], a[i], b[j], acc[i][j]);
+        for (int j = 0; j < kFragsN; ++j) ptx::mma_m16n8k32_s8(acc[i][j], a[kk & 1][i], b[kk & 1][j], acc[i][j]);
     }
   }
   ptx::cp_async_wait<0>();
