@@ -246,7 +246,9 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   int count = 0, bad = 0;
   const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v, int u) {
     if (!oz::finite(v)) bad = 1;
-    else if (v != 0.0) lane[kPositionsContiguous ? 0 : u & 3].add_value(v), largest = fmax(largest, fabs(v)), ++count;
+    if (!oz::finite(v) || v == 0.0) return;
+    lane[kPositionsContiguous ? 0 : u & 3].add_value(v);
+    largest = fmax(largest, fabs(v)), ++count;
   });
   oz::ScaledSum part = lane[0];
   if constexpr (kPositionsContiguous) {  // the warp holds one line: lanes v and v xor o, o = 16 … 1
