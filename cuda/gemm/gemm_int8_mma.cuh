@@ -63,10 +63,12 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warp_m = warp % kWarpsM, warp_n = warp / kWarpsM;
   const std::int64_t m0 = std::int64_t(blockIdx.x) * kTileM, n0 = std::int64_t(blockIdx.y) * kTileN;
-  const std::int64_t steps = (kc + kTileK - 1) / kTileK;
+  const int steps = int((kc + kTileK - 1) / kTileK);  // kc < 2^31
 
   // This thread's copies: chunk `chunk` of lines first_line + u · kLineStride of X (u < kTileM /
-  // kLineStride) and of Y; a bit per line that exists.
+  // kLineStride) and of Y, a bit per line that exists; the sources advance by kTileK a step, and
+  // k_left bytes of the chunk remain from the next step on. A copy of 0 bytes (past kc, past the
+  // lines) reads nothing and writes zeros.
   const int chunk = threadIdx.x % kChunks, first_line = threadIdx.x / kChunks;
   constexpr int kLinesX = kTileM / kLineStride, kLinesY = kTileN / kLineStride;
   unsigned live_lines = 0;
@@ -74,29 +76,28 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
   for (int u = 0; u < kLinesX; ++u) live_lines |= unsigned(m0 + first_line + u * kLineStride < rows) << u;
 #pragma unroll
   for (int u = 0; u < kLinesY; ++u) live_lines |= unsigned(n0 + first_line + u * kLineStride < cols) << (kLinesX + u);
+  const std::int64_t line_step = kLineStride * ld;
   const std::int8_t* x_src = x + (m0 + first_line) * ld + chunk * 16;
   const std::int8_t* y_src = y + (n0 + first_line) * ld + chunk * 16;
+  int k_left = int(kc) - chunk * 16;
   const unsigned smem = ptx::shared_address(mma_smem);  // 32-bit shared addresses from here on
+  const unsigned last_stage = smem + (kStages - 1) * kStageBytes;
+  auto next_stage = [&](unsigned stage) { return stage == last_stage ? smem : stage + kStageBytes; };
   const unsigned smem_x = swizzled<kTileK>(first_line, chunk), smem_y = kTileM * kTileK + smem_x;
-  // Step `s` of both operands into stage slot `slot` (zeros past kc and the lines; nothing read past s).
-  auto load_step = [&](std::int64_t s, int slot) {
-    const unsigned stage = smem + slot * kStageBytes;
-    const std::int64_t k = s * kTileK + chunk * 16;
-    const int bytes = s < steps && k < kc ? int(kc - k < 16 ? kc - k : 16) : 0;
-    const std::int64_t offset = bytes ? s * kTileK : 0;
+  // The next step of both operands into the stage at `stage` (kLineStride lines apart: the same swizzle).
+  auto load_step = [&](unsigned stage) {
+    const int bytes = k_left <= 0 ? 0 : k_left < 16 ? k_left : 16;
+    const std::int8_t* src = x_src;
 #pragma unroll
-    for (int u = 0; u < kLinesX; ++u) {  // kLineStride lines apart: the same swizzle
-      const bool live = (live_lines >> u) & 1;
-      ptx::cp_async_16_prefix(stage + smem_x + u * kLineStride * kTileK,
-                              live ? x_src + u * kLineStride * ld + offset : x, live ? bytes : 0);
-    }
+    for (int u = 0; u < kLinesX; ++u, src += line_step)
+      ptx::cp_async_16_prefix(stage + smem_x + u * kLineStride * kTileK, src, (live_lines >> u) & 1 ? bytes : 0);
+    src = y_src;
 #pragma unroll
-    for (int u = 0; u < kLinesY; ++u) {
-      const bool live = (live_lines >> (kLinesX + u)) & 1;
-      ptx::cp_async_16_prefix(stage + smem_y + u * kLineStride * kTileK,
-                              live ? y_src + u * kLineStride * ld + offset : y, live ? bytes : 0);
-    }
+    for (int u = 0; u < kLinesY; ++u, src += line_step)
+      ptx::cp_async_16_prefix(stage + smem_y + u * kLineStride * kTileK, src,
+                              (live_lines >> (kLinesX + u)) & 1 ? bytes : 0);
     ptx::cp_async_commit();
+    x_src += kTileK, y_src += kTileK, k_left -= kTileK;
   };
 
   // Fragments of 32 bytes of K (kk) from a stage slot. The A matrices: lines 0-7 / 8-15 of an m16
@@ -121,25 +122,23 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
   };
 
   std::int32_t acc[kFragsM][kFragsN][4] = {};
+  unsigned write_stage = smem;
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) load_step(s, s);
+  for (int s = 0; s < kStages - 1; ++s) load_step(write_stage), write_stage += kStageBytes;
   ptx::cp_async_wait<kStages - 2>();
   __syncthreads();
-  int slot = 0;  // the stage slot fragments are read from
-  load_fragments(0, smem, 0);
-  for (std::int64_t s = 0; s < steps; ++s) {
+  unsigned read_stage = smem;
+  load_fragments(0, read_stage, 0);
+  for (int s = 0; s < steps; ++s) {
 #pragma unroll
     for (int kk = 0; kk < kSteps32; ++kk) {
-      if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's slot
+      if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's stage
         ptx::cp_async_wait<kStages - 2>();
         __syncthreads();
-        slot = slot + 1 == kStages ? 0 : slot + 1;
+        read_stage = next_stage(read_stage);
       }
-      load_fragments((kk + 1) & 1, smem + slot * kStageBytes, (kk + 1) % kSteps32);
-      if (kk == 0) {  // into the slot of step s - 1
-        const int refill = int((s + kStages - 1) % kStages);
-        load_step(s + kStages - 1, refill);
-      }
+      load_fragments((kk + 1) & 1, read_stage, (kk + 1) % kSteps32);
+      if (kk == 0) load_step(write_stage), write_stage = next_stage(write_stage);  // step s - 1's stage
 #pragma unroll
       for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
@@ -164,8 +163,8 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
 #endif
 }
 
-/// C (rows × cols INT32, column-major, leading dimension ldc) = Xᵀ·Y over kc positions; X, Y: rows /
-/// cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned, on `device` (compute
+/// C (rows × cols INT32, column-major, leading dimension ldc) = Xᵀ·Y over kc < 2^31 positions; X, Y:
+/// rows / cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned, on `device` (compute
 /// capability 8.0+).
 template <class Tiles = ProductTiles>
 void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows, std::int64_t cols,
