@@ -234,8 +234,8 @@ def run(force_cpu: bool = False) -> int:
     moduli_used = " and ".join(str(m) for m in sorted({r["moduli"] for r in g}))
     print(f"\ngemm: C = A·B in float64 by Ozaki scheme II, Contract.native() ({moduli_used} moduli, "
           f"{g[0]['scaling']} scaling);\n      max relative error on 64x64 sampled entries against a long-double"
-          " product, beside native float64\n      (cublasDgemm via PyTorch on the GPU, NumPy's BLAS on the CPU); ok = within the"
-          " rounding bound and\n      no worse than native; TFLOP/s counts 2n^3\n")
+          " product, beside native float64\n      (cublasDgemm via PyTorch on the GPU, NumPy's BLAS on the CPU);"
+          " ok = within the rounding bound and\n      no worse than native; TFLOP/s counts 2n^3\n")
     _table(f"{'op':<5}{'inputs':<18}{'shape':<10}{'device':<8}{'max.rel.err':>12}{'native':>10}{'  ok':<6}"
            f"{'ms':>9}{'native ms':>10}{'TFLOP/s':>9}",
            [f"{'gemm':<5}{'(u-.5)exp(' + str(r['phi']) + 'g)':<18}{str(r['n']) + '^3':<10}{r['device']:<8}"

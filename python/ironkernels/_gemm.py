@@ -24,7 +24,7 @@ BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma", "wgmma")
 def fast_bits(moduli: int, k: int) -> tuple:
     """Bits every row of op(A) and column of op(B) keeps at least under "fast" scaling for this many
     moduli and inner dimension k (a line whose largest element's mantissa fits keeps one more;
-    "accurate" keeps at least as many as fast): (bits_a, bits_b), or (0, 0) if none."""
+    "accurate" and "norm" keep at least as many as fast): (bits_a, bits_b), or (0, 0) if none."""
     return tuple(_core.gemm_fast_bits(int(moduli), int(k)))
 
 

@@ -60,11 +60,11 @@ struct GemmOptions {
 /// Contract.native() resolved for one call: the fewest moduli whose error bound on these operands is
 /// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
 /// (a_i: row i of op(A), b_j: column j of op(B)):
-///  - ours, with fast scaling's bits (accurate and norm keep at least these): a line keeping `bits` below its
-///    largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of 2^(E - bits), off by
-///    at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ε_i ‖a_i‖₂, ε_i = ρ_i · 2^-(bits_i+1), with
-///    ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread: 1 … 2√nnz) and bits_i fast's bits or
-///    one more (GemmScaling::fast); β = ε_A + ε_B + ε_A ε_B + u with ε the largest over each side's
+///  - ours, with fast scaling's bits (accurate and norm keep at least these): a line keeping `bits`
+///    below its largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of
+///    2^(E - bits), off by at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ε_i ‖a_i‖₂, ε_i = ρ_i · 2^-(bits_i+1),
+///    with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread: 1 … 2√nnz) and bits_i fast's bits
+///    or one more (GemmScaling::fast); β = ε_A + ε_B + ε_A ε_B + u with ε the largest over each side's
 ///    lines, u = 2^-53 the final rounding;
 ///  - native DGEMM's probabilistic standard bound (Higham & Mary), √k · u · (|A||B|)_ij <= √k · u ·
 ///    ‖a_i‖₂‖b_j‖₂: the error native DGEMM shows in practice (its worst-case γ_k = k·u is √k larger,
@@ -85,9 +85,10 @@ struct GemmReport {
   GemmNativeChoice native{};  ///< a native contract's resolution (moduli 0 for a fixed contract)
 };
 
-/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps at least under "fast" scaling with the first
-/// `moduli` moduli and inner dimension k ("accurate" and "norm" keep at least these): a + b = bitlen(P) - 2 -
-/// ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for moduli outside 2 … 20.
+/// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps at least under "fast" scaling with
+/// the first `moduli` moduli and inner dimension k ("accurate" and "norm" keep at least these):
+/// a + b = bitlen(P) - 2 - ceil(log2 k), each at most 62; both 0 when no bits are left. ValueError for
+/// moduli outside 2 … 20.
 struct GemmBits {
   int a = 0, b = 0;
 };

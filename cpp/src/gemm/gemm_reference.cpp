@@ -117,15 +117,26 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
   }
 }
 
-// Largest magnitude, its exponent bound and the non-finite flag of every row.
-std::vector<LineScale> scan_rows(const Matrix& x) {
+// Largest magnitude, its exponent bound and the non-finite flag of every row; with `stats` (norm
+// scaling), in the same pass each row's LineStats, which hold the first two as well.
+std::vector<LineScale> scan_rows(const Matrix& x, std::vector<LineStats>* stats = nullptr) {
   std::vector<LineScale> lines(static_cast<std::size_t>(x.rows));
-  for (std::int64_t i = 0; i < x.rows; ++i)
-    for (std::int64_t l = 0; l < x.cols; ++l) {
-      const double v = x(i, l);
-      if (!std::isfinite(v)) lines[i].nonfinite = true;
-      else lines[i].largest = std::max(lines[i].largest, std::fabs(v));
-    }
+  if (stats) {
+    stats->resize(static_cast<std::size_t>(x.rows));
+    parallel_for(x.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
+      for (std::int64_t i = i0; i < i1; ++i) {
+        (*stats)[i] = line_stats_cpu(x.data + i * x.rs, x.cols, x.cs);
+        lines[i].largest = (*stats)[i].largest, lines[i].nonfinite = (*stats)[i].nonfinite;
+      }
+    });
+  } else {
+    for (std::int64_t i = 0; i < x.rows; ++i)
+      for (std::int64_t l = 0; l < x.cols; ++l) {
+        const double v = x(i, l);
+        if (!std::isfinite(v)) lines[i].nonfinite = true;
+        else lines[i].largest = std::max(lines[i].largest, std::fabs(v));
+      }
+  }
   for (auto& line : lines)
     if (line.largest != 0.0) line.exponent = ozaki::exponent_bound(line.largest);
   return lines;
@@ -195,7 +206,10 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
 
   // 1. Shifts: row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ).
   const Matrix Bt = transposed(B);
-  const std::vector<LineScale> row = scan_rows(A), col = scan_rows(Bt);
+  const bool norm = contract.scaling == GemmScaling::norm;
+  std::vector<LineStats> row_stats, col_stats;
+  const std::vector<LineScale> row = scan_rows(A, norm ? &row_stats : nullptr),
+                               col = scan_rows(Bt, norm ? &col_stats : nullptr);
   // Bits kept per row of op(A): for "fast", as many as fit under the side's cap; for "accurate", as
   // many as the per-element bound from one extra small-integer product allows, for "norm" as many as
   // the line's 2-norm allows (never fewer).
@@ -203,17 +217,12 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
   for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
   if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
-  if (contract.scaling == GemmScaling::norm) {
-    auto raise_to_norm = [&](const Matrix& x, double cap, std::vector<int>& bits) {
-      parallel_for(x.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
-        for (std::int64_t i = i0; i < i1; ++i) {
-          const LineStats s = line_stats_cpu(x.data + i * x.rs, x.cols, x.cs);
-          bits[i] = ozaki::norm_line_bits(s.sum.sum, s.nonzeros, cap, std::max<std::int64_t>(k, 1), bits[i]);
-        }
-      });
-    };
-    raise_to_norm(A, budget.cap_a, row_bits);
-    raise_to_norm(Bt, budget.cap_b, col_bits);
+  if (norm) {
+    const std::int64_t k1 = std::max<std::int64_t>(k, 1);
+    for (std::int64_t i = 0; i < m; ++i)
+      row_bits[i] = ozaki::norm_line_bits(row_stats[i].sum.sum, row_stats[i].nonzeros, budget.cap_a, k1, row_bits[i]);
+    for (std::int64_t j = 0; j < n; ++j)
+      col_bits[j] = ozaki::norm_line_bits(col_stats[j].sum.sum, col_stats[j].nonzeros, budget.cap_b, k1, col_bits[j]);
   }
   report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
   report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
