@@ -775,29 +775,35 @@ struct GemmPlan::Impl {
   const detail::Int8Product& shape(std::int64_t kc) const { return shapes[shape_count == 2 && kc != shapes[0].kc]; }
 
   // C (mp × columns INT32, column-major) = Xᵀ·Y over kc positions: X, Y hold mp (columns) K-contiguous
-  // lines of kp; one call per block of sh.nc columns (sh.nc divides columns).
+  // lines of kp; one call per block of sh.nc columns (sh.nc divides columns). `batch` such products,
+  // the u-th on X + u·x_stride, Y + u·y_stride into C + u·mp·columns: the mma engine's in one launch
+  // (no partial last wave per product), the others' one after another.
   cublasStatus_t product(const detail::Int8Product& sh, const std::int8_t* x, const std::int8_t* y, std::int32_t* c,
-                         std::int64_t columns, void* cublas_workspace, cudaStream_t s) const {
+                         std::int64_t columns, void* cublas_workspace, cudaStream_t s, int batch = 1,
+                         std::int64_t x_stride = 0, std::int64_t y_stride = 0) const {
     const std::int32_t one = 1, zero = 0;
     for (std::int64_t j0 = 0; j0 < columns; j0 += sh.nc) {
-      const std::int8_t* yb = y + j0 * kp;
-      std::int32_t* cb = c + j0 * mp;
       if (backend == GemmBackend::mma) {
-        detail::gemm_mma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
+        detail::gemm_mma::int8_products(x, y + j0 * kp, c + j0 * mp, mp, sh.nc, sh.kc, kp, mp, device.id, s,
+                                        {batch, x_stride, y_stride, mp * columns});
         continue;
       }
-      if (backend == GemmBackend::wgmma) {
-        detail::gemm_wgmma::int8_products(x, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
-        continue;
+      for (int u = 0; u < batch; ++u) {
+        const std::int8_t *xb = x + u * x_stride, *yb = y + u * y_stride + j0 * kp;
+        std::int32_t* cb = c + u * mp * columns + j0 * mp;
+        if (backend == GemmBackend::wgmma) {
+          detail::gemm_wgmma::int8_products(xb, yb, cb, mp, sh.nc, sh.kc, kp, mp, device.id, s);
+          continue;
+        }
+        const cublasStatus_t status =
+            sh.use_lt ? detail::cublas_lt_api()->matmul(lt, lt_op, &one, xb, sh.a, yb, sh.b, &zero, cb, sh.c, cb, sh.c,
+                                                        &sh.algo, cublas_workspace, detail::kCublasWorkspace, s)
+                      : detail::cublas_api().gemm_strided_batched_ex(
+                            handle, CUBLAS_OP_T, CUBLAS_OP_N, int(mp), int(sh.nc), int(sh.kc), &one, xb, CUDA_R_8I,
+                            int(kp), mp * kp, yb, CUDA_R_8I, int(kp), sh.nc * kp, &zero, cb, CUDA_R_32I, int(mp),
+                            mp * sh.nc, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
       }
-      const cublasStatus_t status =
-          sh.use_lt ? detail::cublas_lt_api()->matmul(lt, lt_op, &one, x, sh.a, yb, sh.b, &zero, cb, sh.c, cb, sh.c,
-                                                      &sh.algo, cublas_workspace, detail::kCublasWorkspace, s)
-                    : detail::cublas_api().gemm_strided_batched_ex(
-                          handle, CUBLAS_OP_T, CUBLAS_OP_N, int(mp), int(sh.nc), int(sh.kc), &one, x, CUDA_R_8I,
-                          int(kp), mp * kp, yb, CUDA_R_8I, int(kp), sh.nc * kp, &zero, cb, CUDA_R_32I, int(mp),
-                          mp * sh.nc, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
-      if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
     return CUBLAS_STATUS_SUCCESS;
   }
@@ -1035,15 +1041,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
   }
   // INT8 products of moduli [t0, t0 + group) over k in [l0, l0 + kc) and C's columns [j0, j0 + columns):
-  // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. One call per
-  // modulus: measured faster on H200 than one strided batch (cuBLAS picks smaller tiles for the batch).
+  // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. cuBLAS: one call
+  // per modulus, measured faster on H200 than one strided batch (it picks smaller tiles for the batch).
   auto int8_products = [&](int t0, int group, std::int64_t l0, std::int64_t kc, std::int64_t j0,
                            std::int64_t columns) {
-    for (int u = 0; u < group; ++u) {
-      const int t = t0 + u;
-      IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t * p.mp * p.kp + l0, rb + (t * p.np + j0) * p.kp + l0,
-                                prod + u * p.mp * columns, columns, at(w.cublas), s));
-    }
+    IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t0 * p.mp * p.kp + l0, rb + (t0 * p.np + j0) * p.kp + l0, prod,
+                              columns, at(w.cublas), s, group, p.mp * p.kp, p.np * p.kp));
   };
   const std::int64_t per_product = p.mp * p.np;
 

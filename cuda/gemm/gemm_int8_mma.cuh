@@ -4,15 +4,19 @@
 // writes), C column-major (element (i, j) at c[i + j·ldc]). The same integers as cuBLAS's INT8 GEMM,
 // whatever the tiling: every product and sum is exact.
 //
-// A block computes a tile of kTileM × kTileN of C over K in steps of kTileK bytes, kStages steps in
-// flight to shared memory by 16-byte cp.async (zeros past the lines and past kc); each warp a tile of
-// kWarpM × kWarpN from ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's kTileK bytes of one
-// step lie in 16-byte chunks whose order is xor-swizzled by the line's 128-byte row, so the 8 lines
-// of an ldmatrix meet all 32 banks. The fragments of the next 32 bytes of K are loaded while the
-// mma.sync of the current ones issue (two register sets), also across the barrier between steps, and
-// each thread's cp.async sources are one pointer per operand advanced by kTileK a step.
+// One block per SM runs tiles of kTileM × kTileN of C one after another (a batch of products in one
+// launch, products outermost, so no product ends on a partial wave), over K in steps of kTileK
+// bytes, kStages steps in flight to shared memory by 16-byte cp.async (zeros past the lines and past
+// kc), each step's copies spread over its 32-byte slices of K; the next tile's first copies are
+// issued before the current tile's stores. Each warp computes a tile of kWarpM × kWarpN from
+// ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's kTileK bytes of one step lie in
+// 16-byte chunks whose order is xor-swizzled by the line's 128-byte row, so the 8 lines of an
+// ldmatrix meet all 32 banks. The fragments of the next 32 bytes of K are loaded while the mma.sync
+// of the current ones issue (two register sets), also across the barrier between steps, and each
+// thread's cp.async sources are one pointer per operand advanced by kTileK a step.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "common/launch.cuh"
@@ -34,35 +38,45 @@ struct MmaTiles {
   static constexpr int kSmemBytes = STAGES * kStageBytes;
   // Each thread copies chunk (thread mod kChunks) of lines thread / kChunks + u · kLineStride.
   static constexpr int kLineStride = kThreads / kChunks;
-  static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && (TILE_K == 64 || TILE_K == 128));
+  static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && (TILE_K == 64 || TILE_K == 128 || TILE_K == 256));
   static_assert(kThreads % kChunks == 0 && TILE_M % kLineStride == 0 && TILE_N % kLineStride == 0);
 };
 // The product engine's shape (bench/DECISIONS.md, gemm).
 using ProductTiles = MmaTiles<128, 256, 2, 4, 3, 128>;
 
-// Byte offset of chunk `chunk` of line `line` in one operand's step tile of lines of `tile_k` bytes:
-// the chunk index xor-ed with the line's 128-byte row (8 lines of an ldmatrix: 8 different banks).
+// Byte offset of chunk `chunk` of line `line` in one operand's step tile of lines of TILE_K bytes:
+// the chunk index xor-ed with the line's 128-byte row (a line of 128 bytes or more is a row) mod 8
+// (TILE_K = 64: mod 4), so the 8 lines of an ldmatrix meet 8 different groups of banks.
 template <int TILE_K>
 __device__ __forceinline__ int swizzled(int line, int chunk) {
-  constexpr int kChunks = TILE_K / 16, kLinesPerRow = 128 / TILE_K;
-  return line * TILE_K + ((chunk ^ ((line / kLinesPerRow) & (kChunks - 1))) << 4);
+  constexpr int kLinesPerRow = TILE_K >= 128 ? 1 : 128 / TILE_K, kRows = TILE_K >= 128 ? 8 : TILE_K / 16;
+  return line * TILE_K + ((chunk ^ ((line / kLinesPerRow) & (kRows - 1))) << 4);
 }
+
+// Products of one launch: `count` of them, the u-th on X + u·x, Y + u·y into C + u·c (elements).
+struct ProductBatch {
+  int count = 1;
+  std::int64_t x = 0, y = 0, c = 0;
+};
 
 template <class Tiles>
 __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const std::int8_t* __restrict__ x,
                                                                     const std::int8_t* __restrict__ y,
                                                                     std::int32_t* __restrict__ c, std::int64_t rows,
                                                                     std::int64_t cols, std::int64_t kc,
-                                                                    std::int64_t ld, std::int64_t ldc) {
+                                                                    std::int64_t ld, std::int64_t ldc,
+                                                                    ProductBatch batch) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int kTileM = Tiles::kTileM, kTileN = Tiles::kTileN, kStages = Tiles::kStages, kTileK = Tiles::kTileK;
   constexpr int kWarpsM = Tiles::kWarpsM, kWarpM = Tiles::kWarpM, kWarpN = Tiles::kWarpN;
   constexpr int kFragsM = Tiles::kFragsM, kFragsN = Tiles::kFragsN, kStageBytes = Tiles::kStageBytes;
   constexpr int kChunks = Tiles::kChunks, kLineStride = Tiles::kLineStride, kSteps32 = kTileK / 32;
+  constexpr int kGroupRows = 8;
   extern __shared__ __align__(128) unsigned char mma_smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int warp_m = warp % kWarpsM, warp_n = warp / kWarpsM;
-  const std::int64_t m0 = std::int64_t(blockIdx.x) * kTileM, n0 = std::int64_t(blockIdx.y) * kTileN;
+  const int tiles_m = int((rows + kTileM - 1) / kTileM), tiles_n = int((cols + kTileN - 1) / kTileN);
+  const int tiles = tiles_m * tiles_n * batch.count;
   const int steps = int((kc + kTileK - 1) / kTileK);  // kc < 2^31
 
   // This thread's copies: chunk `chunk` of lines first_line + u · kLineStride of X (u < kTileM /
@@ -71,40 +85,62 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
   // lines) reads nothing and writes zeros.
   const int chunk = threadIdx.x % kChunks, first_line = threadIdx.x / kChunks;
   constexpr int kLinesX = kTileM / kLineStride, kLinesY = kTileN / kLineStride;
-  unsigned live_lines = 0;
-#pragma unroll
-  for (int u = 0; u < kLinesX; ++u) live_lines |= unsigned(m0 + first_line + u * kLineStride < rows) << u;
-#pragma unroll
-  for (int u = 0; u < kLinesY; ++u) live_lines |= unsigned(n0 + first_line + u * kLineStride < cols) << (kLinesX + u);
   const std::int64_t line_step = kLineStride * ld;
-  const std::int8_t* x_src = x + (m0 + first_line) * ld + chunk * 16;
-  const std::int8_t* y_src = y + (n0 + first_line) * ld + chunk * 16;
-  int k_left = int(kc) - chunk * 16;
+  unsigned live_lines = 0;
+  const std::int8_t *x_src = nullptr, *y_src = nullptr;
+  int k_left = 0;
+  std::int64_t m0 = 0, n0 = 0;
+  std::int32_t* c_tile = nullptr;
+  // Tile `tile`: products outermost, then groups of kGroupRows tile rows column by column (the
+  // blocks running at once share their lines of X and Y in L2).
+  auto begin_tile = [&](int tile) {
+    const int product = tile / (tiles_m * tiles_n), id = tile % (tiles_m * tiles_n);
+    const int per_group = kGroupRows * tiles_n, first = id / per_group * kGroupRows;
+    const int rows_in_group = min(tiles_m - first, kGroupRows);
+    const int tile_m = first + id % per_group % rows_in_group, tile_n = id % per_group / rows_in_group;
+    m0 = std::int64_t(tile_m) * kTileM, n0 = std::int64_t(tile_n) * kTileN;
+    live_lines = 0;
+#pragma unroll
+    for (int u = 0; u < kLinesX; ++u) live_lines |= unsigned(m0 + first_line + u * kLineStride < rows) << u;
+#pragma unroll
+    for (int u = 0; u < kLinesY; ++u) live_lines |= unsigned(n0 + first_line + u * kLineStride < cols) << (kLinesX + u);
+    x_src = x + product * batch.x + (m0 + first_line) * ld + chunk * 16;
+    y_src = y + product * batch.y + (n0 + first_line) * ld + chunk * 16;
+    c_tile = c + product * batch.c;
+    k_left = int(kc) - chunk * 16;
+  };
   const unsigned smem = ptx::shared_address(mma_smem);  // 32-bit shared addresses from here on
   const unsigned last_stage = smem + (kStages - 1) * kStageBytes;
   auto next_stage = [&](unsigned stage) { return stage == last_stage ? smem : stage + kStageBytes; };
   const unsigned smem_x = swizzled<kTileK>(first_line, chunk), smem_y = kTileM * kTileK + smem_x;
-  // The next step of both operands into the stage at `stage` (kLineStride lines apart: the same swizzle).
-  auto load_step = [&](unsigned stage) {
+  // Part `part` of `parts` of the next step of both operands into the stage at `stage` (kLineStride
+  // lines apart: the same swizzle); the last part commits the step's copies.
+  auto load_part = [&](unsigned stage, int part, int parts) {
     const int bytes = k_left <= 0 ? 0 : k_left < 16 ? k_left : 16;
-    const std::int8_t* src = x_src;
 #pragma unroll
-    for (int u = 0; u < kLinesX; ++u, src += line_step)
-      ptx::cp_async_16_prefix(stage + smem_x + u * kLineStride * kTileK, src, (live_lines >> u) & 1 ? bytes : 0);
-    src = y_src;
+    for (int u = 0; u < kLinesX + kLinesY; ++u) {
+      if (u * parts / (kLinesX + kLinesY) != part) continue;
+      const bool in_x = u < kLinesX;
+      const int v = in_x ? u : u - kLinesX;
+      ptx::cp_async_16_prefix(stage + (in_x ? smem_x : smem_y) + v * kLineStride * kTileK,
+                              (in_x ? x_src : y_src) + v * line_step, (live_lines >> u) & 1 ? bytes : 0);
+    }
+    if (part == parts - 1) {
+      ptx::cp_async_commit();
+      x_src += kTileK, y_src += kTileK, k_left -= kTileK;
+    }
+  };
+  // The first kStages - 1 steps of the tile begun into stages 0, 1, ...
+  auto load_prologue = [&]() {
 #pragma unroll
-    for (int u = 0; u < kLinesY; ++u, src += line_step)
-      ptx::cp_async_16_prefix(stage + smem_y + u * kLineStride * kTileK, src,
-                              (live_lines >> (kLinesX + u)) & 1 ? bytes : 0);
-    ptx::cp_async_commit();
-    x_src += kTileK, y_src += kTileK, k_left -= kTileK;
+    for (int s = 0; s < kStages - 1; ++s) load_part(smem + s * kStageBytes, 0, 1);
   };
 
   // Fragments of 32 bytes of K (kk) from a stage slot. The A matrices: lines 0-7 / 8-15 of an m16
   // tile, chunks 2kk / 2kk + 1; the B matrices: n8 tile j chunks 2kk / 2kk + 1, then tile j + 1. Chunk
   // 2kk + h of a line lies at (h xor swizzle) xor kk·2 in 16-byte units (2kk has no bit 0), so each
   // thread's row address for kk is its kk = 0 address xor kk·32; the tiles i, j add multiples of
-  // 128 bytes, which the xor does not touch.
+  // the line length, which the xor does not touch.
   std::uint32_t a[2][kFragsM][4], b[2][kFragsN][2];
   const unsigned a_first = swizzled<kTileK>(warp_m * kWarpM + (lane & 15), lane >> 4);
   const unsigned b_first =
@@ -121,43 +157,63 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
     }
   };
 
-  std::int32_t acc[kFragsM][kFragsN][4] = {};
-  unsigned write_stage = smem;
+  int tile = blockIdx.x;
+  if (tile >= tiles) return;
+  begin_tile(tile);
+  load_prologue();
+  for (;;) {
+    std::int32_t acc[kFragsM][kFragsN][4] = {};
+    ptx::cp_async_wait<kStages - 2>();
+    __syncthreads();
+    unsigned read_stage = smem, write_stage = last_stage;
+    load_fragments(0, read_stage, 0);
+    for (int s = 0; s < steps; ++s) {
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) load_step(write_stage), write_stage += kStageBytes;
-  ptx::cp_async_wait<kStages - 2>();
-  __syncthreads();
-  unsigned read_stage = smem;
-  load_fragments(0, read_stage, 0);
-  for (int s = 0; s < steps; ++s) {
+      for (int kk = 0; kk < kSteps32; ++kk) {
+        // Step s + kStages - 1 into step s - 1's stage, a part each 32 bytes of K; with two stages in
+        // the first half of the step, so that it lands before the step's end.
+        constexpr int kParts = kStages > 2 ? kSteps32 : kSteps32 / 2;
+        if (kk < kParts) {
+          load_part(write_stage, kk, kParts);
+          if (kk == kParts - 1) write_stage = next_stage(write_stage);
+        }
+        if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's stage
+          ptx::cp_async_wait<kStages - 2>();
+          __syncthreads();
+          read_stage = next_stage(read_stage);
+        }
+        load_fragments((kk + 1) & 1, read_stage, (kk + 1) % kSteps32);
 #pragma unroll
-    for (int kk = 0; kk < kSteps32; ++kk) {
-      if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's stage
-        ptx::cp_async_wait<kStages - 2>();
-        __syncthreads();
-        read_stage = next_stage(read_stage);
+        for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+          for (int j = 0; j < kFragsN; ++j) ptx::mma_m16n8k32_s8(acc[i][j], a[kk & 1][i], b[kk & 1][j], acc[i][j]);
       }
-      load_fragments((kk + 1) & 1, read_stage, (kk + 1) % kSteps32);
-      if (kk == 0) load_step(write_stage), write_stage = next_stage(write_stage);  // step s - 1's stage
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-        for (int j = 0; j < kFragsN; ++j) ptx::mma_m16n8k32_s8(acc[i][j], a[kk & 1][i], b[kk & 1][j], acc[i][j]);
     }
-  }
-  ptx::cp_async_wait<0>();
+    ptx::cp_async_wait<0>();  // the copies past the tile's K (zeros) have landed
 
-  // Fragment (i, j): rows lane / 4 and lane / 4 + 8, columns 2 (lane % 4) and 2 (lane % 4) + 1.
+    // The block starts its next tile's copies before it stores this one's (the stores cover their
+    // latency), once every warp is done reading the stages.
+    const std::int64_t row0 = m0 + warp_m * kWarpM + (lane >> 2), col0 = n0 + warp_n * kWarpN + 2 * (lane & 3);
+    std::int32_t* const c_out = c_tile;
+    tile += gridDim.x;
+    const bool more = tile < tiles;
+    if (more) {
+      __syncthreads();
+      begin_tile(tile);
+      load_prologue();
+    }
+    // Fragment (i, j): rows lane / 4 and lane / 4 + 8, columns 2 (lane % 4) and 2 (lane % 4) + 1.
 #pragma unroll
-  for (int i = 0; i < kFragsM; ++i)
+    for (int i = 0; i < kFragsM; ++i)
 #pragma unroll
-    for (int j = 0; j < kFragsN; ++j)
+      for (int j = 0; j < kFragsN; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const std::int64_t row = m0 + warp_m * kWarpM + i * 16 + (lane >> 2) + (e >> 1) * 8;
-        const std::int64_t col = n0 + warp_n * kWarpN + j * 8 + 2 * (lane & 3) + (e & 1);
-        if (row < rows && col < cols) c[row + col * ldc] = acc[i][j][e];
-      }
+        for (int e = 0; e < 4; ++e) {
+          const std::int64_t row = row0 + i * 16 + (e >> 1) * 8, col = col0 + j * 8 + (e & 1);
+          if (row < rows && col < cols) c_out[row + col * ldc] = acc[i][j][e];
+        }
+    if (!more) break;
+  }
 #else
   __trap();  // launched only on compute capability >= 8.0
 #endif
@@ -165,14 +221,18 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
 
 /// C (rows × cols INT32, column-major, leading dimension ldc) = Xᵀ·Y over kc < 2^31 positions; X, Y:
 /// rows / cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned, on `device` (compute
-/// capability 8.0+).
+/// capability 8.0+); `batch.count` such products in one launch (fewer than 2^31 tiles in all).
 template <class Tiles = ProductTiles>
 void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows, std::int64_t cols,
-                   std::int64_t kc, std::int64_t ld, std::int64_t ldc, int device, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
+                   std::int64_t kc, std::int64_t ld, std::int64_t ldc, int device, cudaStream_t stream,
+                   ProductBatch batch = {}) {
+  if (rows == 0 || cols == 0 || batch.count == 0) return;
   allow_smem(reinterpret_cast<const void*>(int8_products_kernel<Tiles>), Tiles::kSmemBytes, device);
-  const dim3 grid(unsigned((rows + Tiles::kTileM - 1) / Tiles::kTileM), unsigned((cols + Tiles::kTileN - 1) / Tiles::kTileN));
-  int8_products_kernel<Tiles><<<grid, Tiles::kThreads, Tiles::kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc);
+  const std::int64_t tiles = (rows + Tiles::kTileM - 1) / Tiles::kTileM * ((cols + Tiles::kTileN - 1) / Tiles::kTileN) * batch.count;
+  int sms = 0;
+  IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const unsigned grid = unsigned(std::min<std::int64_t>(tiles, sms));  // one block per SM (registers, shared memory)
+  int8_products_kernel<Tiles><<<grid, Tiles::kThreads, Tiles::kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc, batch);
   IK_CUDA_CHECK_LAUNCH("int8_products_kernel");
 }
 

@@ -69,8 +69,9 @@ def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, backend):
 @pytest.mark.parametrize("engine", ["mma", "wgmma"])
 def test_own_products_bitwise_equal_to_cpu_and_cublas(torch, rng, m, n, k, scaling, engine):
     """The library's engines past their tiles' edges (m, n not multiples of 128 / 256, k of 64 /
-    128), K past one chunk (2^16), under both scalings (accurate's bound product has k / 4
-    positions): the CPU's bits, and the cuBLAS engine's."""
+    128), K past one chunk (2^16), more tiles than SMs (600 × 650 and 2300 × 300 under 16 moduli:
+    the mma engine's blocks run several tiles each), under every scaling (accurate's bound product
+    has k / 4 positions): the CPU's bits, and the cuBLAS engine's."""
     skip_unavailable(engine)
     a, b = gemm_family(rng, (m, k), 1.0), gemm_family(rng, (k, n), 1.0)
     contract = Contract(moduli=16, scaling=scaling)
