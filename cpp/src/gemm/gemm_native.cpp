@@ -32,23 +32,21 @@ LineStats line_stats_cpu(const double* line, std::int64_t positions, std::int64_
   return s;
 }
 
-namespace {
-// One side's largest ρ² by bin into worst.
-void side_spreads_cpu(const StridedLines& x, const NativeBits& bits, int side, double (&worst)[kNativeBins]) {
-  for (std::int64_t r = 0; r < x.lines; ++r) {
-    const LineStats line = line_stats_cpu(x.data + r * x.line_stride, x.positions, x.position_stride);
-    if (line.nonfinite || line.nonzeros == 0) continue;
-    double& w = worst[native_bin(bits, side, line.largest)];
-    w = std::max(w, double(line.nonzeros) / line.sum.sum);
-  }
+void add_line_spread(const LineStats& line, const NativeBits& bits, int side, NativeSpreads& s) {
+  if (line.nonfinite || line.nonzeros == 0) return;
+  double& w = s.worst[side][native_bin(bits, side, line.largest)];
+  w = std::max(w, double(line.nonzeros) / line.sum.sum);
 }
-}  // namespace
 
 NativeSpreads native_spreads_cpu(const StridedLines& a, const StridedLines& b, const NativeBits& bits) {
   NativeSpreads s;
   init_native_spreads(s);
-  side_spreads_cpu(a, bits, 0, s.worst[0]);
-  side_spreads_cpu(b, bits, 1, s.worst[1]);
+  const StridedLines* sides[2] = {&a, &b};
+  for (int side = 0; side < 2; ++side) {
+    const StridedLines& x = *sides[side];
+    for (std::int64_t r = 0; r < x.lines; ++r)
+      add_line_spread(line_stats_cpu(x.data + r * x.line_stride, x.positions, x.position_stride), bits, side, s);
+  }
   return s;
 }
 

@@ -91,6 +91,8 @@ IK_HD void native_count(const NativeSpreads& s, double target, const NativeBits&
 
 // The choice from both sides' spreads (the reported spreads: the largest ρ over all lines).
 GemmNativeChoice native_choice(const NativeSpreads& s, std::int64_t k, const NativeBits& bits);
+// A finite, nonzero line's ρ² = nnz / Σ into its bin on `side` of `s` (the largest per bin).
+void add_line_spread(const LineStats& line, const NativeBits& bits, int side, NativeSpreads& s);
 // Both sides' spreads on the CPU (op(A)'s rows, op(B)'s columns).
 NativeSpreads native_spreads_cpu(const StridedLines& a, const StridedLines& b, const NativeBits& bits);
 #if IRONKERNELS_WITH_CUDA

@@ -117,8 +117,8 @@ void accurate_bits(const Matrix& A, const Matrix& Bt, const std::vector<LineScal
   }
 }
 
-// Largest magnitude, its exponent bound and the non-finite flag of every row; with `stats` (norm
-// scaling), in the same pass each row's LineStats, which hold the first two as well.
+// Largest magnitude, its exponent bound and the non-finite flag of every row; with `stats`, in the
+// same pass each row's LineStats, which hold the first two as well.
 std::vector<LineScale> scan_rows(const Matrix& x, std::vector<LineStats>* stats = nullptr) {
   std::vector<LineScale> lines(static_cast<std::size_t>(x.rows));
   if (stats) {
@@ -179,9 +179,21 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   if (c_view.shape[0] != m || c_view.shape[1] != n)
     raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
   GemmContract contract = opt.contract;
+  // Row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ); for native() and norm
+  // scaling, in the same pass each line's LineStats (its 2-norm).
+  const Matrix Bt = transposed(B);
+  const bool stats = contract.native || contract.scaling == GemmScaling::norm;
+  std::vector<LineStats> row_stats, col_stats;
+  const std::vector<LineScale> row = scan_rows(A, stats ? &row_stats : nullptr),
+                               col = scan_rows(Bt, stats ? &col_stats : nullptr);
   GemmNativeChoice native{};
-  if (contract.native) {  // the count from the operands (only read), then checked as a fixed contract
-    native = gemm_native_contract(a_view, b_view, opt.trans_a, opt.trans_b);
+  if (contract.native) {  // the count from the lines' spreads (as gemm_native_contract), then checked as fixed
+    const NativeBits bits = native_bits(k);
+    NativeSpreads spreads;
+    init_native_spreads(spreads);
+    for (const LineStats& line : row_stats) add_line_spread(line, bits, 0, spreads);
+    for (const LineStats& line : col_stats) add_line_spread(line, bits, 1, spreads);
+    native = native_choice(spreads, k, bits);
     contract.moduli = native.moduli;
   }
   const auto [crt, budget] = check_contract(contract, k);
@@ -204,20 +216,14 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   };
   if (m == 0 || n == 0) return report;
 
-  // 1. Shifts: row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ).
-  const Matrix Bt = transposed(B);
-  const bool norm = contract.scaling == GemmScaling::norm;
-  std::vector<LineStats> row_stats, col_stats;
-  const std::vector<LineScale> row = scan_rows(A, norm ? &row_stats : nullptr),
-                               col = scan_rows(Bt, norm ? &col_stats : nullptr);
-  // Bits kept per row of op(A): for "fast", as many as fit under the side's cap; for "accurate", as
-  // many as the per-element bound from one extra small-integer product allows, for "norm" as many as
-  // the line's 2-norm allows (never fewer).
+  // 1. Shifts, from the scan above. Bits kept per row of op(A): for "fast", as many as fit under the
+  // side's cap; for "accurate", as many as the per-element bound from one extra small-integer product
+  // allows, for "norm" as many as the line's 2-norm allows (never fewer).
   std::vector<int> row_bits(static_cast<std::size_t>(m)), col_bits(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
   for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
   if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
-  if (norm) {
+  if (contract.scaling == GemmScaling::norm) {
     const std::int64_t k1 = std::max<std::int64_t>(k, 1);
     for (std::int64_t i = 0; i < m; ++i)
       row_bits[i] = ozaki::norm_line_bits(row_stats[i].sum.sum, row_stats[i].nonzeros, budget.cap_a, k1, row_bits[i]);
