@@ -2,11 +2,12 @@
 // issuing independent m16n8k32 mma.sync on registers, no memory traffic; on constant operands and on
 // pseudo-random ones, at 1, 2 and 4 blocks of 8 warps per SM, with the SM clock it ran at) and the
 // engine's product kernel (cuda/gemm/gemm_int8_mma.cuh) in several tile shapes on n × n × k products
-// of random residues, alone and 15 in one launch as the pipeline runs them, and the wgmma engine
-// (gemm_int8_wgmma.cuh), as TOPS (2mnk per product), median of 10 launches after 3 warm-ups; each
-// product is checked against the engine's shape, bit for bit. Arguments: the sizes n to run (default
-// 4096 8192 16384); IK_BENCH_ONCE=1: one launch each (ncu); IK_BENCH_SUSTAIN_MS=t: each measured
-// after t ms of back-to-back launches (at the clocks a long run settles to under the power cap).
+// of random residues, with cp.async and with TMA loads, alone and 15 in one launch as the pipeline
+// runs them, and the wgmma engine (gemm_int8_wgmma.cuh), as TOPS (2mnk per product), median of 10
+// launches after 3 warm-ups; each product is checked bit for bit against the engine's tile with
+// cp.async loads. Arguments: the sizes n to run (default 4096 8192 16384); IK_BENCH_ONCE=1: one
+// launch each (ncu); IK_BENCH_SUSTAIN_MS=t: each measured after t ms of back-to-back launches (at the
+// clocks a long run settles to under the power cap).
 //
 // Build: cmake -B build -DIRONKERNELS_BUILD_BENCH=ON && cmake --build build --target gemm_mma_ceiling
 #include <chrono>
@@ -118,30 +119,45 @@ int main(int argc, char** argv) {
     IK_CUDA_CHECK(cudaGetLastError());
     std::int32_t* ref = nullptr;
     IK_CUDA_CHECK(cudaMalloc(&ref, std::size_t(n) * n * 4));
-    mma::int8_products(x, y, ref, n, n, k, k, n, 0, nullptr);
+    mma::int8_products(x, y, ref, n, n, k, k, n, 0, nullptr, {}, false);  // the reference: cp.async loads
     std::vector<std::int32_t> want(std::size_t(n) * n), got(std::size_t(n) * n);
     IK_CUDA_CHECK(cudaMemcpy(want.data(), ref, want.size() * 4, cudaMemcpyDeviceToHost));
-    auto shape = [&](const char* name, auto tiles) {
+    auto shape = [&](const char* name, auto tiles, bool tma = false) {
       using Tiles = decltype(tiles);
       IK_CUDA_CHECK(cudaMemset(c, 0, std::size_t(n) * n * 4));
-      const double ms = median_ms([&] { mma::int8_products<Tiles>(x, y, c, n, n, k, k, n, 0, nullptr); });
+      const double ms = median_ms([&] { mma::int8_products<Tiles>(x, y, c, n, n, k, k, n, 0, nullptr, {}, tma); });
       IK_CUDA_CHECK(cudaMemcpy(got.data(), c, got.size() * 4, cudaMemcpyDeviceToHost));
       std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", name, n, n, k, ms,
                   2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
     };
     shape("128x256, 2x4 warps, 3 x 128 B", mma::MmaTiles<128, 256, 2, 4, 3, 128>{});
+    shape("3 x 128 B, TMA", mma::MmaTiles<128, 256, 2, 4, 3, 128>{}, true);
+    shape("4 x 128 B, TMA", mma::MmaTiles<128, 256, 2, 4, 4, 128>{}, true);
     shape("128x256, 2x4 warps, 4 x 128 B", mma::MmaTiles<128, 256, 2, 4, 4, 128>{});
     shape("128x256, 2x4 warps, 2 x 256 B", mma::MmaTiles<128, 256, 2, 4, 2, 256>{});
     shape("128x256, 2x4 warps, 4 x 64 B", mma::MmaTiles<128, 256, 2, 4, 4, 64>{});
     shape("256x128, 4x2 warps, 3 x 128 B", mma::MmaTiles<256, 128, 4, 2, 3, 128>{});
-    if (n == 8192) {  // the pipeline's launch: one per group of moduli (here 15 products of the same X and Y)
+    if (n == 8192) {  // the pipeline's launch: one per group of moduli (15 copies of X and Y here)
       constexpr int kBatch = 15;
+      std::int8_t *xs = nullptr, *ys = nullptr;
       std::int32_t* cs = nullptr;
+      IK_CUDA_CHECK(cudaMalloc(&xs, std::size_t(n) * k * kBatch));
+      IK_CUDA_CHECK(cudaMalloc(&ys, std::size_t(n) * k * kBatch));
       IK_CUDA_CHECK(cudaMalloc(&cs, std::size_t(n) * n * 4 * kBatch));
-      const double ms = median_ms([&] { mma::int8_products(x, y, cs, n, n, k, k, n, 0, nullptr, {kBatch, 0, 0, n * n}); });
-      IK_CUDA_CHECK(cudaMemcpy(got.data(), cs + std::size_t(kBatch - 1) * n * n, got.size() * 4, cudaMemcpyDeviceToHost));
-      std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n", "ProductTiles, 15 in a launch", n, n,
-                  k, ms, kBatch * 2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
+      for (int t = 0; t < kBatch; ++t) {
+        IK_CUDA_CHECK(cudaMemcpy(xs + std::size_t(t) * n * k, x, std::size_t(n) * k, cudaMemcpyDeviceToDevice));
+        IK_CUDA_CHECK(cudaMemcpy(ys + std::size_t(t) * n * k, y, std::size_t(n) * k, cudaMemcpyDeviceToDevice));
+      }
+      for (bool tma : {false, true}) {
+        const double ms =
+            median_ms([&] { mma::int8_products(xs, ys, cs, n, n, k, k, n, 0, nullptr, {kBatch, n * k, n * k, n * n}, tma); });
+        IK_CUDA_CHECK(cudaMemcpy(got.data(), cs + std::size_t(kBatch - 1) * n * n, got.size() * 4, cudaMemcpyDeviceToHost));
+        std::printf("int8_products_kernel %-26s %ld x %ld x %ld: %8.3f ms  %7.1f TOPS%s\n",
+                    tma ? "15 in a launch, TMA" : "15 in a launch, cp.async", n, n, k, ms,
+                    kBatch * 2.0 * n * n * k / ms / 1e9, got == want ? "" : "  WRONG");
+      }
+      IK_CUDA_CHECK(cudaFree(xs));
+      IK_CUDA_CHECK(cudaFree(ys));
       IK_CUDA_CHECK(cudaFree(cs));
     }
     {

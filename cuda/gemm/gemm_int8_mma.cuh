@@ -6,14 +6,16 @@
 //
 // One block per SM runs tiles of kTileM × kTileN of C one after another (a batch of products in one
 // launch, products outermost, so no product ends on a partial wave), over K in steps of kTileK
-// bytes, kStages steps in flight to shared memory by 16-byte cp.async (zeros past the lines and past
-// kc), each step's copies spread over its 32-byte slices of K; the next tile's first copies are
-// issued before the current tile's stores. Each warp computes a tile of kWarpM × kWarpN from
-// ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's kTileK bytes of one step lie in
-// 16-byte chunks whose order is xor-swizzled by the line's 128-byte row, so the 8 lines of an
-// ldmatrix meet all 32 banks. The fragments of the next 32 bytes of K are loaded while the mma.sync
-// of the current ones issue (two register sets), also across the barrier between steps, and each
-// thread's cp.async sources are one pointer per operand advanced by kTileK a step.
+// bytes, kStages steps in flight to shared memory (zeros past the lines and past kc): where the
+// library's sm_90a code runs, by TMA (two tensor copies a step, issued by one thread); elsewhere by
+// every thread's 16-byte cp.async, a step's copies spread over its 32-byte slices of K. The next
+// tile's first steps are issued before the current tile's stores. Each warp computes a tile of
+// kWarpM × kWarpN from ldmatrix fragments, m16n8k32 at a time (MmaTiles). A line's kTileK bytes of
+// one step lie in 16-byte chunks whose order is xor-swizzled by the line's 128-byte row (TMA's
+// 128-byte swizzle), so the 8 lines of an ldmatrix meet all 32 banks. The fragments of the next 32
+// bytes of K are loaded while the mma.sync of the current ones issue (two register sets), also across
+// the barrier between steps; each thread's cp.async sources are one pointer per operand advanced by
+// kTileK a step.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "common/launch.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
+#include "gemm/gemm_int8_wgmma.cuh"  // lines_map, available
 
 namespace ironkernels::detail::gemm_mma {
 
@@ -59,13 +62,15 @@ struct ProductBatch {
   std::int64_t x = 0, y = 0, c = 0;
 };
 
-template <class Tiles>
-__global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const std::int8_t* __restrict__ x,
-                                                                    const std::int8_t* __restrict__ y,
-                                                                    std::int32_t* __restrict__ c, std::int64_t rows,
-                                                                    std::int64_t cols, std::int64_t kc,
-                                                                    std::int64_t ld, std::int64_t ldc,
-                                                                    ProductBatch batch) {
+// kTma (sm_90, kTileK = 128): each step's two tiles come by TMA (x_map, y_map: gemm_wgmma::lines_map),
+// issued by thread 0 into stages aligned to 1024 bytes (TMA's 128-byte swizzle is `swizzled`), each
+// stage's mbarrier counting the bytes in; else by every thread's cp.async.
+template <class Tiles, bool kTma>
+__global__ void __launch_bounds__(Tiles::kThreads, 1)
+    int8_products_kernel(const std::int8_t* __restrict__ x, const std::int8_t* __restrict__ y,
+                         std::int32_t* __restrict__ c, std::int64_t rows, std::int64_t cols, std::int64_t kc,
+                         std::int64_t ld, std::int64_t ldc, ProductBatch batch, const __grid_constant__ CUtensorMap x_map,
+                         const __grid_constant__ CUtensorMap y_map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   constexpr int kTileM = Tiles::kTileM, kTileN = Tiles::kTileN, kStages = Tiles::kStages, kTileK = Tiles::kTileK;
   constexpr int kWarpsM = Tiles::kWarpsM, kWarpM = Tiles::kWarpM, kWarpN = Tiles::kWarpN;
@@ -88,13 +93,14 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
   const std::int64_t line_step = kLineStride * ld;
   unsigned live_lines = 0;
   const std::int8_t *x_src = nullptr, *y_src = nullptr;
-  int k_left = 0;
+  int k_left = 0, product = 0;
   std::int64_t m0 = 0, n0 = 0;
   std::int32_t* c_tile = nullptr;
   // Tile `tile`: products outermost, then groups of kGroupRows tile rows column by column (the
   // blocks running at once share their lines of X and Y in L2).
   auto begin_tile = [&](int tile) {
-    const int product = tile / (tiles_m * tiles_n), id = tile % (tiles_m * tiles_n);
+    product = tile / (tiles_m * tiles_n);
+    const int id = tile % (tiles_m * tiles_n);
     const int per_group = kGroupRows * tiles_n, first = id / per_group * kGroupRows;
     const int rows_in_group = min(tiles_m - first, kGroupRows);
     const int tile_m = first + id % per_group % rows_in_group, tile_n = id % per_group / rows_in_group;
@@ -109,7 +115,11 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
     c_tile = c + product * batch.c;
     k_left = int(kc) - chunk * 16;
   };
-  const unsigned smem = ptx::shared_address(mma_smem);  // 32-bit shared addresses from here on
+  // The stages (1024-byte aligned for TMA), then TMA's mbarriers, one per stage.
+  unsigned char* const stages =
+      kTma ? mma_smem + ((1024 - (ptx::shared_address(mma_smem) & 1023)) & 1023) : mma_smem;
+  auto* const full = reinterpret_cast<unsigned long long*>(stages + kStages * kStageBytes);
+  const unsigned smem = ptx::shared_address(stages);  // 32-bit shared addresses from here on
   const unsigned last_stage = smem + (kStages - 1) * kStageBytes;
   auto next_stage = [&](unsigned stage) { return stage == last_stage ? smem : stage + kStageBytes; };
   const unsigned smem_x = swizzled<kTileK>(first_line, chunk), smem_y = kTileM * kTileK + smem_x;
@@ -130,10 +140,30 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
       x_src += kTileK, y_src += kTileK, k_left -= kTileK;
     }
   };
-  // The first kStages - 1 steps of the tile begun into stages 0, 1, ...
+  // TMA: step s of the tile into its stage (s mod kStages), by thread 0.
+  auto tma_step = [&](int s) {
+    unsigned long long* bar = full + s % kStages;
+    unsigned char* stage = stages + s % kStages * kStageBytes;
+    ptx::mbarrier_arrive_expect_tx(bar, kStageBytes);
+    ptx::tma_load_3d(stage, &x_map, s * kTileK, int(m0), product, bar);
+    ptx::tma_load_3d(stage + kTileM * kTileK, &y_map, s * kTileK, int(n0), product, bar);
+  };
+  // TMA: every thread waits for step s of the tile; `phases` holds each stage's next parity.
+  unsigned phases = 0;
+  auto wait_step = [&](int s) {
+    ptx::mbarrier_wait_parity(full + s % kStages, (phases >> (s % kStages)) & 1);
+    phases ^= 1u << (s % kStages);
+  };
+  // The first steps of the tile begun: kStages - 1 into stages 0, 1, … by cp.async; by TMA all
+  // kStages that exist.
   auto load_prologue = [&]() {
+    if constexpr (kTma) {
+      if (threadIdx.x == 0)
+        for (int s = 0; s < kStages && s < steps; ++s) tma_step(s);
+    } else {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) load_part(smem + s * kStageBytes, 0, 1);
+      for (int s = 0; s < kStages - 1; ++s) load_part(smem + s * kStageBytes, 0, 1);
+    }
   };
 
   // Fragments of 32 bytes of K (kk) from a stage slot. The A matrices: lines 0-7 / 8-15 of an m16
@@ -159,12 +189,21 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
 
   int tile = blockIdx.x;
   if (tile >= tiles) return;
+  if (kTma && threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) ptx::mbarrier_init(full + s, 1);
+    ptx::fence_mbarrier_init();
+  }
+  if (kTma) __syncthreads();
   begin_tile(tile);
   load_prologue();
   for (;;) {
     std::int32_t acc[kFragsM][kFragsN][4] = {};
-    ptx::cp_async_wait<kStages - 2>();
-    __syncthreads();
+    if constexpr (kTma) {
+      if (steps > 0) wait_step(0);
+    } else {
+      ptx::cp_async_wait<kStages - 2>();
+      __syncthreads();
+    }
     unsigned read_stage = smem, write_stage = last_stage;
     load_fragments(0, read_stage, 0);
     for (int s = 0; s < steps; ++s) {
@@ -173,13 +212,19 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
         // Step s + kStages - 1 into step s - 1's stage, a part each 32 bytes of K; with two stages in
         // the first half of the step, so that it lands before the step's end.
         constexpr int kParts = kStages > 2 ? kSteps32 : kSteps32 / 2;
-        if (kk < kParts) {
+        if (!kTma && kk < kParts) {
           load_part(write_stage, kk, kParts);
           if (kk == kParts - 1) write_stage = next_stage(write_stage);
         }
         if (kk == kSteps32 - 1) {  // step s + 1 has landed; every warp is done reading step s - 1's stage
-          ptx::cp_async_wait<kStages - 2>();
-          __syncthreads();
+          if constexpr (kTma) {  // every warp is done reading step s's stage: step s + kStages into it
+            __syncthreads();
+            if (threadIdx.x == 0 && s + kStages < steps) tma_step(s + kStages);
+            if (s + 1 < steps) wait_step(s + 1);
+          } else {
+            ptx::cp_async_wait<kStages - 2>();
+            __syncthreads();
+          }
           read_stage = next_stage(read_stage);
         }
         load_fragments((kk + 1) & 1, read_stage, (kk + 1) % kSteps32);
@@ -189,7 +234,7 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
           for (int j = 0; j < kFragsN; ++j) ptx::mma_m16n8k32_s8(acc[i][j], a[kk & 1][i], b[kk & 1][j], acc[i][j]);
       }
     }
-    ptx::cp_async_wait<0>();  // the copies past the tile's K (zeros) have landed
+    if (!kTma) ptx::cp_async_wait<0>();  // the copies past the tile's K (zeros) have landed
 
     // The block starts its next tile's copies before it stores this one's (the stores cover their
     // latency), once every warp is done reading the stages.
@@ -221,18 +266,34 @@ __global__ void __launch_bounds__(Tiles::kThreads, 1) int8_products_kernel(const
 
 /// C (rows × cols INT32, column-major, leading dimension ldc) = Xᵀ·Y over kc < 2^31 positions; X, Y:
 /// rows / cols lines of INT8, ld bytes apart (a multiple of 16), 16-byte aligned, on `device` (compute
-/// capability 8.0+); `batch.count` such products in one launch (fewer than 2^31 tiles in all).
+/// capability 8.0+); `batch.count` such products in one launch (fewer than 2^31 tiles in all; batch
+/// strides nonzero multiples of 16 where count > 1). Loads by TMA where the device runs the library's
+/// sm_90a code (and `tma`), else by cp.async.
 template <class Tiles = ProductTiles>
 void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, std::int64_t rows, std::int64_t cols,
                    std::int64_t kc, std::int64_t ld, std::int64_t ldc, int device, cudaStream_t stream,
-                   ProductBatch batch = {}) {
+                   ProductBatch batch = {}, bool tma = true) {
   if (rows == 0 || cols == 0 || batch.count == 0) return;
-  allow_smem(reinterpret_cast<const void*>(int8_products_kernel<Tiles>), Tiles::kSmemBytes, device);
   const std::int64_t tiles = (rows + Tiles::kTileM - 1) / Tiles::kTileM * ((cols + Tiles::kTileN - 1) / Tiles::kTileN) * batch.count;
   int sms = 0;
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const unsigned grid = unsigned(std::min<std::int64_t>(tiles, sms));  // one block per SM (registers, shared memory)
-  int8_products_kernel<Tiles><<<grid, Tiles::kThreads, Tiles::kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc, batch);
+  if constexpr (Tiles::kTileK == gemm_wgmma::kTileK) {
+    if (tma && kc > 0 && gemm_wgmma::available(device)) {
+      constexpr int kSmem = Tiles::kSmemBytes + 1024 + Tiles::kStages * 8;  // alignment, mbarriers
+      allow_smem(reinterpret_cast<const void*>(int8_products_kernel<Tiles, true>), kSmem, device);
+      const bool one = batch.count == 1;  // a tensor map's set stride must be a nonzero multiple of 16
+      const CUtensorMap x_map = gemm_wgmma::lines_map(x, kc, rows, ld, batch.count, one ? rows * ld : batch.x, Tiles::kTileM),
+                        y_map = gemm_wgmma::lines_map(y, kc, cols, ld, batch.count, one ? cols * ld : batch.y, Tiles::kTileN);
+      int8_products_kernel<Tiles, true>
+          <<<grid, Tiles::kThreads, kSmem, stream>>>(x, y, c, rows, cols, kc, ld, ldc, batch, x_map, y_map);
+      IK_CUDA_CHECK_LAUNCH("int8_products_kernel");
+      return;
+    }
+  }
+  allow_smem(reinterpret_cast<const void*>(int8_products_kernel<Tiles, false>), Tiles::kSmemBytes, device);
+  int8_products_kernel<Tiles, false>
+      <<<grid, Tiles::kThreads, Tiles::kSmemBytes, stream>>>(x, y, c, rows, cols, kc, ld, ldc, batch, {}, {});
   IK_CUDA_CHECK_LAUNCH("int8_products_kernel");
 }
 
