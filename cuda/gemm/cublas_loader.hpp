@@ -18,6 +18,8 @@ struct CublasApi {
                                             const void*, const void*, cudaDataType, int, long long, const void*,
                                             cudaDataType, int, long long, const void*, void*, cudaDataType, int,
                                             long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+  cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double*,
+                          const double*, int, const double*, int, const double*, double*, int);
 };
 
 /// The loaded API (raises UnsupportedError when no libcublas can be opened).

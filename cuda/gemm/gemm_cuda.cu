@@ -23,6 +23,8 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <cub/block/block_scan.cuh>
+
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -35,11 +37,12 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "gemm/certificate.hpp"
 #include "gemm/cublas_loader.hpp"
 #include "gemm/gemm_checks.hpp"
 #include "gemm/gemm_int8_mma.cuh"
 #include "gemm/gemm_int8_wgmma.cuh"
-#include "gemm/gemm_native.hpp"
+#include "gemm/gemm_lines.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/gemm.hpp"
@@ -95,6 +98,7 @@ const CublasApi& cublas_api() {
     bind(lib, api.set_stream, "cublasSetStream_v2", failure);
     bind(lib, api.set_workspace, "cublasSetWorkspace_v2", failure);
     bind(lib, api.gemm_strided_batched_ex, "cublasGemmStridedBatchedEx", failure);
+    bind(lib, api.dgemm, "cublasDgemm_v2", failure);
   });
   if (failure) raise<UnsupportedError>("gemm: the CUDA backend needs cuBLAS: ", failure);
   return api;
@@ -149,7 +153,16 @@ struct LineInfo {
   int* fast;       // bits kept under fast scaling (oz::fitted_bits)
   int* nonzeros;   // nonzero elements (Contract.native() and norm scaling)
   unsigned long long* largest;  // largest finite magnitude (bit pattern: positive doubles order as them)
-  double* norm_sum;             // the line's canonical Σ (x·2^-exponent)² (Contract.native(), norm scaling)
+  double* norm_sum;             // the line's canonical Σ (x·2^-exponent)² (certified contracts, norm scaling)
+  // Certified contracts (certificate.hpp):
+  int* lowest_bit;              // exponent of the lowest set bit over the line's nonzeros
+  int* offset;                  // certify::lower_offset
+  int* exact_bits;              // certify::LineFacts
+  int* theta_bits;
+  int* most;                    // the largest count any element of the line needs
+  int* native;                  // 1: the certificate sends the line to native float64
+  unsigned long long* units;    // T = Σ certify::magnitude_units
+  std::uint8_t* count_for;      // certify::count_table, kNeedTable per line
 };
 
 // counters[0], [1]: non-finite rows / columns; [2], [3]: fewest bits kept by a row / a column.
@@ -157,8 +170,12 @@ constexpr int kCounters = 4;
 
 __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < m) rows.largest[i] = 0, rows.nonfinite[i] = 0, rows.nonzeros[i] = 0, rows.bits[i] = oz::kMaxBits;
-  if (i < n) cols.largest[i] = 0, cols.nonfinite[i] = 0, cols.nonzeros[i] = 0;
+  auto init = [&](const LineInfo& side) {
+    side.largest[i] = 0, side.nonfinite[i] = 0, side.nonzeros[i] = 0, side.native[i] = 0;
+    if (side.most) side.most[i] = 0, side.units[i] = 0, side.lowest_bit[i] = INT_MAX;
+  };
+  if (i < m) init(rows), rows.bits[i] = oz::kMaxBits;
+  if (i < n) init(cols);
   if (i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
 }
 
@@ -238,17 +255,19 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 struct SpreadPart {
   double sum, largest;
   int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero; nonzeros < 0: an Inf/NaN
+  int lowest_bit;          // certify::lowest_bit_exponent over the nonzeros (INT_MAX: none)
 };
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
   oz::ScaledSum lane[kPositionsContiguous ? 1 : 4];  // the canonical lanes this thread sums
   double largest = 0.0;
-  int count = 0, bad = 0;
+  int count = 0, bad = 0, lowest = INT_MAX;
   const std::int64_t line = scan_chunk<kPositionsContiguous>(x, [&](double v, int u) {
     if (!oz::finite(v)) bad = 1;
     if (!oz::finite(v) || v == 0.0) return;
     lane[kPositionsContiguous ? 0 : u & 3].add_value(v);
     largest = fmax(largest, fabs(v)), ++count;
+    lowest = min(lowest, certify::lowest_bit_exponent(v));
   });
   oz::ScaledSum part = lane[0];
   if constexpr (kPositionsContiguous) {  // the warp holds one line: lanes v and v xor o, o = 16 … 1
@@ -261,15 +280,17 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
     }
     count = __reduce_add_sync(0xffffffffu, count);
     bad = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(bad));
+    lowest = __reduce_min_sync(0xffffffffu, lowest);
     if (threadIdx.x != 0) return;
   } else {  // the 8 threads of a column of the block hold one line
     lane[0].add(lane[2]), lane[1].add(lane[3]);  // lane bit 4 (o = 16), then bit 3
     part = lane[0], part.add(lane[1]);
     __shared__ oz::ScaledSum shared_part[8][32];
     __shared__ double shared_largest[8][32];
-    __shared__ int shared_count[8][32], shared_bad[8][32];
+    __shared__ int shared_count[8][32], shared_bad[8][32], shared_lowest[8][32];
     shared_part[threadIdx.y][threadIdx.x] = part, shared_largest[threadIdx.y][threadIdx.x] = largest;
     shared_count[threadIdx.y][threadIdx.x] = count, shared_bad[threadIdx.y][threadIdx.x] = bad;
+    shared_lowest[threadIdx.y][threadIdx.x] = lowest;
     __syncthreads();
     if (threadIdx.y != 0) return;
     oz::ScaledSum level[8];
@@ -280,47 +301,37 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
     for (int y = 1; y < 8; ++y) {
       largest = fmax(largest, shared_largest[y][threadIdx.x]);
       count += shared_count[y][threadIdx.x], bad |= shared_bad[y][threadIdx.x];
+      lowest = min(lowest, shared_lowest[y][threadIdx.x]);
     }
   }
   if (line >= x.rows) return;
-  parts[std::int64_t(blockIdx.y) * x.rows + line] = SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count};
+  parts[std::int64_t(blockIdx.y) * x.rows + line] =
+      SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count, lowest};
 }
-// Per line: the chunks added in order; its largest magnitude, non-finite mark, sum and nonzeros into
-// `info`; with `spreads` (native()), the largest nnz / Σ over the finite, nonzero lines of each bin
-// (native_bin) into spreads->worst[side][bin] (positive doubles order as their bit patterns).
-__global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info,
-                                       NativeBits bits, int side, NativeSpreads* spreads) {
+// Per line: the chunks added in order; its largest magnitude, non-finite mark, sum, nonzeros and
+// lowest set bit into `info`.
+__global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lines, int chunks, LineInfo info) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
   oz::ScaledSum line;
   double largest = 0.0;
-  int nonzeros = 0;
+  int nonzeros = 0, lowest = INT_MAX;
   bool bad = false;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
     bad = bad || part.nonzeros < 0;
     line.add(oz::ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
-    largest = fmax(largest, part.largest);
+    largest = fmax(largest, part.largest), lowest = min(lowest, part.lowest_bit);
   }
-  if (info.largest) {
-    info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
-    info.norm_sum[i] = line.sum, info.nonzeros[i] = nonzeros;
-  }
-  if (!spreads || bad || line.exponent == oz::kNoExponent) return;  // Inf/NaN (computed natively) or all zero
-  atomicMax(reinterpret_cast<unsigned long long*>(&spreads->worst[side][native_bin(bits, side, largest)]),
-            static_cast<unsigned long long>(__double_as_longlong(double(nonzeros) / line.sum)));
+  info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
+  info.norm_sum[i] = line.sum, info.nonzeros[i] = nonzeros;
+  if (info.lowest_bit) info.lowest_bit[i] = lowest;
 }
-__global__ void init_spreads_kernel(NativeSpreads* spreads) { init_native_spreads(*spreads); }
 
-// Both sides' largest ρ² by bin into `spreads` (where not null), with `rows`/`cols` (info.largest
-// non-null) also their largest magnitudes, non-finite marks, sums and nonzeros; `parts` holds
+// Both sides' largest magnitudes, non-finite marks, sums, nonzeros and lowest bits; `parts` holds
 // ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
-void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, const NativeBits& bits,
-             SpreadPart* parts, NativeSpreads* spreads, cudaStream_t s) {
-  if (spreads) {
-    init_spreads_kernel<<<1, 1, 0, s>>>(spreads);
-    IK_CUDA_CHECK_LAUNCH("init_spreads_kernel");
-  }
+void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, SpreadPart* parts,
+             cudaStream_t s) {
   const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
   if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
   const Lines* sides[2] = {&a, &bt};
@@ -332,38 +343,12 @@ void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineIn
     if (x.cs == 1) spread_parts_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
     IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
-    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side], bits,
-                                                                         side, spreads);
+    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side]);
     IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
     parts += std::int64_t(chunks) * x.rows;
   }
 }
 
-// A native contract's count, chosen on the device from the spreads: what a run reports of it, and
-// what its kernels read (Count).
-struct NativeState {
-  NativeSpreads spreads;  // positive doubles: raised by atomicMax on their bit patterns
-  double bound;
-  int moduli;
-};
-// One warp, lane c - 2 evaluating c moduli: native_count's choice, the first count within the target
-// (else the last), without its serial loop.
-__global__ void choose_count_kernel(NativeState* state, NativeBits bits, double target, int lo, int hi) {
-  const int c = 2 + int(threadIdx.x);
-  const bool has_bits = c <= kGemmMaxModuli && bits.a[c] > 0;
-  const double bound = has_bits ? native_bound(state->spreads, bits, c) : 0.0;
-  const unsigned within = __ballot_sync(0xffffffffu, has_bits && bound <= target);
-  const int chosen = within ? __ffs(within) - 1 : 31 - __clz(__ballot_sync(0xffffffffu, has_bits));
-  if (int(threadIdx.x) != chosen) return;
-  state->moduli = max(lo, min(hi, c)), state->bound = bound;  // in [lo, hi] as ρ <= 2√k; a guard only
-}
-
-// The moduli count a kernel works with: the plan's, or a native contract's chosen on the device.
-struct Count {
-  int fixed;            // > 0: this count
-  const int* chosen;    // else: *chosen
-  __device__ int get() const { return fixed > 0 ? fixed : *chosen; }
-};
 // Budgets by count (index c: the budget of the first c moduli at the plan's k).
 struct Budgets {
   oz::Budget by_count[kGemmMaxModuli + 1];
@@ -374,8 +359,9 @@ struct Budgets {
 // Lines in [rows, padded_rows) and positions in [cols, kp) are zeros (kp is a multiple of 16).
 // bound_max / bound_mean: instead of the residues, the grouped magnitude bounds of "accurate" scaling
 // (one INT8 matrix, kp / kBoundGroup groups at the start of each line of kp: Â for op(A), B̂ for op(B),
-// ozaki.hpp).
-enum class ResidueOutput { residues, bound_max, bound_mean };
+// ozaki.hpp). lower: the certificate's lower-bound magnitudes (one INT8 matrix of lines of kp,
+// certify::lower_magnitude with `lower_bits`), and each line's units T added to info.units.
+enum class ResidueOutput { residues, bound_max, bound_mean, lower };
 struct ResidueArgs {
   int count;  // moduli
   oz::ResidueConstants c[kGemmMaxModuli];
@@ -385,10 +371,10 @@ constexpr int kTileLines = 32, kTilePositions = 128;
 // 4x … 4x + 3 for lane x, are read by the warp from 32 consecutive columns (no bank conflicts).
 __device__ __forceinline__ int tile_column(int b) { return (b & 3) * 32 + (b >> 2); }
 // COUNT: the number of moduli as a compile-time constant (the loop over them unrolls and p, 2^32 mod p
-// and 1/p become immediate operands); `live` of them are written (a native contract's count).
+// and 1/p become immediate operands).
 template <ResidueOutput kOut, int COUNT>
 __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, std::int64_t padded_rows,
-                                                       std::int64_t kp, ResidueArgs mods, Count live,
+                                                       std::int64_t kp, ResidueArgs mods, int lower_bits,
                                                        std::int8_t* out) {
   __shared__ double tile[kTileLines][kTilePositions + 1];
   const std::int64_t r0 = std::int64_t(blockIdx.x) * kTileLines, l0 = std::int64_t(blockIdx.y) * kTilePositions;
@@ -414,12 +400,24 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
   __syncthreads();
   const int b = 4 * threadIdx.x;
   const std::int64_t l = l0 + b;
-  if (l >= kp) return;
+  if (l >= kp && kOut != ResidueOutput::lower) return;  // lower: the whole warp sums its line's units
   for (int a = threadIdx.y; a < kTileLines; a += 8) {
     const std::int64_t r = r0 + a;
     if (r >= padded_rows) break;
     const bool real_line = r < x.rows;
-    if constexpr (kOut != ResidueOutput::residues) {
+    if constexpr (kOut == ResidueOutput::lower) {
+      const int e = real_line ? info.exponent[r] : 0, offset = real_line ? info.offset[r] : 0;
+      std::uint32_t packed = 0;
+      unsigned long long units = 0;
+      for (int u = 0; u < 4; ++u) {
+        const double v = real_line && l + u < x.cols ? tile[a][u * 32 + threadIdx.x] : 0.0;
+        packed |= std::uint32_t(certify::lower_magnitude(v, e, offset, lower_bits)) << (8 * u);
+        units += certify::magnitude_units(v, e);
+      }
+      if (l < kp) *reinterpret_cast<std::uint32_t*>(out + r * kp + l) = packed;
+      for (int o = 16; o > 0; o >>= 1) units += __shfl_xor_sync(0xffffffffu, units, o);
+      if (threadIdx.x == 0 && units) atomicAdd(&info.units[r], units);  // integers: any order
+    } else if constexpr (kOut != ResidueOutput::residues) {
       static_assert(oz::kBoundGroup == 4, "a thread's four positions are one group");
       std::uint32_t v[oz::kBoundGroup];
       for (int e = 0; e < 4; ++e) {
@@ -430,7 +428,7 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
           kOut == ResidueOutput::bound_max ? oz::bound_group_max(v) : oz::bound_group_mean(v));
     } else {
       oz::SplitInteger q[4];
-      const int shift = real_line ? info.shift[r] : 0, live_count = live.get();
+      const int shift = real_line ? info.shift[r] : 0;
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][e * 32 + threadIdx.x], shift)
                                                              : 0.0);
@@ -438,7 +436,6 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
 #pragma unroll
       for (int t = 0; t < COUNT; ++t, to += plane_words) {
-        if (t >= live_count) break;
         // The low bytes of the four residues, packed by byte permutes.
         const std::uint32_t lo =
             __byte_perm(oz::residue_bits(q[0], mods.c[t]), oz::residue_bits(q[1], mods.c[t]), 0x0040);
@@ -452,15 +449,15 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
 
 template <ResidueOutput kOut>
 void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, std::int64_t kp, const ResidueArgs& mods,
-              Count live, std::int8_t* out, cudaStream_t s) {
+              std::int8_t* out, cudaStream_t s, int lower_bits = 0) {
   if (padded_rows == 0 || kp == 0) return;
   const dim3 grid(unsigned((padded_rows + kTileLines - 1) / kTileLines),
                   unsigned((kp + kTilePositions - 1) / kTilePositions));
   if constexpr (kOut != ResidueOutput::residues) {
-    residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, live, out);
+    residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, lower_bits, out);
   } else {
     oz::with_moduli_count(mods.count, [&](auto count) {
-      residues_kernel<kOut, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, live,
+      residues_kernel<kOut, decltype(count)::value><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, 0,
                                                                                out);
     });
   }
@@ -470,11 +467,10 @@ void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, st
 // Each line's exponent bound and fast bits (oz::fitted_bits) from its largest magnitude, once the
 // count is known (side 0: op(A), 1: op(B)); under norm scaling also the bits its 2-norm allows
 // (oz::norm_line_bits, k1 = max(k, 1)).
-__global__ void line_bits_kernel(LineInfo info, std::int64_t lines, Budgets budgets, Count count, int side, bool norm,
+__global__ void line_bits_kernel(LineInfo info, std::int64_t lines, oz::Budget b, int side, bool norm,
                                  std::int64_t k1) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= lines) return;
-  const oz::Budget& b = budgets.by_count[count.get()];
   const double largest = __longlong_as_double(static_cast<long long>(info.largest[i]));
   const double cap = side == 0 ? b.cap_a : b.cap_b;
   const int fast = oz::fitted_bits(largest, cap, side == 0 ? b.bits_a : b.bits_b);
@@ -490,10 +486,9 @@ __device__ __forceinline__ int bound_log2(std::int32_t c, int mask) { return (32
 
 // Column j keeps fast_j + (slack / 2) bits where that is more, slack = min_i (G_ij - fast_i - fast_j)
 // (oz::raised_line_bits, as the reference). 16-byte loads of C̄'s column and of the rows' fast bits.
-__global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, Budgets budgets,
-                                   Count count, const int* row_fast, const int* col_fast, int* col_bits) {
+__global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t mp, oz::Budget b,
+                                   const int* row_fast, const int* col_fast, int* col_bits) {
   const std::int64_t j = blockIdx.x;
-  const oz::Budget b = budgets.by_count[count.get()];
   const int mask = oz::flat_pair_budget(b) ? 0 : -1;
   const std::int32_t* column = bound + j * mp;  // mp is a multiple of 16
   int worst = INT_MIN;
@@ -523,9 +518,8 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
 // grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
 constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
-                                Budgets budgets, Count count, const int* col_bits, int* row_bits) {
+                                oz::Budget b, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const oz::Budget b = budgets.by_count[count.get()];
   const int mask = oz::flat_pair_budget(b) ? 0 : -1;
   const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
@@ -547,6 +541,175 @@ __global__ void finalize_lines_kernel(LineInfo info, std::int64_t lines, GemmSca
   info.shift[i] = oz::line_shift(info.exponent[i], bits);
   atomicMin(fewest_bits, bits);
   if (info.nonfinite[i]) atomicAdd(nonfinite_lines, 1);
+}
+
+// ------------------------------------------------------------------ the certificate (certify::)
+// Per line, after the spread pass: its exponent, lower-bound offset, exactness and θ bits, and its
+// table of counts by bits needed (norm scaling's bits at every count lo … 20; side 0: op(A)).
+__global__ void line_facts_kernel(LineInfo info, std::int64_t lines, Budgets budgets, int lo, int side,
+                                  std::int64_t k1) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= lines) return;
+  const double largest = __longlong_as_double(static_cast<long long>(info.largest[i]));
+  const int exponent = largest == 0.0 ? oz::kNoExponent : oz::exponent_bound(largest), nonzeros = info.nonzeros[i];
+  const double sum = info.norm_sum[i];
+  info.exponent[i] = exponent;
+  info.offset[i] = certify::lower_offset(sum, nonzeros);
+  if (info.nonfinite[i] || nonzeros == 0) return;
+  const certify::LineFacts facts = certify::line_facts(0, exponent, info.lowest_bit[i], nonzeros);
+  info.exact_bits[i] = facts.exact_bits, info.theta_bits[i] = facts.theta_bits;
+  std::uint8_t table[certify::kNeedTable];
+  certify::count_table(lo, [&](int c) {
+    return certify::norm_bits(budgets.by_count[c], side, largest, sum, nonzeros, k1);
+  }, table);
+  auto* to = reinterpret_cast<uint4*>(info.count_for + i * certify::kNeedTable);
+  const auto* from = reinterpret_cast<const uint4*>(table);
+#pragma unroll
+  for (int q = 0; q < certify::kNeedTable / 16; ++q) to[q] = from[q];
+}
+
+// Each element's count (the larger of its row's and its column's, certify::line_count) over tiles of
+// 32 × 32 elements of Λ (column-major, mp), each line's largest into info.most. Elements of a line
+// holding Inf/NaN or no nonzero need none (computed natively, or exactly zero).
+constexpr int kCertifyTile = 32;
+__global__ void __launch_bounds__(256) certify_elements_kernel(const std::int32_t* lambda, std::int64_t m,
+                                                               std::int64_t n, std::int64_t mp, LineInfo rows,
+                                                               LineInfo cols, double rho_factor) {
+  constexpr int kT = kCertifyTile;
+  __shared__ __align__(16) std::uint8_t table[2][kT][certify::kNeedTable];
+  __shared__ certify::LineFacts facts[2][kT];
+  __shared__ int offset[2][kT], live[2][kT], row_most[8][kT];
+  const std::int64_t i0 = std::int64_t(blockIdx.x) * kT;
+  const int tid = threadIdx.y * kT + threadIdx.x;
+  for (std::int64_t j0 = std::int64_t(blockIdx.y) * kT; j0 < n; j0 += std::int64_t(gridDim.y) * kT) {
+    {  // the tile's 32 rows and 32 columns: facts, then tables (16 bytes a thread)
+      if (tid < 2 * kT) {
+        const int side = tid / kT, at = tid % kT;
+        const LineInfo& info = side ? cols : rows;
+        const std::int64_t line = (side ? j0 : i0) + at;
+        const bool real = line < (side ? n : m) && !info.nonfinite[line] && info.nonzeros[line] > 0;
+        live[side][at] = real;
+        if (real) {
+          facts[side][at] = certify::LineFacts{double(info.units[line]), info.exact_bits[line], info.theta_bits[line]};
+          offset[side][at] = info.offset[line];
+        }
+      }
+      const int line_of = tid / 4, quarter = tid % 4, side = line_of / kT, at = line_of % kT;
+      const LineInfo& info = side ? cols : rows;
+      const std::int64_t line = (side ? j0 : i0) + at;
+      if (line < (side ? n : m))
+        reinterpret_cast<uint4*>(&table[side][at][0])[quarter] =
+            reinterpret_cast<const uint4*>(info.count_for + line * certify::kNeedTable)[quarter];
+    }
+    __syncthreads();
+    const int x = threadIdx.x;
+    const std::int64_t i = i0 + x;
+    int most = 0;
+    for (int y = threadIdx.y; y < kT; y += 8) {
+      const std::int64_t j = j0 + y;
+      int need = 0;
+      if (i < m && j < n && live[0][x] && live[1][y]) {
+        const double rho = certify::rho(rho_factor, lambda[j * mp + i], offset[0][x], offset[1][y]);
+        need = max(certify::line_count(table[0][x], facts[0][x], facts[1][y].units, rho),
+                   certify::line_count(table[1][y], facts[1][y], facts[0][x].units, rho));
+      }
+      most = max(most, need);
+      const int column_most = __reduce_max_sync(0xffffffffu, unsigned(need));
+      if (x == 0 && column_most > 0) atomicMax(&cols.most[j], column_most);
+    }
+    row_most[threadIdx.y][x] = most;
+    __syncthreads();
+    if (threadIdx.y == 0) {
+      for (int y = 1; y < 8; ++y) most = max(most, row_most[y][x]);
+      if (i < m && most > 0) atomicMax(&rows.most[i], most);
+    }
+    __syncthreads();  // the tile's facts are read before the next tile's are written
+  }
+}
+
+// Lines by the count their elements need (certify::CountHistogram: [0, kNoCount], then non-finite).
+constexpr int kHistogramBins = certify::kNoCount + 2;
+__global__ void count_histogram_kernel(LineInfo info, std::int64_t lines, unsigned long long* hist) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < lines) atomicAdd(&hist[info.nonfinite[i] ? kHistogramBins - 1 : info.most[i]], 1ull);
+}
+
+// The lines the decision sends to native float64: all, or the finite lines needing more than `moduli`.
+__global__ void mark_native_kernel(LineInfo info, std::int64_t lines, int moduli, bool all) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < lines) info.native[i] = all || (!info.nonfinite[i] && info.most[i] > moduli);
+}
+
+// The indices of the native lines in ascending order (one block: the lists are short or the decision
+// took the whole call, which needs none).
+constexpr int kListThreads = 1024;
+__global__ void __launch_bounds__(kListThreads) list_native_kernel(const int* native, std::int64_t lines, int* list) {
+  using Scan = cub::BlockScan<int, kListThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ int base;
+  if (threadIdx.x == 0) base = 0;
+  __syncthreads();
+  for (std::int64_t i0 = 0; i0 < lines; i0 += kListThreads) {
+    const std::int64_t i = i0 + threadIdx.x;
+    const int flag = i < lines && native[i];
+    int position, total;
+    Scan(scan).ExclusiveSum(flag, position, total);
+    if (flag) list[base + position] = int(i);
+    __syncthreads();
+    if (threadIdx.x == 0) base += total;
+    __syncthreads();
+  }
+}
+
+// Lines `list[r]` (or r) of x, r < count, as a row-major count × k matrix.
+__global__ void gather_lines_kernel(Lines x, const int* list, std::int64_t count, double* out) {
+  const std::int64_t total = count * x.cols;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e / x.cols, l = e % x.cols;
+    out[e] = x(list ? list[r] : r, l);
+  }
+}
+
+struct OutputArgs {
+  double* data;
+  std::int64_t rs, cs;
+  double alpha, beta;
+};
+
+// The native lines' products (column-major count × width, the other side's lines o0 … o0 + width)
+// into C with alpha/beta: line list[r] (or r) is a row of C, or with `transposed` a column. Elements
+// whose other line holds Inf/NaN belong to the reconstruction (unless `every`).
+__global__ void scatter_native_kernel(const double* product, std::int64_t count, std::int64_t width, std::int64_t o0,
+                                      const int* list, const int* other_nonfinite, bool every, bool transposed,
+                                      OutputArgs c) {
+  const std::int64_t total = count * width;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e % count, o = o0 + e / count, line = list ? list[r] : r;
+    if (!every && other_nonfinite[o]) continue;
+    const std::int64_t i = transposed ? o : line, j = transposed ? line : o;
+    double& out = c.data[i * c.rs + j * c.cs];
+    out = oz::finish(c.alpha, product[e], c.beta, out);
+  }
+}
+
+// Without cuBLAS: the native lines' elements one thread each, one fma per position in order (the
+// CPU reference's arithmetic).
+__global__ void native_elements_kernel(Lines x, Lines y, const int* list, std::int64_t count, const int* other_nonfinite,
+                                       bool every, bool transposed, OutputArgs c) {
+  const std::int64_t total = count * y.rows;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e % count, o = e / count, line = list ? list[r] : r;
+    if (!every && other_nonfinite[o]) continue;
+    double sum = 0.0;
+    for (std::int64_t l = 0; l < x.cols; ++l)
+      sum = transposed ? fma(y(o, l), x(line, l), sum) : fma(x(line, l), y(o, l), sum);
+    const std::int64_t i = transposed ? o : line, j = transposed ? line : o;
+    double& out = c.data[i * c.rs + j * c.cs];
+    out = oz::finish(c.alpha, sum, c.beta, out);
+  }
 }
 
 // Four consecutive INT32 products mod p, packed one byte each.
@@ -578,15 +741,8 @@ __global__ void reduce_kernel(const std::int32_t* prod, std::int64_t per_modulus
   }
 }
 
-struct OutputArgs {
-  double* data;
-  std::int64_t rs, cs;
-  double alpha, beta;
-};
-
 // A block reconstructs tiles of 32 × 32 elements of C (columns j0 … n), in turn (a grid the size of
-// the resident blocks, so that the launches of the counts a native run did not choose cost ~µs), each
-// in two phases. First each thread takes four consecutive rows of one column: one 32-bit load per
+// the resident blocks), each in two phases. First each thread takes four consecutive rows of one column: one 32-bit load per
 // modulus brings their residues (rows are contiguous in the residues and mp is a multiple of 16) or,
 // with kFromProducts, one 16-byte load per modulus their INT32 products, reduced here; the products
 // are parked in shared memory. Then the alpha/beta update and the store run along whichever of i and
@@ -603,8 +759,7 @@ template <int COUNT, bool kFromProducts, int L = oz::crt_limbs(COUNT)>
 __global__ void __launch_bounds__(kReconstructThreads, 4)
     reconstruct_kernel(const oz::CrtTable<L> crt, const ReconstructSource src, const ResidueArgs mods, std::int64_t m,
                        std::int64_t n, std::int64_t mp, LineInfo rows, LineInfo cols, Lines a, Lines bt, OutputArgs c,
-                       std::int64_t j0, Count count) {
-  if (count.get() != COUNT) return;  // a native contract: one launch per candidate count, one of them runs
+                       std::int64_t j0) {
   constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
   __shared__ double tile[kT][kT + 1];  // [j][i], padded
   const std::int64_t tiles_m = (m + kT - 1) / kT, tiles = tiles_m * ((n - j0 + kT - 1) / kT);
@@ -669,6 +824,9 @@ __global__ void __launch_bounds__(kReconstructThreads, 4)
       const int di = along_j ? across : lane, dj = along_j ? lane : across;
       const std::int64_t i = it + di, j = jt + dj;
       if (i >= m || j >= n) continue;
+      // Lines the certificate sent to native float64 are written by their remedy, unless the other
+      // line holds Inf/NaN (those elements are the reconstruction's, as on the CPU).
+      if ((rows.native[i] || cols.native[j]) && !(rows.nonfinite[i] || cols.nonfinite[j])) continue;
       double& out = c.data[i * c.rs + j * c.cs];
       out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
     }
@@ -708,36 +866,30 @@ std::int64_t product_block_columns(std::int64_t np) {
 }
 
 // Byte offsets of everything in the workspace (256-byte aligned).
+// The int arrays of each side's lines (LineInfo), in the workspace in this order.
+enum LineArray : int {
+  kExponent, kNonfinite, kBits, kShift, kFast, kNonzeros, kLowestBit, kOffset, kExactBits, kThetaBits, kMost,
+  kNativeLine, kNativeList, kLineArrays
+};
 struct WorkspaceLayout {
-  std::size_t counters, row_int[6], col_int[6], row_largest, col_largest, row_sum, col_sum, native, parts, ra, rb,
-      prod, residues, cublas, total;
+  std::size_t counters, row_int[kLineArrays], col_int[kLineArrays], row_largest, col_largest, row_sum, col_sum,
+      row_units, col_units, row_table, col_table, histogram, decision, parts, ra, rb, prod, residues, native_product,
+      cublas, total;
 };
 
-}  // namespace
-
-NativeSpreads native_spreads_cuda(const StridedLines& a, const StridedLines& b, const NativeBits& bits, Device device,
-                                  Stream stream) {
-  NativeSpreads host;
-  init_native_spreads(host);
-  DeviceGuard guard(device);
-  auto s = static_cast<cudaStream_t>(stream);
-  const std::int64_t lines = a.lines + b.lines;
-  if (a.positions == 0 || lines == 0) return host;
-  const int chunks = int((a.positions + kScanChunk - 1) / kScanChunk);
-  constexpr std::size_t kSpreadsBytes = sizeof(NativeSpreads);  // the maxima, then the chunks' parts of every line
-  void* scratch = nullptr;
-  IK_CUDA_CHECK(
-      cudaMallocAsync(&scratch, kSpreadsBytes + std::size_t(chunks) * std::size_t(lines) * sizeof(SpreadPart), s));
-  auto* device_spreads = static_cast<NativeSpreads*>(scratch);
-  const LineInfo none{};
-  spreads(Lines{a.data, a.lines, a.positions, a.line_stride, a.position_stride},
-          Lines{b.data, b.lines, b.positions, b.line_stride, b.position_stride}, none, none, bits,
-          reinterpret_cast<SpreadPart*>(static_cast<unsigned char*>(scratch) + kSpreadsBytes), device_spreads, s);
-  IK_CUDA_CHECK(cudaMemcpyAsync(&host, device_spreads, sizeof host, cudaMemcpyDeviceToHost, s));
-  IK_CUDA_CHECK(cudaFreeAsync(scratch, s));
-  IK_CUDA_CHECK(cudaStreamSynchronize(s));
-  return host;
+// A certified run's decision, kept in the workspace for report(); with `counters`, the lines holding
+// Inf/NaN too (the whole call went native: no finalize_lines_kernel counts them).
+__global__ void store_decision_kernel(certify::Decision* to, certify::Decision decision, int* counters,
+                                      int nonfinite_rows, int nonfinite_cols) {
+  *to = decision;
+  if (counters) counters[0] = nonfinite_rows, counters[1] = nonfinite_cols;
 }
+
+// The native remedy's product buffer: C's lines in blocks of at most this many elements (at least one
+// line), so that the whole call's DGEMM runs in a few wide blocks without a buffer the size of C.
+constexpr std::int64_t kNativeProductElements = std::int64_t(1) << 25;
+
+}  // namespace
 
 }  // namespace detail
 
@@ -753,14 +905,16 @@ struct GemmPlan::Impl {
   // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
   // through DRAM); 0: INT32 products reduced into residue planes, K in chunks.
   std::int64_t slab = 0;
-  // Counts a run may use: contract.moduli for a fixed contract; for a native one, from its count at
-  // the smallest spread (1) to that at the largest (2√k), chosen on the device. Everything is sized
-  // and computed for `hi` moduli except where a stage reads the chosen count (detail::Count).
+  // Counts a run may use: contract.moduli for a fixed contract; for a certified one every count from
+  // the smallest that leaves both sides bits to 20, chosen per run by the certificate. The workspace
+  // is sized for `hi` moduli.
   int lo = 0, hi = 0;
+  bool certified = false;
+  double rtol = 0;          // a certified contract's tolerance at k
+  int lower_bits = 0;       // certify::lower_bits(k)
+  std::int64_t native_product_elements = 0;
   detail::ozaki::CrtConstants crts[kGemmMaxModuli + 1];  // by count, lo … hi
   detail::Budgets budgets{};
-  detail::NativeBits native_bits;
-  double native_target = 0;
   detail::ResidueArgs mods;
   detail::WorkspaceLayout layout;
   cublasHandle_t handle = nullptr;
@@ -850,14 +1004,13 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
   if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
   Impl& p = *impl_;
-  if (contract.native) {
-    p.native_bits = native_bits(k), p.native_target = native_target(k);
-    NativeSpreads least, widest;  // no line at all; every line at ρ = 2√nnz, keeping the fewest bits
-    init_native_spreads(least), init_native_spreads(widest);
-    for (auto& side : widest.worst) side[kNativeBins - 1] = 4.0 * double(std::max<std::int64_t>(k, 1));
-    double bound = 0;
-    native_count(least, p.native_target, p.native_bits, p.lo, bound);
-    native_count(widest, p.native_target, p.native_bits, p.hi, bound);
+  p.certified = contract.certified();
+  if (p.certified) {
+    check_certified_contract(contract, k);
+    contract.scaling = GemmScaling::norm;
+    ozaki::Budget budgets[kGemmMaxModuli + 1];
+    p.lo = certify::certified_counts(k, budgets), p.hi = kGemmMaxModuli;
+    p.rtol = contract.rtol_at(k), p.lower_bits = certify::lower_bits(std::max<std::int64_t>(k, 1));
   } else {
     p.lo = p.hi = contract.moduli;
   }
@@ -916,21 +1069,31 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.row_largest = take(std::size_t(m) * sizeof(double));
   w.col_largest = take(std::size_t(n) * sizeof(double));
-  const bool norms = contract.native || contract.scaling == GemmScaling::norm;  // the spread pass, not the scan
+  const bool norms = p.certified || contract.scaling == GemmScaling::norm;  // the spread pass, not the scan
   w.row_sum = take(norms ? std::size_t(m) * sizeof(double) : 0);
   w.col_sum = take(norms ? std::size_t(n) * sizeof(double) : 0);
-  w.native = take(contract.native ? sizeof(NativeState) : 0);
+  const std::size_t certified_bytes = p.certified ? 1 : 0;
+  w.row_units = take(certified_bytes * std::size_t(m) * 8);
+  w.col_units = take(certified_bytes * std::size_t(n) * 8);
+  w.row_table = take(certified_bytes * std::size_t(m) * certify::kNeedTable);
+  w.col_table = take(certified_bytes * std::size_t(n) * certify::kNeedTable);
+  w.histogram = take(certified_bytes * 2 * kHistogramBins * sizeof(unsigned long long));
+  w.decision = take(sizeof(certify::Decision));
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
   w.parts = take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
+  // The residues; a certified run's native remedy gathers lines into them afterwards (hi = 20 >= 8 bytes).
   w.ra = take(std::size_t(p.hi) * p.mp * p.kp);
   w.rb = take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
-  // first the bound C̄ (mp × np).
+  // first the bound C̄, for a certified contract first Λ (mp × np).
+  const bool bound_product = contract.scaling == GemmScaling::accurate || p.certified;
   w.prod = take(p.slab ? std::max(std::size_t(p.hi) * p.mp * std::size_t(p.slab) * 4, product_bytes)
-                : fused ? (contract.scaling == GemmScaling::accurate ? product_bytes : 0)
+                : fused ? (bound_product ? product_bytes : 0)
                         : std::size_t(p.group) * product_bytes);
   w.residues = take(p.slab ? 0 : planes);  // residue planes of C
-  w.cublas = take(p.backend == GemmBackend::cublas ? kCublasWorkspace : 0);
+  p.native_product_elements = std::max({std::min(p.mp * p.np, kNativeProductElements), p.mp, p.np});
+  w.native_product = take(certified_bytes * std::size_t(p.native_product_elements) * sizeof(double));
+  w.cublas = take(p.backend == GemmBackend::cublas || p.certified ? kCublasWorkspace : 0);
   w.total = at;
 
   if (p.kp > 0) {
@@ -941,7 +1104,14 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   }
 
   DeviceGuard guard(device);
-  if (p.backend == GemmBackend::cublas) IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
+  if (p.backend == GemmBackend::cublas) {
+    IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
+  } else if (p.certified) {  // the native remedy's DGEMM where cuBLAS is present (else native_elements_kernel)
+    try {
+      IK_CUBLAS_CHECK(cublas_api().create(&p.handle));
+    } catch (const UnsupportedError&) {
+    }
+  }
 }
 
 GemmPlan::~GemmPlan() = default;
@@ -966,6 +1136,77 @@ void check_operand(const ArrayView& v, const char* name, std::int64_t rows, std:
 }
 }  // namespace
 
+namespace detail {
+namespace {
+
+// A native remedy: the lines `list` (count of them; all lines in order where list is null) of X
+// times the other side's lines Y, into C with alpha/beta (X's lines are C's rows, or with
+// `transposed` its columns). By cuBLAS DGEMM in blocks of Y's lines through `product` (X's lines
+// gathered into `x_buffer`, Y's into `y_buffer` where its strides are not BLAS's), or without
+// cuBLAS by native_elements_kernel. Elements whose other line holds Inf/NaN are left to the
+// reconstruction unless `every`.
+struct NativeRemedy {
+  Lines x, y;
+  const int* list;
+  std::int64_t count;
+  const int* other_nonfinite;
+  bool every, transposed;
+};
+void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t handle, double* x_buffer,
+                   double* y_buffer, double* product, std::int64_t product_elements, cudaStream_t s) {
+  if (r.count == 0 || r.y.rows == 0) return;
+  const int threads = 256;
+  auto grid = [&](std::int64_t elements) {
+    return unsigned(std::min<std::int64_t>((elements + threads - 1) / threads, std::int64_t(1) << 20));
+  };
+  if (!handle) {
+    native_elements_kernel<<<grid(r.count * r.y.rows), threads, 0, s>>>(r.x, r.y, r.list, r.count, r.other_nonfinite,
+                                                                        r.every, r.transposed, out);
+    IK_CUDA_CHECK_LAUNCH("native_elements_kernel");
+    return;
+  }
+  const std::int64_t k = r.x.cols;
+  // X's lines as a row-major count × k matrix (column-major k × count: op T, ld k), gathered unless
+  // they are all of X and already so laid out.
+  const double* x = r.x.data;
+  std::int64_t ldx = r.x.rs;
+  cublasOperation_t op_x = CUBLAS_OP_T;
+  if (r.list || !(r.x.cs == 1 && r.x.rs >= std::max<std::int64_t>(k, 1) && r.x.rs <= INT_MAX)) {
+    gather_lines_kernel<<<grid(r.count * k), threads, 0, s>>>(r.x, r.list, r.count, x_buffer);
+    IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
+    x = x_buffer, ldx = std::max<std::int64_t>(k, 1);
+  }
+  // Yᵀ (k × lines): Y row-major is column-major k × lines (op N, ld rs); Y column-major is lines × k
+  // (op T, ld cs); anything else gathered row-major.
+  const double* y = r.y.data;
+  std::int64_t ldy = r.y.rs, y_step = r.y.rs;
+  cublasOperation_t op_y = CUBLAS_OP_N;
+  if (r.y.rs == 1 && r.y.cs >= std::max<std::int64_t>(r.y.rows, 1) && r.y.cs <= INT_MAX && r.y.cs != 1) {
+    op_y = CUBLAS_OP_T, ldy = r.y.cs, y_step = 1;
+  } else if (!(r.y.cs == 1 && r.y.rs >= std::max<std::int64_t>(k, 1) && r.y.rs <= INT_MAX)) {
+    gather_lines_kernel<<<grid(r.y.rows * k), threads, 0, s>>>(r.y, nullptr, r.y.rows, y_buffer);
+    IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
+    y = y_buffer, ldy = y_step = std::max<std::int64_t>(k, 1);
+  }
+  const std::int64_t width = std::max<std::int64_t>(1, std::min(r.y.rows, product_elements / r.count));
+  const double one = 1.0, zero = 0.0;
+  for (std::int64_t o0 = 0; o0 < r.y.rows; o0 += width) {
+    const std::int64_t w = std::min(width, r.y.rows - o0);
+    if (k == 0) {
+      IK_CUDA_CHECK(cudaMemsetAsync(product, 0, std::size_t(r.count * w) * sizeof(double), s));
+    } else {
+      IK_CUBLAS_CHECK(cublas_api().dgemm(handle, op_x, op_y, int(r.count), int(w), int(k), &one, x, int(ldx),
+                                         y + o0 * y_step, int(ldy), &zero, product, int(r.count)));
+    }
+    scatter_native_kernel<<<grid(r.count * w), threads, 0, s>>>(product, r.count, w, o0, r.list, r.other_nonfinite,
+                                                                r.every, r.transposed, out);
+    IK_CUDA_CHECK_LAUNCH("scatter_native_kernel");
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
 void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, double alpha, double beta,
                    void* workspace, std::size_t workspace_bytes, Stream stream_handle, GemmTimings* timings) const {
   using namespace detail;
@@ -981,14 +1222,23 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* base = static_cast<unsigned char*>(workspace);
   auto at = [&](std::size_t off) { return base + off; };
   const WorkspaceLayout& w = p.layout;
-  auto line_info = [&](const std::size_t (&o)[6], std::size_t largest, std::size_t sum) {
-    return LineInfo{reinterpret_cast<int*>(at(o[0])), reinterpret_cast<int*>(at(o[1])),
-                    reinterpret_cast<int*>(at(o[2])), reinterpret_cast<int*>(at(o[3])),
-                    reinterpret_cast<int*>(at(o[4])), reinterpret_cast<int*>(at(o[5])),
-                    reinterpret_cast<unsigned long long*>(at(largest)), reinterpret_cast<double*>(at(sum))};
+  auto line_info = [&](const std::size_t (&o)[kLineArrays], std::size_t largest, std::size_t sum, std::size_t units,
+                       std::size_t table) {
+    auto ints = [&](LineArray which) { return reinterpret_cast<int*>(at(o[which])); };
+    LineInfo info{};
+    info.exponent = ints(kExponent), info.nonfinite = ints(kNonfinite), info.bits = ints(kBits);
+    info.shift = ints(kShift), info.fast = ints(kFast), info.nonzeros = ints(kNonzeros);
+    info.largest = reinterpret_cast<unsigned long long*>(at(largest)), info.norm_sum = reinterpret_cast<double*>(at(sum));
+    info.native = ints(kNativeLine);
+    if (p.certified) {
+      info.lowest_bit = ints(kLowestBit), info.offset = ints(kOffset), info.exact_bits = ints(kExactBits);
+      info.theta_bits = ints(kThetaBits), info.most = ints(kMost);
+      info.units = reinterpret_cast<unsigned long long*>(at(units)), info.count_for = at(table);
+    }
+    return info;
   };
-  const LineInfo rows = line_info(w.row_int, w.row_largest, w.row_sum),
-                 cols = line_info(w.col_int, w.col_largest, w.col_sum);
+  const LineInfo rows = line_info(w.row_int, w.row_largest, w.row_sum, w.row_units, w.row_table),
+                 cols = line_info(w.col_int, w.col_largest, w.col_sum, w.col_units, w.col_table);
   int* counters = reinterpret_cast<int*>(at(w.counters));
   const Lines A{static_cast<const double*>(a.data), p.m, p.k, p.trans_a ? a.strides[1] : a.strides[0],
                 p.trans_a ? a.strides[0] : a.strides[1]};
@@ -1011,124 +1261,187 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   init_lines_kernel<<<blocks_for(std::max({p.m, p.n, std::int64_t(kCounters)}), threads), threads, 0, s>>>(
       rows, p.m, cols, p.n, counters);
   IK_CUDA_CHECK_LAUNCH("init_lines_kernel");
-  // A native contract: one pass over A and B gives the spreads and what the scan finds; the count
-  // is chosen on the device and read there by every stage that depends on it (no host wait).
-  auto* native = reinterpret_cast<NativeState*>(at(w.native));
-  const Count count = p.contract.native ? Count{0, &native->moduli} : Count{p.hi, nullptr};
-  if (p.contract.native) {
-    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), &native->spreads, s);
-    choose_count_kernel<<<1, 32, 0, s>>>(native, p.native_bits, p.native_target, p.lo, p.hi);
-    IK_CUDA_CHECK_LAUNCH("choose_count_kernel");
+  certify::Decision decision;
+  decision.moduli = p.hi;
+  std::int64_t listed = 0;        // the native remedy's lines (Inf/NaN lines aside)
+  int nonfinite_lines[2] = {};    // for the report where the whole call goes native
+  if (p.m == 0 || p.n == 0) {
+    if (p.certified) decision.moduli = 0;
+    store_decision_kernel<<<1, 1, 0, s>>>(reinterpret_cast<certify::Decision*>(at(w.decision)), decision, nullptr, 0, 0);
+    IK_CUDA_CHECK_LAUNCH("store_decision_kernel");
+    return;
   }
-  if (p.m == 0 || p.n == 0) return;
-  const bool norm = p.contract.scaling == GemmScaling::norm;
-  if (norm && !p.contract.native) {  // the lines' sums from the spread pass, which also scans them
-    spreads(A, Bt, rows, cols, p.native_bits, reinterpret_cast<SpreadPart*>(at(w.parts)), nullptr, s);
-  } else if (!p.contract.native) {
+  const bool norm = p.contract.scaling == GemmScaling::norm;  // certified contracts included
+  if (norm) {  // the lines' sums from the spread pass, which also scans them
+    spreads(A, Bt, rows, cols, reinterpret_cast<SpreadPart*>(at(w.parts)), s);
+  } else {
     scan_lines(A, rows, s);
     scan_lines(Bt, cols, s);
   }
   const std::int64_t k1 = std::max<std::int64_t>(p.k, 1);
-  line_bits_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, count, 0, norm, k1);
-  line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, count, 1, norm, k1);
-  IK_CUDA_CHECK_LAUNCH("line_bits_kernel");
 
-  std::unique_lock<std::mutex> handle_lock;  // until every product is enqueued
-  if (p.backend == GemmBackend::cublas) {
+  std::unique_lock<std::mutex> handle_lock;  // until every cuBLAS call is enqueued
+  if (p.handle) {
     handle_lock = std::unique_lock<std::mutex>(p.handle_use);
     const CublasApi& blas = cublas_api();
     IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
     IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
   }
-  // INT8 products of moduli [t0, t0 + group) over k in [l0, l0 + kc) and C's columns [j0, j0 + columns):
-  // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. cuBLAS: one call
-  // per modulus, measured faster on H200 than one strided batch (it picks smaller tiles for the batch).
-  auto int8_products = [&](int t0, int group, std::int64_t l0, std::int64_t kc, std::int64_t j0,
-                           std::int64_t columns) {
-    IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t0 * p.mp * p.kp + l0, rb + (t0 * p.np + j0) * p.kp + l0, prod,
-                              columns, at(w.cublas), s, group, p.mp * p.kp, p.np * p.kp));
-  };
   const std::int64_t per_product = p.mp * p.np;
-
-  const bool accurate = p.contract.scaling == GemmScaling::accurate;
-  if (accurate) {  // Â, B̂ in the residue buffers' first slots; C̄ = Âᵀ·B̂ (INT32, < 2^31) in `prod`
-    residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, p.mods, count, ra, s);
-    residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, p.mods, count, rb, s);
-    Int8Product bound_shape;  // cublasGemmEx over the kp / kBoundGroup groups (a multiple of 4)
-    bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
-    if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
-    else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
-    column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, p.budgets, count, rows.fast, cols.fast,
-                                                     cols.bits);
-    IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
-    const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
-    row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, p.budgets, count, cols.bits, rows.bits);
-    IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
+  if (p.certified) {
+    // The certificate: each line's facts and count table, the lower-bound magnitudes and their INT8
+    // product Λ, each element's count; then the host reads the histogram and decides (one wait).
+    line_facts_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, p.lo, 0, k1);
+    line_facts_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, p.lo, 1, k1);
+    IK_CUDA_CHECK_LAUNCH("line_facts_kernel");
+    residues<ResidueOutput::lower>(A, rows, p.mp, p.kp, p.mods, ra, s, p.lower_bits);
+    residues<ResidueOutput::lower>(Bt, cols, p.np, p.kp, p.mods, rb, s, p.lower_bits);
+    Int8Product lower_shape;  // Λ = Ǎᵀ·B̌ over all of kp (exact: certify::lower_bits)
+    lower_shape.kc = p.kp, lower_shape.nc = p.np;
+    if (p.kp == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
+    else IK_CUBLAS_CHECK(p.product(lower_shape, ra, rb, prod, p.np, at(w.cublas), s));
+    const unsigned tiles_n = unsigned(std::min<std::int64_t>((p.n + kCertifyTile - 1) / kCertifyTile, 65535));
+    certify_elements_kernel<<<dim3(unsigned((p.m + kCertifyTile - 1) / kCertifyTile), tiles_n), dim3(32, 8), 0, s>>>(
+        prod, p.m, p.n, p.mp, rows, cols, certify::rho_factor(p.rtol, p.lower_bits));
+    IK_CUDA_CHECK_LAUNCH("certify_elements_kernel");
+    auto* hist = reinterpret_cast<unsigned long long*>(at(w.histogram));
+    IK_CUDA_CHECK(cudaMemsetAsync(hist, 0, 2 * kHistogramBins * sizeof(unsigned long long), s));
+    count_histogram_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, hist);
+    count_histogram_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, hist + kHistogramBins);
+    IK_CUDA_CHECK_LAUNCH("count_histogram_kernel");
+    unsigned long long host[2][kHistogramBins];
+    IK_CUDA_CHECK(cudaMemcpyAsync(host, hist, sizeof host, cudaMemcpyDeviceToHost, s));
+    IK_CUDA_CHECK(cudaStreamSynchronize(s));
+    certify::CountHistogram sides[2];
+    for (int side = 0; side < 2; ++side) {
+      for (int v = 0; v <= certify::kNoCount; ++v) sides[side].lines[v] = std::int64_t(host[side][v]);
+      sides[side].nonfinite = std::int64_t(host[side][kHistogramBins - 1]);
+    }
+    decision = certify::decide(sides[0], sides[1], p.m, p.n, p.lo);
+    listed = decision.cover_rows ? decision.native_rows - sides[0].nonfinite : decision.native_cols - sides[1].nonfinite;
+    nonfinite_lines[0] = int(sides[0].nonfinite), nonfinite_lines[1] = int(sides[1].nonfinite);
+    const int never = INT_MAX;  // a threshold no line passes
+    mark_native_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(
+        rows, p.m, decision.cover_rows ? decision.moduli : never, decision.whole_native);
+    mark_native_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(
+        cols, p.n, decision.cover_rows ? never : decision.moduli, false);
+    IK_CUDA_CHECK_LAUNCH("mark_native_kernel");
   }
-  finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.contract.scaling, counters + 2,
-                                                                    counters);
-  finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.contract.scaling, counters + 3,
-                                                                    counters + 1);
-  IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
-
-  // The wgmma engine skips the moduli past a native contract's count; the others compute all `hi`
-  // (their products are enqueued per modulus from the host).
-  const Count residue_count = p.backend == GemmBackend::wgmma ? count : Count{p.hi, nullptr};
-  if (p.k > 0) {
-    residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, p.mods, residue_count, ra, s);
-    residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, p.mods, residue_count, rb, s);
-  }
-  mark(1);
+  store_decision_kernel<<<1, 1, 0, s>>>(reinterpret_cast<certify::Decision*>(at(w.decision)), decision,
+                                        decision.whole_native ? counters : nullptr, nonfinite_lines[0],
+                                        nonfinite_lines[1]);
+  IK_CUDA_CHECK_LAUNCH("store_decision_kernel");
   const OutputArgs out{static_cast<double*>(c.data), c.strides[0], c.strides[1], alpha, beta};
-  // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
-  // One launch per count the plan may use; only that of the run's count does any work.
-  auto reconstruct = [&](auto from_products, const ReconstructSource& src, std::int64_t j_begin, std::int64_t j_end) {
-    const std::int64_t tiles = (p.m + kReconstructTile - 1) / kReconstructTile *
-                               ((j_end - j_begin + kReconstructTile - 1) / kReconstructTile);
-    if (tiles == 0) return;
-    const unsigned grid = unsigned(std::min<std::int64_t>(tiles, std::int64_t(p.sms) * 2048 / kReconstructThreads));
-    for (int candidate = p.lo; candidate <= p.hi; ++candidate)
-      oz::with_moduli_count(candidate, [&](auto compiled) {
+  auto* native_product = reinterpret_cast<double*>(at(w.native_product));
+
+  if (decision.whole_native) {  // every element by DGEMM, Inf/NaN lines included
+    mark(1);
+    mark(2);
+    native_remedy(NativeRemedy{A, Bt, nullptr, p.m, cols.nonfinite, true, false}, out, p.handle,
+                  reinterpret_cast<double*>(ra), reinterpret_cast<double*>(rb), native_product,
+                  p.native_product_elements, s);
+    mark(3);
+  } else {
+    const int count = decision.moduli;
+    const oz::Budget& budget = p.budgets.by_count[count];
+    ResidueArgs mods = p.mods;
+    mods.count = count;
+    line_bits_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, budget, 0, norm, k1);
+    line_bits_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, budget, 1, norm, k1);
+    IK_CUDA_CHECK_LAUNCH("line_bits_kernel");
+
+    // INT8 products of moduli [t0, t0 + group) over k in [l0, l0 + kc) and C's columns [j0, j0 + columns):
+    // product u (mp × columns INT32, column-major) = RA_tᵀ · RB_t at prod + u·mp·columns. cuBLAS: one call
+    // per modulus, measured faster on H200 than one strided batch (it picks smaller tiles for the batch).
+    auto int8_products = [&](int t0, int group, std::int64_t l0, std::int64_t kc, std::int64_t j0,
+                             std::int64_t columns) {
+      IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t0 * p.mp * p.kp + l0, rb + (t0 * p.np + j0) * p.kp + l0, prod,
+                                columns, at(w.cublas), s, group, p.mp * p.kp, p.np * p.kp));
+    };
+
+    if (p.contract.scaling == GemmScaling::accurate) {  // Â, B̂ in the residue buffers' first slots; C̄ = Âᵀ·B̂ in `prod`
+      residues<ResidueOutput::bound_max>(A, rows, p.mp, p.kp, mods, ra, s);
+      residues<ResidueOutput::bound_mean>(Bt, cols, p.np, p.kp, mods, rb, s);
+      Int8Product bound_shape;  // cublasGemmEx over the kp / kBoundGroup groups (a multiple of 4)
+      bound_shape.kc = p.kp / oz::kBoundGroup, bound_shape.nc = p.np;
+      if (bound_shape.kc == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
+      else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
+      column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, budget, rows.fast, cols.fast, cols.bits);
+      IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
+      const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
+      row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, budget, cols.bits, rows.bits);
+      IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
+    }
+    finalize_lines_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.contract.scaling, counters + 2,
+                                                                      counters);
+    finalize_lines_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.contract.scaling, counters + 3,
+                                                                      counters + 1);
+    IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
+
+    if (p.k > 0) {
+      residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, mods, ra, s);
+      residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, mods, rb, s);
+    }
+    mark(1);
+    // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
+    auto reconstruct = [&](auto from_products, const ReconstructSource& src, std::int64_t j_begin, std::int64_t j_end) {
+      const std::int64_t tiles = (p.m + kReconstructTile - 1) / kReconstructTile *
+                                 ((j_end - j_begin + kReconstructTile - 1) / kReconstructTile);
+      if (tiles == 0) return;
+      const unsigned grid = unsigned(std::min<std::int64_t>(tiles, std::int64_t(p.sms) * 2048 / kReconstructThreads));
+      oz::with_moduli_count(count, [&](auto compiled) {
         constexpr int kCount = decltype(compiled)::value, L = oz::crt_limbs(kCount);
         const oz::CrtTable<L> table = oz::crt_table<L>(p.crts[kCount]);
         reconstruct_kernel<kCount, decltype(from_products)::value><<<grid, kReconstructThreads, 0, s>>>(
-            table, src, p.mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j_begin, count);
+            table, src, mods, p.m, j_end, p.mp, rows, cols, A, Bt, out, j_begin);
       });
-    IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
-  };
-  if (p.slab) {  // every modulus's products for one slab of C, then that slab's reconstruction
-    for (std::int64_t j0 = 0; j0 < p.n; j0 += p.slab) {
-      int8_products(0, p.mods.count, 0, p.kp, j0, p.slab);  // K is one chunk
-      reconstruct(std::true_type{}, ReconstructSource{prod, p.mp * p.slab, j0}, j0, std::min(p.n, j0 + p.slab));
-    }
-    mark(2);  // the reconstruction ran between the products: products_ms holds both
-  } else {
-    if (p.k == 0) {
-      IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(p.mods.count) * per_product, s));
+      IK_CUDA_CHECK_LAUNCH("reconstruct_kernel");
+    };
+    if (p.slab) {  // every modulus's products for one slab of C, then that slab's reconstruction
+      for (std::int64_t j0 = 0; j0 < p.n; j0 += p.slab) {
+        int8_products(0, count, 0, p.kp, j0, p.slab);  // K is one chunk
+        reconstruct(std::true_type{}, ReconstructSource{prod, p.mp * p.slab, j0}, j0, std::min(p.n, j0 + p.slab));
+      }
+      mark(2);  // the reconstruction ran between the products: products_ms holds both
     } else {
-      if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue, all moduli at once
+      if (p.k == 0) {
+        IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(count) * per_product, s));
+      } else if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue, all moduli at once
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
           const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));
           for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
             gemm_wgmma::int8_product_residues(ra + l0, p.mp * p.kp, rb + j0 * p.kp + l0, p.np * p.kp, res + j0 * p.mp,
-                                              per_product, p.mp, sh.nc, sh.kc, p.kp, p.mp, p.mods.c, p.mods.count,
-                                              count.chosen, l0 > 0, p.device.id, s);
+                                              per_product, p.mp, sh.nc, sh.kc, p.kp, p.mp, mods.c, count, nullptr,
+                                              l0 > 0, p.device.id, s);
+        }
+      } else {
+        for (int t0 = 0; t0 < count; t0 += p.group) {
+          const int group = std::min(p.group, count - t0);
+          for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
+            int8_products(t0, group, l0, std::min(oz::kChunkK, p.kp - l0), 0, p.np);
+            reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, mods, t0,
+                                                                                   l0 == 0, res);
+            IK_CUDA_CHECK_LAUNCH("reduce_kernel");
+          }
         }
       }
-      for (int t0 = 0; p.backend != GemmBackend::wgmma && t0 < p.mods.count; t0 += p.group) {
-        const int group = std::min(p.group, p.mods.count - t0);
-        for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
-          int8_products(t0, group, l0, std::min(oz::kChunkK, p.kp - l0), 0, p.np);
-          reduce_kernel<<<blocks_for(per_product / 4, threads), threads, 0, s>>>(prod, per_product, group, p.mods, t0,
-                                                                                 l0 == 0, res);
-          IK_CUDA_CHECK_LAUNCH("reduce_kernel");
-        }
-      }
+      mark(2);
+      reconstruct(std::false_type{}, ReconstructSource{res, per_product, 0}, 0, p.n);
     }
-    mark(2);
-    reconstruct(std::false_type{}, ReconstructSource{res, per_product, 0}, 0, p.n);
+    // The lines the certificate sent to native float64 (one side), after the residues are spent.
+    if (listed > 0) {
+      const bool by_rows = decision.cover_rows;
+      const LineInfo& native = by_rows ? rows : cols;
+      const LineInfo& other = by_rows ? cols : rows;
+      int* list = reinterpret_cast<int*>(at((by_rows ? w.row_int : w.col_int)[kNativeList]));
+      list_native_kernel<<<1, kListThreads, 0, s>>>(native.native, by_rows ? p.m : p.n, list);
+      IK_CUDA_CHECK_LAUNCH("list_native_kernel");
+      native_remedy(NativeRemedy{by_rows ? A : Bt, by_rows ? Bt : A, list, listed, other.nonfinite, false, !by_rows},
+                    out, p.handle, reinterpret_cast<double*>(by_rows ? ra : rb),
+                    reinterpret_cast<double*>(by_rows ? rb : ra), native_product, p.native_product_elements, s);
+    }
+    mark(3);
   }
-  mark(3);
   if (timings) {
     marks[3]->synchronize();
     timings->scale_ms = marks[1]->elapsed_ms_since(*marks[0]);
@@ -1143,22 +1456,37 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   const auto* base = static_cast<const unsigned char*>(workspace);
   const auto s = static_cast<cudaStream_t>(stream);
   int counters[detail::kCounters];
-  detail::NativeState native{};
+  detail::certify::Decision decision;
   IK_CUDA_CHECK(cudaMemcpyAsync(counters, base + p.layout.counters, sizeof(counters), cudaMemcpyDeviceToHost, s));
-  if (p.contract.native)
-    IK_CUDA_CHECK(cudaMemcpyAsync(&native, base + p.layout.native, sizeof(native), cudaMemcpyDeviceToHost, s));
+  IK_CUDA_CHECK(cudaMemcpyAsync(&decision, base + p.layout.decision, sizeof decision, cudaMemcpyDeviceToHost, s));
   IK_CUDA_CHECK(cudaStreamSynchronize(s));
   GemmReport r;
-  r.moduli = p.contract.native ? native.moduli : p.hi;
-  if (p.contract.native) {
-    r.native = detail::native_choice(native.spreads, p.k, p.native_bits);  // the reported spreads: the largest ρ
-    r.native.moduli = native.moduli, r.native.bound = native.bound;
-  }
-  const bool ran = p.m && p.n;  // as the reference, which stops before scaling an empty product
-  r.bits_a = ran ? counters[2] : p.budgets.by_count[r.moduli].bits_a;
-  r.bits_b = ran ? counters[3] : p.budgets.by_count[r.moduli].bits_b;
-  const std::int64_t nr = counters[0], nc = counters[1];
+  const bool ran = p.m && p.n && !decision.whole_native;  // as the reference
+  r.moduli = decision.whole_native ? 0 : decision.moduli;
+  r.bits_a = ran ? counters[2] : p.certified ? 0 : p.budgets.by_count[r.moduli].bits_a;
+  r.bits_b = ran ? counters[3] : p.certified ? 0 : p.budgets.by_count[r.moduli].bits_b;
+  r.rtol = p.rtol, r.whole_native = decision.whole_native;
+  const std::int64_t nr = counters[0], nc = counters[1];  // lines holding Inf/NaN
   r.nonfinite_elements = nr * p.n + nc * p.m - nr * nc;
+  // The native lines: those the certificate sent there and those holding Inf/NaN.
+  std::vector<int> flags(std::size_t(2 * (p.m + p.n)));
+  const std::size_t* arrays[2] = {p.layout.row_int, p.layout.col_int};
+  for (int side = 0; side < 2; ++side) {
+    const std::int64_t lines = side ? p.n : p.m;
+    int* to = flags.data() + (side ? 2 * p.m : 0);
+    IK_CUDA_CHECK(cudaMemcpyAsync(to, base + arrays[side][detail::kNativeLine], lines * sizeof(int),
+                                  cudaMemcpyDeviceToHost, s));
+    IK_CUDA_CHECK(cudaMemcpyAsync(to + lines, base + arrays[side][detail::kNonfinite], lines * sizeof(int),
+                                  cudaMemcpyDeviceToHost, s));
+  }
+  IK_CUDA_CHECK(cudaStreamSynchronize(s));
+  for (std::int64_t i = 0; i < p.m; ++i)
+    if (flags[i] || flags[p.m + i]) r.native_row_indices.push_back(i);
+  for (std::int64_t j = 0; j < p.n; ++j)
+    if (flags[2 * p.m + j] || flags[2 * p.m + p.n + j]) r.native_col_indices.push_back(j);
+  r.native_rows = std::int64_t(r.native_row_indices.size()), r.native_cols = std::int64_t(r.native_col_indices.size());
+  r.native_elements = r.native_rows * p.n + r.native_cols * p.m - r.native_rows * r.native_cols;
+  detail::finish_report(r, p.k);
   return r;
 }
 

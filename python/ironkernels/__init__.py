@@ -13,12 +13,12 @@ import os as _os
 
 from . import _core, lcn
 from ._fwt import fwt
-from ._gemm import Contract, gemm, native_moduli
+from ._gemm import Contract, gemm
 from ._interop import empty
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "gemm", "Contract", "native_moduli", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+__all__ = ["fwt", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
 
 
 def build_info() -> dict:

@@ -6,6 +6,7 @@ results agree bit for bit."""
 from __future__ import annotations
 
 import atexit
+import math
 import numbers
 from typing import Any, Optional
 
@@ -29,39 +30,34 @@ def fast_bits(moduli: int, k: int) -> tuple:
 
 
 class Contract:
-    """What a gemm call promises: the number of moduli (2 … 20) and the scaling mode.
+    """What a gemm call promises (docs/gemm.md).
 
-    The integer product is exact; the only error is the rounding of the power-of-two-scaled inputs
-    to integers (to nearest). With n moduli, P = p_1 ⋯ p_n and k the inner dimension, "fast" scaling
-    scales each row of op(A) (column of op(B)) by the largest power of two that leaves its largest
-    magnitude at most a cap, cap_a·cap_b·k < P/2: it keeps at least ``bits_a`` (``bits_b``) bits below
-    its largest element, ``bits_a + bits_b = bitlen(P) - 2 - ceil(log2 k)``, one more where its
-    largest element's mantissa fits; ``report=True`` returns the fewest kept on each side.
+    Certified contracts hold element by element: every element of P = op(a)·op(b) that is emulated
+    meets ``|P̂_ij − P_ij| <= rtol·(|op(a)|·|op(b)|)_ij`` plus the rounding of P̂_ij, certified per call
+    from a scan of the operands and one small INT8 product of their magnitudes; the count of moduli is
+    chosen per call, and lines of op(a) / op(b) that no count certifies are computed in native float64
+    (cuBLAS DGEMM on the GPU), or the whole call where that is cheaper. ``report=True`` says which.
 
-    - ``Contract(moduli=n, scaling="accurate")``: exactly n moduli.
-    - ``Contract(bits=b)``: the fewest moduli that keep at least b bits per row and column for the
-      call's k (b ≤ 62).
-    - ``Contract.native()``: resolved per call, from the operands: the fewest moduli whose error
-      bound on this A and B is no worse than native DGEMM's (probabilistic) standard bound, both in
-      the row-column form β·‖a_i‖₂·‖b_j‖₂; ours follows from each line's exponent spread √nnz·2^E/‖line‖₂
-      and the bits kept (``ironkernels/gemm.hpp``, ``gemm_native_contract``). ``report=True`` returns the
-      count, both bounds and the spreads. Norm scaling.
+    - ``Contract.native()`` (the default): rtol = √k·2⁻⁵³, native DGEMM's own probabilistic bound
+      taken componentwise.
+    - ``Contract(rtol=r)``: 0 < r < 1.
+    - ``Contract(bits=b)``: rtol = 2⁻ᵇ, 1 <= b <= 62.
 
-    scaling ``"fast"``: shifts from the largest exponent of each row/column.
-    scaling ``"accurate"`` (default): rows of op(A) and columns of op(B) keep as many bits as a
-    per-element bound of |op(A)|·|op(B)| from one extra small-integer product allows (never fewer
-    than "fast").
-    scaling ``"norm"``: each row of op(A) (column of op(B)) keeps as many bits as its 2-norm allows
-    under Cauchy–Schwarz, ‖a'_i‖₂·‖b'_j‖₂ < P/2 (never fewer than "fast"); no extra product, the norms
-    come from the pass that finds the exponents, summed in one fixed order on every backend. Its
-    error is within a few times of "accurate"'s either way on the benchmark families.
+    A fixed plan is not certified: ``Contract(moduli=n, scaling=...)`` takes exactly n moduli (2 … 20)
+    and meets only the a-priori bound of docs/gemm.md, which grows with each line's exponent range.
+    Its scaling: ``"accurate"`` (default; a per-element bound of |op(A)|·|op(B)| from one extra
+    small-integer product), ``"fast"`` (each line's largest exponent) or ``"norm"`` (each line's
+    2-norm under Cauchy–Schwarz; the scaling of certified contracts).
     """
 
     SCALINGS = ("fast", "accurate", "norm")
 
-    def __init__(self, moduli: Optional[int] = None, scaling: str = "accurate", *, bits: Optional[int] = None):
-        if (moduli is None) == (bits is None):
-            raise TypeError("Contract: give exactly one of moduli= (2 … 20) or bits= (1 … 62), or use Contract.native()")
+    def __init__(self, moduli: Optional[int] = None, scaling: Optional[str] = None, *, bits: Optional[int] = None,
+                 rtol: Optional[float] = None):
+        given = [name for name, v in (("moduli", moduli), ("bits", bits), ("rtol", rtol)) if v is not None]
+        if len(given) != 1:
+            raise TypeError("Contract: give exactly one of moduli= (2 … 20), bits= (1 … 62) or rtol= (0 < rtol < 1), "
+                            f"or use Contract.native(); got {', '.join(given) or 'none'}")
         for name, v, lo, hi in (("moduli", moduli, 2, len(MODULI)), ("bits", bits, 1, 62)):
             if v is None:
                 continue
@@ -69,67 +65,55 @@ class Contract:
                 raise TypeError(f"Contract: {name} must be an int, got {type(v).__name__}")
             if not lo <= v <= hi:
                 raise ValueError(f"Contract: {name} = {v}; accepted: {lo} … {hi}")
-        if scaling not in self.SCALINGS:
-            raise ValueError(f"Contract: scaling = {scaling!r}; accepted: {', '.join(map(repr, self.SCALINGS))}")
+        if rtol is not None:
+            if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real):
+                raise TypeError(f"Contract: rtol must be a real number, got {type(rtol).__name__}")
+            if not 0.0 < float(rtol) < 1.0:
+                raise ValueError(f"Contract: rtol = {rtol}; accepted: 0 < rtol < 1")
+        certified = moduli is None
+        if scaling is not None and (scaling not in self.SCALINGS or (certified and scaling != "norm")):
+            accepted = "'norm' (certified contracts)" if certified else ", ".join(map(repr, self.SCALINGS))
+            raise ValueError(f"Contract: scaling = {scaling!r}; accepted: {accepted}")
         self.moduli = None if moduli is None else int(moduli)
         self.bits = None if bits is None else int(bits)
-        self.scaling = scaling
+        self._rtol = float(2.0 ** -self.bits) if bits is not None else (None if rtol is None else float(rtol))
+        self.scaling = "norm" if certified else (scaling or "accurate")
         self._native = False
 
     @classmethod
     def native(cls) -> "Contract":
-        c = cls(moduli=2, scaling="norm")
-        c.moduli = None
-        c._native = True
+        c = cls(bits=53)
+        c.bits, c._rtol, c._native = None, None, True
         return c
 
     @property
     def is_native(self) -> bool:
-        """Whether the count is resolved per call from the operands (Contract.native())."""
+        """Whether this is Contract.native() (rtol = √k·2⁻⁵³, resolved at each call's k)."""
         return self._native
 
-    def resolve(self, k: int) -> tuple:
-        """(moduli, scaling) for a product with inner dimension k (not for Contract.native(), whose
-        count depends on the operands: see :func:`native_moduli`)."""
+    @property
+    def certified(self) -> bool:
+        """Whether every element is certified to rtol (or computed natively): all but fixed plans."""
+        return self.moduli is None
+
+    def rtol_at(self, k: int) -> Optional[float]:
+        """The tolerance at inner dimension k (None for a fixed plan)."""
         if self._native:
-            raise ValueError("Contract.native() is resolved from the operands; use ironkernels.native_moduli(a, b)")
-        if self.moduli is not None:
-            return self.moduli, self.scaling
-        for nm in range(2, len(MODULI) + 1):
-            if min(fast_bits(nm, k)) >= self.bits:
-                return nm, self.scaling
-        best = min(fast_bits(len(MODULI), k))
-        raise ValueError(f"Contract(bits={self.bits}): at k = {k} even {len(MODULI)} moduli keep only {best} bits")
+            return math.sqrt(max(int(k), 1)) * 2.0 ** -53
+        return self._rtol
 
     def __repr__(self) -> str:
         if self._native:
             return "Contract.native()"
-        what = f"moduli={self.moduli}" if self.moduli is not None else f"bits={self.bits}"
-        return f"Contract({what}, scaling={self.scaling!r})"
+        if self.moduli is not None:
+            return f"Contract(moduli={self.moduli}, scaling={self.scaling!r})"
+        return f"Contract(bits={self.bits})" if self.bits is not None else f"Contract(rtol={self._rtol!r})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Contract) and repr(self) == repr(other)
 
     def __hash__(self) -> int:
         return hash(repr(self))
-
-
-def native_moduli(a: Any, b: Any, *, trans_a: bool = False, trans_b: bool = False, stream: Any = None) -> dict:
-    """Contract.native() resolved for op(a)·op(b) (host or CUDA float64 matrices; on CUDA it runs on
-    `stream` and waits for it): ``moduli``, ``native_bound`` (ours, β at that count), ``native_target``
-    (native DGEMM's, √k·u) and the exponent spreads ``spread_a``, ``spread_b``."""
-    arrays = {"a": a, "b": b}
-    for name, x in arrays.items():
-        framework_of(x, f"gemm: {name}")
-        if dtype_name(x) != "float64":
-            raise TypeError(f"gemm: {name} has dtype {dtype_name(x)}; accepted: float64")
-        _shape2(x, name)
-    where = device_of(a)
-    if device_of(b) != where:
-        raise ValueError(f"gemm: b is on {device_of(b)} but a is on {where}; all arrays must be on one device")
-    handle = resolve_stream(stream, a, where) if where[0] == "cuda" else 0
-    return call_core("gemm", lambda: _core.gemm_native_contract(a, b, bool(trans_a), bool(trans_b), handle),
-                     arrays, "float64")
 
 
 def _shape2(x: Any, name: str) -> tuple:
@@ -215,7 +199,7 @@ def gemm(
         a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host or CUDA arrays), any strides; host
             arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
-            (even if it holds NaN).
+            (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
         contract: :class:`Contract`; default ``Contract.native()``.
         backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device);
@@ -230,13 +214,18 @@ def gemm(
             CUDA call of each (shape, contract, device), which times cublasGemmEx against cuBLASLt's
             algorithms for the INT8 products once (whole and in column blocks) and keeps the fastest
             (exact either way).
-        report: also return a dict: the resolved plan (moduli, scaling, bits kept), the backend, the
-            phase times and the INT8 product backend and its calls per product (CUDA:
-            ``products``, ``product_column_blocks``), and how many elements took the IEEE path
-            because of Inf/NaN inputs.
+        report: also return a dict: what the call did (``path``: "emulated", "mixed" or "native";
+            ``moduli`` of the emulated elements, 0 if none; ``native_rows``, ``native_cols``,
+            ``native_elements``: the lines and elements computed in native float64), what it
+            guarantees (``certified``, ``rtol``, ``bound``: every element meets
+            ``bound·(|op(a)|·|op(b)|)_ij`` plus its rounding, docs/gemm.md), the bits kept, the backend,
+            the phase times and the INT8 product backend and its calls per product (CUDA: ``products``,
+            ``product_column_blocks``), and the elements in lines holding Inf/NaN.
 
-    NaN and ±Inf follow native DGEMM (IEEE) semantics: an element of C whose row of op(a) or
-    column of op(b) holds a non-finite value is computed in native float64 arithmetic.
+    Certified contracts wait once per call on CUDA, after the scan and before the products: the
+    certificate's decision sizes the native part. NaN and ±Inf follow native DGEMM (IEEE)
+    semantics: an element of C whose row of op(a) or column of op(b) holds a non-finite value is
+    computed in native float64 arithmetic.
     """
     contract = Contract.native() if contract is None else contract
     if not isinstance(contract, Contract):
@@ -270,18 +259,21 @@ def gemm(
             raise ValueError(f"gemm: {name} has shape {_shape2(arrays[name], name)}; expected ({ma}, {nb})")
     if ka > MAX_K:
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K}")
+    if c is None and beta != 0.0:
+        raise ValueError(f"gemm: beta = {beta} but c is None; give c= to add beta·c, or beta=0")
     use_c = c is not None and beta != 0.0
     if out is not None:  # every check on out before anything is written (c is copied into it first)
         inputs = [("a", a), ("b", b)] + ([("c", c)] if use_c else [])
         call_core("gemm", lambda: _core.check_output("gemm", "out", out, inputs, same_as="c"), arrays, "float64")
     cuda = where[0] == "cuda"
     handle = resolve_stream(stream, a, where)
-    # Contract.native(): the count is resolved inside the call (on CUDA on the device, without waiting).
-    moduli, scaling = (0, contract.scaling) if contract.is_native else contract.resolve(max(ka, 1))
+    # A certified contract's count is chosen inside the call, from the operands.
+    moduli, scaling = contract.moduli or 0, contract.scaling
+    rtol = 0.0 if contract.is_native or not contract.certified else contract.rtol_at(ka)
     if cuda:
         products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
         plan = _core.gemm_plan(ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
-                               contract.is_native)
+                               contract.is_native, rtol)
     if out is None:
         out = empty_like(a, (ma, nb))
     if use_c and out is not c:
@@ -296,7 +288,8 @@ def gemm(
     else:
         rep = call_core("gemm", lambda: _core.gemm_reference(
             a, b, out, alpha=float(alpha), beta=float(beta) if use_c else 0.0, trans_a=bool(trans_a),
-            trans_b=bool(trans_b), moduli=moduli, scaling=scaling, native=contract.is_native), arrays, "float64")
+            trans_b=bool(trans_b), moduli=moduli, scaling=scaling, native=contract.is_native, rtol=rtol), arrays,
+            "float64")
         rep["backend"] = "cpu-reference"
     if report:
         rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract))

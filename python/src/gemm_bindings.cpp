@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <string>
@@ -30,22 +31,28 @@ GemmBackend parse_products(const std::string& products) {
   raise<ValueError>("gemm: INT8 product engine '", products, "'; accepted: 'auto', 'cublas', 'mma', 'wgmma'");
 }
 
-// A native contract's resolution (besides its count).
-void add_native(nb::dict& d, const GemmNativeChoice& c) {
-  d["native_bound"] = c.bound;
-  d["native_target"] = c.target;
-  d["spread_a"] = c.spread_a;
-  d["spread_b"] = c.spread_b;
-}
-
 nb::dict report_dict(const GemmReport& rep) {
   nb::dict d;
   d["moduli"] = rep.moduli;
   d["bits_a"] = rep.bits_a;
   d["bits_b"] = rep.bits_b;
+  d["certified"] = rep.certified;
+  d["rtol"] = rep.rtol;
+  d["bound"] = rep.bound;
+  d["path"] = rep.whole_native ? "native" : rep.native_elements ? "mixed" : "emulated";
+  d["native_rows"] = rep.native_rows;
+  d["native_cols"] = rep.native_cols;
+  d["native_elements"] = rep.native_elements;
+  d["native_row_indices"] = rep.native_row_indices;
+  d["native_col_indices"] = rep.native_col_indices;
   d["nonfinite_elements"] = rep.nonfinite_elements;
-  if (rep.native.moduli) add_native(d, rep.native);
   return d;
+}
+
+GemmContract contract_of(int moduli, const std::string& scaling, bool native, double rtol) {
+  GemmContract c;
+  c.moduli = moduli, c.scaling = parse_scaling(scaling), c.native = native, c.rtol = rtol;
+  return c;
 }
 
 }  // namespace
@@ -61,7 +68,7 @@ void bind_gemm(nb::module_& m) {
   }, nb::arg("moduli"), nb::arg("k"), "Bits kept at least per row of op(A) and column of op(B) under fast scaling.");
   m.def("gemm_reference", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                              double beta, bool trans_a, bool trans_b, int moduli, const std::string& scaling,
-                             bool native) {
+                             bool native, double rtol) {
     const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64"),
                     cv = python::to_view(c, "gemm: out", false, "float64");
     GemmOptions opt;
@@ -69,9 +76,7 @@ void bind_gemm(nb::module_& m) {
     opt.beta = beta;
     opt.trans_a = trans_a;
     opt.trans_b = trans_b;
-    opt.contract.moduli = moduli;
-    opt.contract.scaling = parse_scaling(scaling);
-    opt.contract.native = native;
+    opt.contract = contract_of(moduli, scaling, native, rtol);
     GemmReport rep;
     {
       nb::gil_scoped_release release;
@@ -80,28 +85,10 @@ void bind_gemm(nb::module_& m) {
     return report_dict(rep);
   }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
      nb::arg("beta"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"),
-     nb::arg("native") = false,
-     "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm); native:\n"
-     "Contract.native(), the count resolved from the operands (moduli ignored).");
+     nb::arg("native") = false, nb::arg("rtol") = 0.0,
+     "C = alpha op(A) op(B) + beta C by the Ozaki scheme II on the CPU (see ironkernels.gemm); native or\n"
+     "rtol > 0: a certified contract (moduli and scaling ignored).");
 
-  m.def("gemm_native_contract", [](nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, bool trans_a, bool trans_b,
-                                    std::uintptr_t stream) {
-    const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64");
-    GemmNativeChoice c;
-    {
-      nb::gil_scoped_release release;
-      c = gemm_native_contract(av, bv, trans_a, trans_b, python::to_stream(stream));
-    }
-    nb::dict d;
-    d["moduli"] = c.moduli;
-    add_native(d, c);
-    return d;
-  }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("stream"),
-     "Contract.native() resolved for these operands (waits for `stream` on CUDA).");
-  m.def("gemm_native_choice", [](double spread_a, double spread_b, std::int64_t k) {
-    const GemmNativeChoice c = gemm_native_choice(spread_a, spread_b, k);
-    return nb::make_tuple(c.moduli, c.bound, c.target);
-  }, nb::arg("spread_a"), nb::arg("spread_b"), nb::arg("k"), "(moduli, bound, target) of Contract.native() from the spreads.");
   m.def("gemm_engine_available", [](const std::string& products, int device_id) {
     return gemm_backend_available(parse_products(products), Device{DeviceType::cuda, device_id});
   }, nb::arg("products"), nb::arg("device_id"), "Whether this INT8 product engine can run on the CUDA device.");
@@ -109,12 +96,12 @@ void bind_gemm(nb::module_& m) {
   nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
       .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
                           int moduli, const std::string& scaling, int device_id, const std::string& products,
-                          bool native) {
-        new (self) GemmPlan(mm, n, k, trans_a, trans_b, GemmContract{moduli, parse_scaling(scaling), native},
+                          bool native, double rtol) {
+        new (self) GemmPlan(mm, n, k, trans_a, trans_b, contract_of(moduli, scaling, native, rtol),
                             Device{DeviceType::cuda, device_id}, parse_products(products));
       }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
          nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto", nb::arg("native") = false,
-         "native: Contract.native(), the count chosen per run on the device (moduli ignored).")
+         nb::arg("rtol") = 0.0, "native or rtol > 0: a certified contract (moduli and scaling ignored).")
       .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
                      double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {
@@ -161,14 +148,15 @@ void bind_gemm(nb::module_& m) {
          "tune() unless already tuned (one of several threads tunes, the others wait).")
       .def_prop_ro("tuned", &GemmPlan::tuned);
   m.def("gemm_plan", [](std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, int moduli,
-                        const std::string& scaling, int device_id, const std::string& products, bool native) {
-    const GemmContract contract{moduli, parse_scaling(scaling), native};
+                        const std::string& scaling, int device_id, const std::string& products, bool native,
+                        double rtol) {
+    const GemmContract contract = contract_of(moduli, scaling, native, rtol);
     const GemmBackend backend = parse_products(products);
     nb::gil_scoped_release release;  // another thread may be planning under the cache's lock
     return gemm_plan(mm, n, k, trans_a, trans_b, contract, Device{DeviceType::cuda, device_id}, backend);
   }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
      nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto", nb::arg("native") = false,
-     "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used.");
+     nb::arg("rtol") = 0.0, "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used.");
   m.def("gemm_plan_cache_clear", [] {
     nb::gil_scoped_release release;
     gemm_plan_cache_clear();

@@ -467,35 +467,53 @@ void test_errors() {
   CHECK(threw, "float32 input must raise TypeError");
 }
 
-// A native contract on the reference: the count gemm_native_contract picks for these operands, its
-// bits, and a larger count where one row's exponent spread is large.
-void test_native_contract_resolves_per_call() {
+// Certified contracts on the reference: benign inputs are emulated, bit for bit the fixed norm-scaled
+// contract of the count reported; the 1 × 3 product whose small elements meet the other side's mass
+// (0 on every fixed contract) comes out exact; a row whose elements span 2^40 meets rtol·(|A||B|)
+// element by element against a long-double product, by more moduli or natively.
+void test_certified_contract() {
+  {
+    Mat a(1, 3), b(3, 1), c(1, 1);
+    a(0, 0) = 1e20, a(0, 1) = a(0, 2) = 1.0;
+    b(0, 0) = 1e-20, b(1, 0) = b(2, 0) = 1.0;
+    for (double rtol : {0.0, 1e-6, 1e-14}) {
+      GemmOptions opt;
+      opt.contract.native = rtol == 0.0, opt.contract.rtol = rtol;
+      const GemmReport rep = gemm_reference(a.view(), b.view(), c.view(), opt);
+      CHECK(c(0, 0) == 3.0 && rep.native_elements == 1, "rtol %g: %g, %lld native elements", rtol, c(0, 0),
+            (long long)rep.native_elements);
+    }
+  }
   std::mt19937_64 rng(7);
   const std::int64_t m = 9, k = 1500, n = 8;
-  Mat a(m, k, 1 - std::ldexp(1.0, -8)), b(k, n, -(1 - std::ldexp(1.0, -8)));
-  Mat wide = family(m, k, 0.5, rng);
-  for (std::int64_t l = 0; l < k; ++l) wide(3, l) = std::ldexp(1.0, -40);
-  wide(3, 7) = 1.0;
-  int counts[2];
-  for (int side = 0; side < 2; ++side) {
-    Mat& x = side ? wide : a;
-    Mat c(m, n), c_fixed(m, n);
-    GemmOptions opt;
-    opt.contract.native = true;
-    opt.contract.scaling = GemmScaling::norm;
-    const GemmReport rep = gemm_reference(x.view(), b.view(), c.view(), opt);
-    const GemmNativeChoice want = gemm_native_contract(x.view(), b.view(), false, false);
-    CHECK(rep.moduli == want.moduli && rep.native.moduli == want.moduli && rep.native.bound == want.bound &&
-              rep.native.bound <= rep.native.target,
-          "native: %d moduli, bound %g (want %d, %g, target %g)", rep.moduli, rep.native.bound, want.moduli, want.bound,
-          rep.native.target);
-    opt.contract.native = false;
-    opt.contract.moduli = want.moduli;
-    gemm_reference(x.view(), b.view(), c_fixed.view(), opt);
-    CHECK(std::memcmp(c.v.data(), c_fixed.v.data(), c.v.size() * 8) == 0, "native differs from its count's contract");
-    counts[side] = rep.moduli;
+  Mat a = family(m, k, 0.5, rng), b = family(k, n, 0.5, rng);
+  Mat c(m, n), c_fixed(m, n);
+  GemmOptions opt;
+  opt.contract.native = true;
+  const GemmReport rep = gemm_reference(a.view(), b.view(), c.view(), opt);
+  CHECK(rep.certified && rep.native_elements == 0 && rep.moduli >= 12 && rep.moduli <= 17,
+        "phi 0.5: certified %d, %lld native, %d moduli", int(rep.certified), (long long)rep.native_elements, rep.moduli);
+  opt.contract.native = false, opt.contract.moduli = rep.moduli, opt.contract.scaling = GemmScaling::norm;
+  gemm_reference(a.view(), b.view(), c_fixed.view(), opt);
+  CHECK(std::memcmp(c.v.data(), c_fixed.v.data(), c.v.size() * 8) == 0, "certified differs from its count's contract");
+
+  for (std::int64_t l = 0; l < k; ++l) a(3, l) = std::ldexp(a(3, l), -40);
+  a(3, 7) = 1.0;
+  for (double rtol : {1e-6, 1e-10, 1e-14}) {
+    GemmOptions certified;
+    certified.contract.rtol = rtol;
+    const GemmReport wide = gemm_reference(a.view(), b.view(), c.view(), certified);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        long double exact = 0, magnitude = 0;
+        for (std::int64_t l = 0; l < k; ++l)
+          exact += (long double)a(i, l) * b(l, j), magnitude += std::fabs((long double)a(i, l) * b(l, j));
+        const long double err = std::fabs((long double)c(i, j) - exact);
+        CHECK(err <= (long double)wide.bound * magnitude + 0x1p-52L * std::fabs(exact),
+              "rtol %g (%lld, %lld): error %Lg, bound %Lg", rtol, (long long)i, (long long)j, err,
+              (long double)wide.bound * magnitude);
+      }
   }
-  CHECK(counts[0] < counts[1], "spread ~1 took %d moduli, spread ~2√k %d", counts[0], counts[1]);
 }
 
 // Norm scaling keeps at least fast's bits (the report's fewest), more on heavy-tailed lines, and stays
@@ -568,7 +586,7 @@ int main() {
   test_transposes_strides_alpha_beta();
   test_edge_cases();
   test_errors();
-  test_native_contract_resolves_per_call();
+  test_certified_contract();
   test_threads_do_not_change_bits();
   test_norm_scaling();
   return report_and_exit_code();

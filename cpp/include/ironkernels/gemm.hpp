@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ironkernels/core/array.hpp"
 
@@ -43,12 +44,16 @@ enum class GemmScaling : std::uint8_t {
 };
 
 struct GemmContract {
-  int moduli = 14;  ///< 2 … kGemmMaxModuli; ignored where `native`
+  int moduli = 14;  ///< 2 … kGemmMaxModuli; a fixed contract's count (ignored where certified)
   GemmScaling scaling = GemmScaling::fast;
-  /// Contract.native(): the count resolved per call from the operands (gemm_native_contract), with
-  /// `scaling` as given (Python's Contract.native() takes norm). The CUDA plan resolves it on the
-  /// device, between its scan and its residues, without waiting.
+  /// A certified contract (docs/gemm.md): every element of op(A)·op(B) that is emulated meets
+  /// |P̂_ij - P_ij| <= rtol·(|op(A)|·|op(B)|)_ij plus the rounding of P̂_ij; the others are computed in
+  /// native float64. `native`: rtol = √max(k, 1) · 2^-53 (Contract.native(), DGEMM's probabilistic
+  /// bound taken componentwise); else `rtol` > 0. Both on norm scaling, the count chosen per call.
   bool native = false;
+  double rtol = 0.0;
+  bool certified() const { return native || rtol > 0.0; }
+  double rtol_at(std::int64_t k) const;  ///< the tolerance for inner dimension k (0 for a fixed contract)
 };
 
 struct GemmOptions {
@@ -57,32 +62,22 @@ struct GemmOptions {
   GemmContract contract{};
 };
 
-/// Contract.native() resolved for one call: the fewest moduli whose error bound on these operands is
-/// no worse than native DGEMM's. Both bounds in the row-column form |ΔC_ij| <= β · ‖a_i‖₂ · ‖b_j‖₂
-/// (a_i: row i of op(A), b_j: column j of op(B)):
-///  - ours, with fast scaling's bits (accurate and norm keep at least these): a line keeping `bits`
-///    below its largest exponent E (|x| < 2^E) rounds each nonzero element to a multiple of
-///    2^(E - bits), off by at most 2^(E - bits - 1), so ‖Δa_i‖₂ <= ε_i ‖a_i‖₂, ε_i = ρ_i · 2^-(bits_i+1),
-///    with ρ_i = √nnz_i · 2^E_i / ‖a_i‖₂ (the line's exponent spread: 1 … 2√nnz) and bits_i fast's bits
-///    or one more (GemmScaling::fast); β = ε_A + ε_B + ε_A ε_B + u with ε the largest over each side's
-///    lines, u = 2^-53 the final rounding;
-///  - native DGEMM's probabilistic standard bound (Higham & Mary), √k · u · (|A||B|)_ij <= √k · u ·
-///    ‖a_i‖₂‖b_j‖₂: the error native DGEMM shows in practice (its worst-case γ_k = k·u is √k larger,
-///    and a count chosen against it measures up to ~100× native's error at k = 16384).
-/// Lines holding Inf/NaN are left out (they are computed natively). No count reaching the target:
-/// `moduli` = kGemmMaxModuli and `bound` > `target`.
-struct GemmNativeChoice {
-  int moduli = 0;
-  double bound = 0, target = 0;      ///< β at that count, and √k · u
-  double spread_a = 1, spread_b = 1;  ///< ρ_A, ρ_B
-};
-/// What a call resolved to: the shifts' bit budget and how many elements took the IEEE path.
+/// What a call did. Elements of C take one of two paths: emulated with `moduli` moduli (all of them
+/// for a fixed contract), or native float64 (the rows of op(A) and columns of op(B) listed natively:
+/// those holding Inf/NaN, and under a certified contract those the certificate sent there, or the
+/// whole call).
 struct GemmReport {
-  int moduli = 0;
+  int moduli = 0;                    ///< moduli of the emulated elements (0: none emulated)
   int bits_a = 0, bits_b = 0;        ///< bits kept below each line's largest element (the fewest
                                      ///< over the rows of op(A) / the columns of op(B))
-  std::int64_t nonfinite_elements = 0;  ///< elements of C computed natively because of Inf/NaN inputs
-  GemmNativeChoice native{};  ///< a native contract's resolution (moduli 0 for a fixed contract)
+  bool certified = false;            ///< every element meets `bound`·(|op(A)|·|op(B)|)_ij (+ rounding)
+  double rtol = 0.0;                 ///< the contract's tolerance (0: a fixed contract)
+  double bound = 0.0;                ///< rtol, or where native elements exist and γ_k > rtol, γ_k
+  bool whole_native = false;         ///< the certificate sent the whole call to native float64
+  std::int64_t native_rows = 0, native_cols = 0;  ///< lines computed natively (Inf/NaN lines included)
+  std::vector<std::int64_t> native_row_indices, native_col_indices;  ///< those lines, ascending
+  std::int64_t native_elements = 0;     ///< elements of C computed natively
+  std::int64_t nonfinite_elements = 0;  ///< of which in lines holding Inf/NaN
 };
 
 /// Bits every row of op(A) (`a`) and column of op(B) (`b`) keeps at least under "fast" scaling with
@@ -93,13 +88,6 @@ struct GemmBits {
   int a = 0, b = 0;
 };
 GemmBits gemm_fast_bits(int moduli, std::int64_t k);
-
-/// From the spreads alone (the choice's arithmetic, every line keeping the fewest bits).
-GemmNativeChoice gemm_native_choice(double spread_a, double spread_b, std::int64_t k);
-/// From the operands (host arrays on the CPU; CUDA arrays on their device, on `stream`, waiting for
-/// it): op(A) is m × k, op(B) k × n, float64, any strides.
-GemmNativeChoice gemm_native_contract(const ArrayView& a, const ArrayView& b, bool trans_a, bool trans_b,
-                                      Stream stream = {});
 
 /// C = alpha op(A) op(B) + beta C on the CPU (the reference the GPU backends reproduce bit for bit).
 /// A, B, C: two-dimensional float64 host views with any strides. Validates everything before

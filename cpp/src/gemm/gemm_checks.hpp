@@ -45,4 +45,24 @@ inline CheckedContract check_contract(const GemmContract& contract, std::int64_t
   return c;
 }
 
+/// A certified contract checked against k: native(), or 0 < rtol < 1.
+inline void check_certified_contract(const GemmContract& contract, std::int64_t k) {
+  if (k > kGemmMaxK) raise<ValueError>("gemm: k = ", k, " is above the supported maximum ", kGemmMaxK);
+  if (!contract.native && !(contract.rtol > 0.0 && contract.rtol < 1.0))
+    raise<ValueError>("gemm: contract.rtol = ", contract.rtol, "; accepted: 0 < rtol < 1");
+}
+
+/// A report's verdict from its paths: a certified contract's elements meet rtol where emulated and
+/// native DGEMM's worst-case bound γ_k = k·u / (1 - k·u) where computed natively (Inf/NaN aside), so
+/// the call meets rtol unless a finite element went native and γ_k > rtol; then it meets γ_k.
+inline void finish_report(GemmReport& r, std::int64_t k) {
+  if (r.rtol == 0.0) {
+    r.certified = false, r.bound = 0.0;
+    return;
+  }
+  const double ku = double(k > 1 ? k : 1) * 0x1p-53, gamma = ku / (1.0 - ku);
+  r.certified = r.native_elements == r.nonfinite_elements || gamma <= r.rtol;
+  r.bound = r.certified ? r.rtol : gamma;
+}
+
 }  // namespace ironkernels::detail

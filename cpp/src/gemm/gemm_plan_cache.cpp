@@ -9,7 +9,7 @@
 namespace ironkernels {
 namespace {
 
-using PlanKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int, GemmScaling, bool, int,
+using PlanKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int, GemmScaling, bool, double, int,
                            GemmBackend>;
 
 struct PlanCache {
@@ -27,8 +27,10 @@ PlanCache& plan_cache() {
 
 std::shared_ptr<GemmPlan> gemm_plan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
                                     GemmContract contract, Device device, GemmBackend backend) {
-  const PlanKey key{m, n, k, trans_a, trans_b, contract.native ? 0 : contract.moduli, contract.scaling,
-                    contract.native, device.id, backend};
+  const bool certified = contract.certified();
+  const PlanKey key{m, n, k, trans_a, trans_b, certified ? 0 : contract.moduli,
+                    certified ? GemmScaling::norm : contract.scaling, contract.native, contract.native ? 0.0 : contract.rtol,
+                    device.id, backend};
   PlanCache& cache = plan_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   for (auto it = cache.plans.begin(); it != cache.plans.end(); ++it)

@@ -2,16 +2,19 @@
 // after the scaling is exact integer arithmetic, and the result is rounded to float64 once, so any
 // implementation that computes the same shifts gets the same bits.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "core/threads.hpp"
+#include "gemm/certificate.hpp"
 #include "gemm/gemm_checks.hpp"
-#include "gemm/gemm_native.hpp"
+#include "gemm/gemm_lines.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/gemm.hpp"
@@ -37,6 +40,10 @@ GemmBits gemm_fast_bits(int moduli, std::int64_t k) {
     raise<ValueError>("gemm: moduli = ", moduli, "; accepted: 2 … ", kGemmMaxModuli);
   const detail::ozaki::Budget b = detail::ozaki::budget(detail::ozaki::crt_constants(gemm_moduli().data(), moduli), k);
   return {b.bits_a, b.bits_b};
+}
+
+double GemmContract::rtol_at(std::int64_t k) const {
+  return native ? std::sqrt(double(std::max<std::int64_t>(k, 1))) * 0x1p-53 : rtol;
 }
 
 namespace detail {
@@ -163,6 +170,85 @@ std::vector<std::int8_t> row_residues(const Matrix& x, const std::vector<LineSca
   return out;
 }
 
+// A certified contract's certificate (certificate.hpp) on the CPU: the lines' units, tables and
+// lower-bound magnitudes, the count every element needs, and the decision; `row_native` and
+// `col_native` get the lines computed natively.
+certify::Decision certify_cpu(const Matrix& A, const Matrix& Bt, const std::vector<LineStats>& row_stats,
+                              const std::vector<LineStats>& col_stats, const std::vector<LineScale>& row,
+                              const std::vector<LineScale>& col, double rtol, const ozaki::Budget* budgets, int lo,
+                              std::vector<std::uint8_t>& row_native, std::vector<std::uint8_t>& col_native) {
+  const std::int64_t m = A.rows, k = A.cols, n = Bt.rows, k1 = std::max<std::int64_t>(k, 1);
+  const int w = certify::lower_bits(k1);
+  struct Side {
+    std::vector<std::int32_t> lower;  // lines × k lower-bound magnitudes
+    std::vector<certify::LineFacts> facts;
+    std::vector<int> offset;
+    std::vector<std::array<std::uint8_t, certify::kNeedTable>> table;
+    std::vector<int> most;  // the largest count any element of the line needs
+  };
+  auto side_of = [&](const Matrix& X, const std::vector<LineStats>& stats, const std::vector<LineScale>& lines,
+                     int which) {
+    Side s;
+    s.lower.assign(static_cast<std::size_t>(X.rows * k), 0);
+    s.facts.resize(static_cast<std::size_t>(X.rows));
+    s.offset.assign(static_cast<std::size_t>(X.rows), 0);
+    s.table.resize(static_cast<std::size_t>(X.rows));
+    s.most.assign(static_cast<std::size_t>(X.rows), 0);
+    parallel_for(X.rows, 16, [&](std::int64_t i0, std::int64_t i1) {
+      for (std::int64_t i = i0; i < i1; ++i) {
+        const LineStats& st = stats[i];
+        if (st.nonfinite || st.nonzeros == 0) continue;
+        std::uint64_t units = 0;
+        s.offset[i] = certify::lower_offset(st.sum.sum, st.nonzeros);
+        for (std::int64_t l = 0; l < k; ++l) {
+          s.lower[i * k + l] = certify::lower_magnitude(X(i, l), lines[i].exponent, s.offset[i], w);
+          units += certify::magnitude_units(X(i, l), lines[i].exponent);
+        }
+        s.facts[i] = certify::line_facts(units, lines[i].exponent, st.lowest_bit, st.nonzeros);
+        std::uint8_t table[certify::kNeedTable];
+        certify::count_table(lo, [&](int c) {
+          return certify::norm_bits(budgets[c], which, st.largest, st.sum.sum, st.nonzeros, k1);
+        }, table);
+        std::copy(table, table + certify::kNeedTable, s.table[i].begin());
+      }
+    });
+    return s;
+  };
+  Side ra = side_of(A, row_stats, row, 0), rb = side_of(Bt, col_stats, col, 1);
+  const double rho_factor = certify::rho_factor(rtol, w);
+  auto emulated = [](const LineStats& st) { return !st.nonfinite && st.nonzeros > 0; };
+  std::mutex merge;
+  parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
+    std::vector<int> col_most(static_cast<std::size_t>(n), 0);
+    for (std::int64_t i = i0; i < i1; ++i) {
+      if (!emulated(row_stats[i])) continue;
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (!emulated(col_stats[j])) continue;
+        std::int64_t lambda = 0;  // Λ_ij: exact (at most 2^31 - 1 by lower_bits)
+        for (std::int64_t l = 0; l < k; ++l) lambda += std::int64_t(ra.lower[i * k + l]) * rb.lower[j * k + l];
+        const double rho = certify::rho(rho_factor, lambda, ra.offset[i], rb.offset[j]);
+        const int need = std::max(certify::line_count(ra.table[i].data(), ra.facts[i], rb.facts[j].units, rho),
+                                  certify::line_count(rb.table[j].data(), rb.facts[j], ra.facts[i].units, rho));
+        ra.most[i] = std::max(ra.most[i], need);
+        col_most[j] = std::max(col_most[j], need);
+      }
+    }
+    std::lock_guard<std::mutex> lock(merge);
+    for (std::int64_t j = 0; j < n; ++j) rb.most[j] = std::max(rb.most[j], col_most[j]);
+  });
+  certify::CountHistogram hist_rows, hist_cols;
+  for (std::int64_t i = 0; i < m; ++i)
+    row_stats[i].nonfinite ? ++hist_rows.nonfinite : ++hist_rows.lines[ra.most[i]];
+  for (std::int64_t j = 0; j < n; ++j)
+    col_stats[j].nonfinite ? ++hist_cols.nonfinite : ++hist_cols.lines[rb.most[j]];
+  const certify::Decision d = certify::decide(hist_rows, hist_cols, m, n, lo);
+  for (std::int64_t i = 0; i < m; ++i)
+    row_native[i] = row_stats[i].nonfinite || d.whole_native || (d.cover_rows && ra.most[i] > d.moduli);
+  for (std::int64_t j = 0; j < n; ++j)
+    col_native[j] = col_stats[j].nonfinite || (!d.whole_native && !d.cover_rows && rb.most[j] > d.moduli);
+  return d;
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -179,34 +265,71 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
   if (c_view.shape[0] != m || c_view.shape[1] != n)
     raise<ValueError>("gemm: c is ", c_view.shape[0], "x", c_view.shape[1], " but op(a)·op(b) is ", m, "x", n);
   GemmContract contract = opt.contract;
-  // Row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ); for native() and norm
-  // scaling, in the same pass each line's LineStats (its 2-norm).
+  const bool certified = contract.certified();
+  GemmReport report;
+  if (certified) {
+    check_certified_contract(contract, k);
+    contract.scaling = GemmScaling::norm;
+  } else {
+    const ozaki::Budget budget = check_contract(contract, k).budget;
+    report.moduli = contract.moduli, report.bits_a = budget.bits_a, report.bits_b = budget.bits_b;
+  }
+  check_output(c_view, a_view, b_view);
+  if (m == 0 || n == 0) {
+    report.rtol = contract.rtol_at(k);
+    finish_report(report, k);
+    return report;
+  }
+  // Row exponents of op(A), column exponents of op(B) (the rows of op(B)ᵀ); for certified contracts
+  // and norm scaling, in the same pass each line's LineStats (its 2-norm, nonzeros, lowest bit).
   const Matrix Bt = transposed(B);
-  const bool stats = contract.native || contract.scaling == GemmScaling::norm;
+  const bool stats = certified || contract.scaling == GemmScaling::norm;
   std::vector<LineStats> row_stats, col_stats;
   const std::vector<LineScale> row = scan_rows(A, stats ? &row_stats : nullptr),
                                col = scan_rows(Bt, stats ? &col_stats : nullptr);
-  GemmNativeChoice native{};
-  if (contract.native) {  // the count from the lines' spreads (as gemm_native_contract), then checked as fixed
-    const NativeBits bits = native_bits(k);
-    NativeSpreads spreads;
-    init_native_spreads(spreads);
-    for (const LineStats& line : row_stats) add_line_spread(line, bits, 0, spreads);
-    for (const LineStats& line : col_stats) add_line_spread(line, bits, 1, spreads);
-    native = native_choice(spreads, k, bits);
-    contract.moduli = native.moduli;
+  // The lines computed natively: those holding Inf/NaN, and those the certificate sends there.
+  std::vector<std::uint8_t> row_native(static_cast<std::size_t>(m)), col_native(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < m; ++i) row_native[i] = row[i].nonfinite;
+  for (std::int64_t j = 0; j < n; ++j) col_native[j] = col[j].nonfinite;
+  certify::Decision decision;
+  if (certified) {
+    ozaki::Budget budgets[kGemmMaxModuli + 1];
+    const int lo = certify::certified_counts(k, budgets);
+    decision = certify_cpu(A, Bt, row_stats, col_stats, row, col, contract.rtol_at(k), budgets, lo, row_native,
+                           col_native);
+    contract.moduli = decision.moduli;
   }
-  const auto [crt, budget] = check_contract(contract, k);
-  check_output(c_view, a_view, b_view);
-  const int nmod = contract.moduli;
-  const auto& moduli = gemm_moduli();
-  constexpr int kLimbs = ozaki::crt_limbs(kGemmMaxModuli);  // enough for every count
-  const ozaki::CrtTable<kLimbs> crt_table = ozaki::crt_table<kLimbs>(crt);
-  GemmReport report;
+  report.certified = certified, report.rtol = contract.rtol_at(k), report.bound = report.rtol;
+  report.whole_native = decision.whole_native;
+  const bool emulate = !decision.whole_native;
+  const int nmod = emulate ? contract.moduli : 0;
   report.moduli = nmod;
-  report.native = native;
-  report.bits_a = budget.bits_a;
-  report.bits_b = budget.bits_b;
+
+  // 1. Shifts, from the scan above. Bits kept per row of op(A): for "fast", as many as fit under the
+  // side's cap; for "accurate", as many as the per-element bound from one extra small-integer product
+  // allows, for "norm" as many as the line's 2-norm allows (never fewer).
+  std::vector<int> row_bits(static_cast<std::size_t>(m)), col_bits(static_cast<std::size_t>(n));
+  std::vector<std::int8_t> ra, rb;
+  constexpr int kLimbs = ozaki::crt_limbs(kGemmMaxModuli);  // enough for every count
+  ozaki::CrtTable<kLimbs> crt_table;
+  if (emulate) {
+    const auto [crt, budget] = check_contract(contract, k);
+    crt_table = ozaki::crt_table<kLimbs>(crt);
+    for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
+    for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
+    if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
+    if (contract.scaling == GemmScaling::norm) {
+      const std::int64_t k1 = std::max<std::int64_t>(k, 1);
+      for (std::int64_t i = 0; i < m; ++i)
+        row_bits[i] = ozaki::norm_line_bits(row_stats[i].sum.sum, row_stats[i].nonzeros, budget.cap_a, k1, row_bits[i]);
+      for (std::int64_t j = 0; j < n; ++j)
+        col_bits[j] = ozaki::norm_line_bits(col_stats[j].sum.sum, col_stats[j].nonzeros, budget.cap_b, k1, col_bits[j]);
+    }
+    report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
+    report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
+    // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
+    ra = row_residues(A, row, row_bits, nmod), rb = row_residues(Bt, col, col_bits, nmod);
+  }
 
   double* C = static_cast<double*>(c_view.data);
   auto c_at = [&](std::int64_t i, std::int64_t j) -> double& { return C[i * c_view.strides[0] + j * c_view.strides[1]]; };
@@ -214,40 +337,21 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
     double& c = c_at(i, j);
     c = ozaki::finish(opt.alpha, product, opt.beta, c);
   };
-  if (m == 0 || n == 0) return report;
 
-  // 1. Shifts, from the scan above. Bits kept per row of op(A): for "fast", as many as fit under the
-  // side's cap; for "accurate", as many as the per-element bound from one extra small-integer product
-  // allows, for "norm" as many as the line's 2-norm allows (never fewer).
-  std::vector<int> row_bits(static_cast<std::size_t>(m)), col_bits(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < m; ++i) row_bits[i] = ozaki::fitted_bits(row[i].largest, budget.cap_a, budget.bits_a);
-  for (std::int64_t j = 0; j < n; ++j) col_bits[j] = ozaki::fitted_bits(col[j].largest, budget.cap_b, budget.bits_b);
-  if (contract.scaling == GemmScaling::accurate) accurate_bits(A, Bt, row, col, budget, row_bits, col_bits);
-  if (contract.scaling == GemmScaling::norm) {
-    const std::int64_t k1 = std::max<std::int64_t>(k, 1);
-    for (std::int64_t i = 0; i < m; ++i)
-      row_bits[i] = ozaki::norm_line_bits(row_stats[i].sum.sum, row_stats[i].nonzeros, budget.cap_a, k1, row_bits[i]);
-    for (std::int64_t j = 0; j < n; ++j)
-      col_bits[j] = ozaki::norm_line_bits(col_stats[j].sum.sum, col_stats[j].nonzeros, budget.cap_b, k1, col_bits[j]);
-  }
-  report.bits_a = *std::min_element(row_bits.begin(), row_bits.end());
-  report.bits_b = *std::min_element(col_bits.begin(), col_bits.end());
-
-  // 2. Residues: ra[mod][i][l], rb[mod][j][l] (k contiguous for the products).
-  const std::vector<std::int8_t> ra = row_residues(A, row, row_bits, nmod), rb = row_residues(Bt, col, col_bits, nmod);
-
-  // 3–6. Products mod p, exact reconstruction, one rounding; IEEE path for non-finite lines.
-  std::int64_t nonfinite = 0;
-  std::vector<std::int64_t> nonfinite_rows(static_cast<std::size_t>(m), 0);
+  // 3–6. Products mod p, exact reconstruction, one rounding; native lines in float64 (Inf/NaN as
+  // IEEE gives them).
+  const auto& moduli = gemm_moduli();
+  std::vector<std::int64_t> native_in_row(static_cast<std::size_t>(m), 0), nonfinite_in_row(static_cast<std::size_t>(m), 0);
   parallel_for(m, 1, [&](std::int64_t i0, std::int64_t i1) {
     std::vector<std::uint8_t> r(static_cast<std::size_t>(nmod));
     for (std::int64_t i = i0; i < i1; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
-        if (row[i].nonfinite || col[j].nonfinite) {  // native arithmetic: Inf/NaN as IEEE gives them
+        if (row_native[i] || col_native[j]) {  // native arithmetic, one fma per position in order
           double s = 0.0;
           for (std::int64_t l = 0; l < k; ++l) s = std::fma(A(i, l), B(l, j), s);
           finish(s, i, j);
-          ++nonfinite_rows[i];
+          ++native_in_row[i];
+          nonfinite_in_row[i] += row[i].nonfinite || col[j].nonfinite;
           continue;
         }
         for (int t = 0; t < nmod; ++t) {
@@ -268,8 +372,15 @@ GemmReport gemm_reference(const ArrayView& a_view, const ArrayView& b_view, cons
         finish(ozaki::crt_to_double(crt_table, r.data(), 1, e), i, j);
       }
   });
-  for (auto c : nonfinite_rows) nonfinite += c;
-  report.nonfinite_elements = nonfinite;
+  for (std::int64_t i = 0; i < m; ++i) {
+    report.native_elements += native_in_row[i], report.nonfinite_elements += nonfinite_in_row[i];
+    if (row_native[i]) report.native_row_indices.push_back(i);
+  }
+  for (std::int64_t j = 0; j < n; ++j)
+    if (col_native[j]) report.native_col_indices.push_back(j);
+  report.native_rows = std::int64_t(report.native_row_indices.size());
+  report.native_cols = std::int64_t(report.native_col_indices.size());
+  finish_report(report, k);
   return report;
 }
 
