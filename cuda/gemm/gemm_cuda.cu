@@ -1,25 +1,29 @@
 // Ozaki scheme II on CUDA: the INT8 products through cuBLAS or the library's mma.sync or wgmma
 // kernels (gemm_int8_mma.cuh, gemm_int8_wgmma.cuh), every other stage here. Each per-element step is
-// the function the CPU reference calls (gemm/ozaki.hpp), so the result is the reference's, bit for bit.
+// the function the CPU reference calls (gemm/ozaki.hpp, gemm/certificate.hpp), so every emulated
+// element is the reference's, bit for bit, and every decision the reference's.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
 //   1. scan_lines_kernel      largest magnitude and Inf/NaN flag of every row of op(A) / column of op(B);
-//      for Contract.native() and norm scaling instead spread_parts_kernel + combine_spreads_kernel
-//      (the same, and each line's 2-norm) and for native() choose_count_kernel (the count from the
-//      lines' exponent spreads; the later stages read it: Count);
-//      then line_bits_kernel  each line's exponent bound and fast bits under its side's cap (norm
-//      scaling: the bits its 2-norm allows)
-//   2. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
+//      for certified contracts and norm scaling instead spread_parts_kernel + combine_spreads_kernel
+//      (the same, and each line's 2-norm, nonzeros and lowest set bit)
+//   2. (certified) the certificate: line_facts_kernel (each line's count table), residues_kernel<lower>
+//      (lower-bound magnitudes, the lines' units) and their INT8 product Λ, certify_elements_kernel
+//      (the count each element needs), count_histogram_kernel; the host waits for the histogram,
+//      decides (certify::decide) and mark_native_kernel flags the lines that go native
+//   3. line_bits_kernel       each line's exponent bound and bits at the chosen count
+//   4. (accurate) residues_kernel<bound_max / bound_mean> (grouped magnitude bounds) + one INT8 product
 //      over a quarter of K + column_bits_kernel / row_bits_kernel
-//   3. finalize_lines_kernel  each line's power-of-two shift; the report's counters
-//   4. residues_kernel        scaled, rounded lines as INT8 residues, K contiguous, zero padded
-//   5. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, mma.sync or
+//   5. finalize_lines_kernel  each line's power-of-two shift; the report's counters
+//   6. residues_kernel        scaled, rounded lines as INT8 residues, K contiguous, zero padded
+//   7. INT8 GEMMs, one per modulus (cublasGemmEx, the cuBLASLt algorithm tune() chose, mma.sync or
 //      wgmma), and
-//   6. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
+//   8. reconstruct_kernel     Chinese remainder, one rounding, alpha/beta; Inf/NaN lines natively.
 //      K in one chunk (<= 2^16): per slab of C's columns, every modulus's product, then the slab's
 //      reconstruction, which reduces the INT32 products itself. Longer K: in chunks of 2^16, each
 //      group of products reduced by reduce_kernel into residue planes, then one reconstruction. The
 //      wgmma engine always takes the planes' path, its products reduced in their own epilogue.
+//   9. (certified) native_remedy: the lines sent native (or the whole call) by cuBLAS DGEMM.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
@@ -151,7 +155,7 @@ struct LineInfo {
   int* bits;       // bits kept (accurate and norm scaling)
   int* shift;      // the line's power-of-two shift
   int* fast;       // bits kept under fast scaling (oz::fitted_bits)
-  int* nonzeros;   // nonzero elements (Contract.native() and norm scaling)
+  int* nonzeros;   // nonzero elements (certified contracts and norm scaling)
   unsigned long long* largest;  // largest finite magnitude (bit pattern: positive doubles order as them)
   double* norm_sum;             // the line's canonical Σ (x·2^-exponent)² (certified contracts, norm scaling)
   // Certified contracts (certificate.hpp):
@@ -171,8 +175,8 @@ constexpr int kCounters = 4;
 __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   auto init = [&](const LineInfo& side) {
-    side.largest[i] = 0, side.nonfinite[i] = 0, side.nonzeros[i] = 0, side.native[i] = 0;
-    if (side.most) side.most[i] = 0, side.units[i] = 0, side.lowest_bit[i] = INT_MAX;
+    side.largest[i] = 0, side.nonfinite[i] = 0, side.nonzeros[i] = 0;
+    if (side.most) side.most[i] = 0, side.units[i] = 0, side.lowest_bit[i] = INT_MAX, side.native[i] = 0;
   };
   if (i < m) init(rows), rows.bits[i] = oz::kMaxBits;
   if (i < n) init(cols);
@@ -245,17 +249,17 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 }
 
 // ------------------------------------------------------------------ the lines' 2-norms and spreads
-// One read of each operand for Contract.native() and norm scaling: a block takes the scan's tile of
+// One read of each operand for certified contracts and norm scaling: a block takes the scan's tile of
 // lines over one chunk of kScanChunk positions and writes, per line, the chunk's ScaledSum in the
 // canonical order (oz::kLineSumChunk: the chunk's 32 lanes are a warp's lanes for contiguous
 // positions; for strided ones each of a line's 8 threads holds 4 of them, lanes y, y + 8, y + 16,
-// y + 24 for thread y), its largest magnitude and nonzeros, or a non-finite mark; a per-line kernel
-// adds the chunks in order and keeps each line's sum and nonzeros and, for native(), the largest
-// ρ² = nnz / Σ over the finite, nonzero lines (gemm_native.hpp).
+// y + 24 for thread y), its largest magnitude, nonzeros, lowest set bit and non-finite mark; a
+// per-line kernel adds the chunks in order.
 struct SpreadPart {
   double sum, largest;
-  int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero; nonzeros < 0: an Inf/NaN
+  int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero
   int lowest_bit;          // certify::lowest_bit_exponent over the nonzeros (INT_MAX: none)
+  int nonfinite;           // 1: an Inf/NaN
 };
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
@@ -306,7 +310,7 @@ __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's
   }
   if (line >= x.rows) return;
   parts[std::int64_t(blockIdx.y) * x.rows + line] =
-      SpreadPart{part.sum, largest, part.exponent, bad ? -1 : count, lowest};
+      SpreadPart{part.sum, largest, part.exponent, count, lowest, bad};
 }
 // Per line: the chunks added in order; its largest magnitude, non-finite mark, sum, nonzeros and
 // lowest set bit into `info`.
@@ -319,8 +323,8 @@ __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lin
   bool bad = false;
   for (int c = 0; c < chunks; ++c) {
     const SpreadPart part = parts[c * lines + i];
-    bad = bad || part.nonzeros < 0;
-    line.add(oz::ScaledSum{part.sum, part.exponent}), nonzeros += max(part.nonzeros, 0);
+    bad = bad || part.nonfinite;
+    line.add(oz::ScaledSum{part.sum, part.exponent}), nonzeros += part.nonzeros;
     largest = fmax(largest, part.largest), lowest = min(lowest, part.lowest_bit);
   }
   info.largest[i] = __double_as_longlong(largest), info.nonfinite[i] = bad;
@@ -555,13 +559,16 @@ __global__ void line_facts_kernel(LineInfo info, std::int64_t lines, Budgets bud
   const double sum = info.norm_sum[i];
   info.exponent[i] = exponent;
   info.offset[i] = certify::lower_offset(sum, nonzeros);
-  if (info.nonfinite[i] || nonzeros == 0) return;
-  const certify::LineFacts facts = certify::line_facts(0, exponent, info.lowest_bit[i], nonzeros);
-  info.exact_bits[i] = facts.exact_bits, info.theta_bits[i] = facts.theta_bits;
-  std::uint8_t table[certify::kNeedTable];
-  certify::count_table(lo, [&](int c) {
-    return certify::norm_bits(budgets.by_count[c], side, largest, sum, nonzeros, k1);
-  }, table);
+  alignas(16) std::uint8_t table[certify::kNeedTable];
+  if (info.nonfinite[i] || nonzeros == 0) {  // never read: no element of the line is certified
+    for (auto& t : table) t = certify::kNoCount;
+  } else {
+    const certify::LineFacts facts = certify::line_facts(0, exponent, info.lowest_bit[i], nonzeros);
+    info.exact_bits[i] = facts.exact_bits, info.theta_bits[i] = facts.theta_bits;
+    certify::count_table(lo, [&](int c) {
+      return certify::norm_bits(budgets.by_count[c], side, largest, sum, nonzeros, k1);
+    }, table);
+  }
   auto* to = reinterpret_cast<uint4*>(info.count_for + i * certify::kNeedTable);
   const auto* from = reinterpret_cast<const uint4*>(table);
 #pragma unroll
@@ -582,24 +589,33 @@ __global__ void __launch_bounds__(256) certify_elements_kernel(const std::int32_
   const std::int64_t i0 = std::int64_t(blockIdx.x) * kT;
   const int tid = threadIdx.y * kT + threadIdx.x;
   for (std::int64_t j0 = std::int64_t(blockIdx.y) * kT; j0 < n; j0 += std::int64_t(gridDim.y) * kT) {
-    {  // the tile's 32 rows and 32 columns: facts, then tables (16 bytes a thread)
-      if (tid < 2 * kT) {
-        const int side = tid / kT, at = tid % kT;
-        const LineInfo& info = side ? cols : rows;
-        const std::int64_t line = (side ? j0 : i0) + at;
-        const bool real = line < (side ? n : m) && !info.nonfinite[line] && info.nonzeros[line] > 0;
-        live[side][at] = real;
-        if (real) {
-          facts[side][at] = certify::LineFacts{double(info.units[line]), info.exact_bits[line], info.theta_bits[line]};
-          offset[side][at] = info.offset[line];
-        }
+    // The tile's 32 rows and 32 columns: facts, then tables (16 bytes a thread).
+    if (tid < kT) {
+      const std::int64_t line = i0 + tid;
+      const bool real = line < m && !rows.nonfinite[line] && rows.nonzeros[line] > 0;
+      live[0][tid] = real;
+      if (real) {
+        facts[0][tid] = certify::LineFacts{double(rows.units[line]), rows.exact_bits[line], rows.theta_bits[line]};
+        offset[0][tid] = rows.offset[line];
       }
-      const int line_of = tid / 4, quarter = tid % 4, side = line_of / kT, at = line_of % kT;
-      const LineInfo& info = side ? cols : rows;
-      const std::int64_t line = (side ? j0 : i0) + at;
-      if (line < (side ? n : m))
-        reinterpret_cast<uint4*>(&table[side][at][0])[quarter] =
-            reinterpret_cast<const uint4*>(info.count_for + line * certify::kNeedTable)[quarter];
+    } else if (tid < 2 * kT) {
+      const int at = tid - kT;
+      const std::int64_t line = j0 + at;
+      const bool real = line < n && !cols.nonfinite[line] && cols.nonzeros[line] > 0;
+      live[1][at] = real;
+      if (real) {
+        facts[1][at] = certify::LineFacts{double(cols.units[line]), cols.exact_bits[line], cols.theta_bits[line]};
+        offset[1][at] = cols.offset[line];
+      }
+    }
+    {
+      const int line_of = tid / 4, quarter = tid % 4, at = line_of % kT;
+      const bool column = line_of >= kT;
+      const std::int64_t line = (column ? j0 : i0) + at;
+      const std::uint8_t* from = column ? cols.count_for : rows.count_for;
+      if (line < (column ? n : m))
+        reinterpret_cast<uint4*>(&table[column][at][0])[quarter] =
+            reinterpret_cast<const uint4*>(from + line * certify::kNeedTable)[quarter];
     }
     __syncthreads();
     const int x = threadIdx.x;
@@ -694,8 +710,8 @@ __global__ void scatter_native_kernel(const double* product, std::int64_t count,
   }
 }
 
-// Without cuBLAS: the native lines' elements one thread each, one fma per position in order (the
-// CPU reference's arithmetic).
+// Without cuBLAS: the native lines' elements one thread each, one fma per position in order (within
+// γ_k, as a DGEMM).
 __global__ void native_elements_kernel(Lines x, Lines y, const int* list, std::int64_t count, const int* other_nonfinite,
                                        bool every, bool transposed, OutputArgs c) {
   const std::int64_t total = count * y.rows;
@@ -826,7 +842,7 @@ __global__ void __launch_bounds__(kReconstructThreads, 4)
       if (i >= m || j >= n) continue;
       // Lines the certificate sent to native float64 are written by their remedy, unless the other
       // line holds Inf/NaN (those elements are the reconstruction's, as on the CPU).
-      if ((rows.native[i] || cols.native[j]) && !(rows.nonfinite[i] || cols.nonfinite[j])) continue;
+      if (rows.native && (rows.native[i] || cols.native[j]) && !(rows.nonfinite[i] || cols.nonfinite[j])) continue;
       double& out = c.data[i * c.rs + j * c.cs];
       out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
     }
@@ -1171,7 +1187,7 @@ void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t 
   const double* x = r.x.data;
   std::int64_t ldx = r.x.rs;
   cublasOperation_t op_x = CUBLAS_OP_T;
-  if (r.list || !(r.x.cs == 1 && r.x.rs >= std::max<std::int64_t>(k, 1) && r.x.rs <= INT_MAX)) {
+  if (k > 0 && (r.list || !(r.x.cs == 1 && r.x.rs >= k && r.x.rs <= INT_MAX))) {
     gather_lines_kernel<<<grid(r.count * k), threads, 0, s>>>(r.x, r.list, r.count, x_buffer);
     IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
     x = x_buffer, ldx = std::max<std::int64_t>(k, 1);
@@ -1183,7 +1199,7 @@ void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t 
   cublasOperation_t op_y = CUBLAS_OP_N;
   if (r.y.rs == 1 && r.y.cs >= std::max<std::int64_t>(r.y.rows, 1) && r.y.cs <= INT_MAX && r.y.cs != 1) {
     op_y = CUBLAS_OP_T, ldy = r.y.cs, y_step = 1;
-  } else if (!(r.y.cs == 1 && r.y.rs >= std::max<std::int64_t>(k, 1) && r.y.rs <= INT_MAX)) {
+  } else if (k > 0 && !(r.y.cs == 1 && r.y.rs >= k && r.y.rs <= INT_MAX)) {
     gather_lines_kernel<<<grid(r.y.rows * k), threads, 0, s>>>(r.y, nullptr, r.y.rows, y_buffer);
     IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
     y = y_buffer, ldy = y_step = std::max<std::int64_t>(k, 1);
@@ -1229,8 +1245,8 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     info.exponent = ints(kExponent), info.nonfinite = ints(kNonfinite), info.bits = ints(kBits);
     info.shift = ints(kShift), info.fast = ints(kFast), info.nonzeros = ints(kNonzeros);
     info.largest = reinterpret_cast<unsigned long long*>(at(largest)), info.norm_sum = reinterpret_cast<double*>(at(sum));
-    info.native = ints(kNativeLine);
     if (p.certified) {
+      info.native = ints(kNativeLine);
       info.lowest_bit = ints(kLowestBit), info.offset = ints(kOffset), info.exact_bits = ints(kExactBits);
       info.theta_bits = ints(kThetaBits), info.most = ints(kMost);
       info.units = reinterpret_cast<unsigned long long*>(at(units)), info.count_for = at(table);
@@ -1280,13 +1296,16 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   }
   const std::int64_t k1 = std::max<std::int64_t>(p.k, 1);
 
-  std::unique_lock<std::mutex> handle_lock;  // until every cuBLAS call is enqueued
-  if (p.handle) {
-    handle_lock = std::unique_lock<std::mutex>(p.handle_use);
+  // The plan's cuBLAS handle, this run's while it enqueues cuBLAS calls (not while it waits).
+  std::unique_lock<std::mutex> handle_lock(p.handle_use, std::defer_lock);
+  auto take_handle = [&] {
+    if (!p.handle) return;
+    handle_lock.lock();
     const CublasApi& blas = cublas_api();
     IK_CUBLAS_CHECK(blas.set_stream(p.handle, s));
     IK_CUBLAS_CHECK(blas.set_workspace(p.handle, at(w.cublas), kCublasWorkspace));
-  }
+  };
+  take_handle();
   const std::int64_t per_product = p.mp * p.np;
   if (p.certified) {
     // The certificate: each line's facts and count table, the lower-bound magnitudes and their INT8
@@ -1311,7 +1330,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     IK_CUDA_CHECK_LAUNCH("count_histogram_kernel");
     unsigned long long host[2][kHistogramBins];
     IK_CUDA_CHECK(cudaMemcpyAsync(host, hist, sizeof host, cudaMemcpyDeviceToHost, s));
+    if (handle_lock.owns_lock()) handle_lock.unlock();
     IK_CUDA_CHECK(cudaStreamSynchronize(s));
+    take_handle();
     certify::CountHistogram sides[2];
     for (int side = 0; side < 2; ++side) {
       for (int v = 0; v <= certify::kNoCount; ++v) sides[side].lines[v] = std::int64_t(host[side][v]);
@@ -1442,6 +1463,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     }
     mark(3);
   }
+  if (handle_lock.owns_lock()) handle_lock.unlock();
   if (timings) {
     marks[3]->synchronize();
     timings->scale_ms = marks[1]->elapsed_ms_since(*marks[0]);
@@ -1474,8 +1496,9 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   for (int side = 0; side < 2; ++side) {
     const std::int64_t lines = side ? p.n : p.m;
     int* to = flags.data() + (side ? 2 * p.m : 0);
-    IK_CUDA_CHECK(cudaMemcpyAsync(to, base + arrays[side][detail::kNativeLine], lines * sizeof(int),
-                                  cudaMemcpyDeviceToHost, s));
+    if (p.certified)  // a fixed plan sends only the lines holding Inf/NaN
+      IK_CUDA_CHECK(cudaMemcpyAsync(to, base + arrays[side][detail::kNativeLine], lines * sizeof(int),
+                                    cudaMemcpyDeviceToHost, s));
     IK_CUDA_CHECK(cudaMemcpyAsync(to + lines, base + arrays[side][detail::kNonfinite], lines * sizeof(int),
                                   cudaMemcpyDeviceToHost, s));
   }
@@ -1486,7 +1509,7 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
     if (flags[2 * p.m + j] || flags[2 * p.m + p.n + j]) r.native_col_indices.push_back(j);
   r.native_rows = std::int64_t(r.native_row_indices.size()), r.native_cols = std::int64_t(r.native_col_indices.size());
   r.native_elements = r.native_rows * p.n + r.native_cols * p.m - r.native_rows * r.native_cols;
-  detail::finish_report(r, p.k);
+  detail::finish_report(r, detail::dgemm_bound(p.k));  // cuBLAS, or native_elements_kernel's serial fma
   return r;
 }
 

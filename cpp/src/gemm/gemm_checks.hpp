@@ -52,17 +52,29 @@ inline void check_certified_contract(const GemmContract& contract, std::int64_t 
     raise<ValueError>("gemm: contract.rtol = ", contract.rtol, "; accepted: 0 < rtol < 1");
 }
 
+/// Native float64's componentwise bounds at inner dimension k (with u|P̂| beside, as the contract's):
+/// a DGEMM's worst case γ_k = k·u / (1 - k·u), whatever its order of operations (the CUDA backend:
+/// cuBLAS); the CPU's compensated dot product (Ogita, Rump and Oishi) γ_k² (+ u² for the difference
+/// of u|P| and u|P̂|).
+inline double dgemm_bound(std::int64_t k) {
+  const double ku = double(k > 1 ? k : 1) * 0x1p-53;
+  return ku / (1.0 - ku);
+}
+inline double compensated_dot_bound(std::int64_t k) {
+  const double gamma = dgemm_bound(k);
+  return gamma * gamma + 0x1p-106;
+}
+
 /// A report's verdict from its paths: a certified contract's elements meet rtol where emulated and
-/// native DGEMM's worst-case bound γ_k = k·u / (1 - k·u) where computed natively (Inf/NaN aside), so
-/// the call meets rtol unless a finite element went native and γ_k > rtol; then it meets γ_k.
-inline void finish_report(GemmReport& r, std::int64_t k) {
+/// `native_bound` where computed natively (Inf/NaN aside), so the call meets rtol unless a finite
+/// element went native and native_bound > rtol; then it meets native_bound.
+inline void finish_report(GemmReport& r, double native_bound) {
   if (r.rtol == 0.0) {
     r.certified = false, r.bound = 0.0;
     return;
   }
-  const double ku = double(k > 1 ? k : 1) * 0x1p-53, gamma = ku / (1.0 - ku);
-  r.certified = r.native_elements == r.nonfinite_elements || gamma <= r.rtol;
-  r.bound = r.certified ? r.rtol : gamma;
+  r.certified = r.native_elements == r.nonfinite_elements || native_bound <= r.rtol;
+  r.bound = r.certified ? r.rtol : native_bound;
 }
 
 }  // namespace ironkernels::detail

@@ -615,7 +615,8 @@ IK_HD int raised_line_bits(int fitted, int allowed) {
 IK_HD int norm_line_bits(double sum, std::int64_t nonzeros, double cap, std::int64_t k, int fitted) {
   if (nonzeros == 0) return fitted;
   const double norm = ::sqrt(sum) * (1.0 + 0x1p-30);
-  const double room = ::sqrt(double(k)) * cap * (1.0 - 0x1p-50) - ::sqrt(double(nonzeros)) * (0.5 + 0x1p-50);
+  // One explicit fma: nvcc would contract the difference of two products into one otherwise.
+  const double room = ::fma(::sqrt(double(k)) * cap, 1.0 - 0x1p-50, -(::sqrt(double(nonzeros)) * (0.5 + 0x1p-50)));
   if (!(room > 0.0)) return fitted;
   return raised_line_bits(fitted, exponent_bound(room / norm * (1.0 - 0x1p-50)) - 1);  // 2^α <= the ratio
 }
