@@ -129,8 +129,9 @@ def demo_gemm(gpu: int | None) -> list[dict]:
         magnitude = np.matmul(np.abs(a[ri]).astype(np.longdouble), np.abs(b[:, ci]).astype(np.longdouble))
         bound = rep["bound"] * magnitude + 2.0**-52 * np.abs(ref)
         ok = bool(np.isfinite(ours).all() and (np.abs(block - ref) <= bound).all() and err <= native_err)
-        path = (f"{rep['moduli']} moduli" if rep["path"] == "emulated" else "native" if rep["path"] == "native" else
-                f"{rep['moduli']}+{rep['native_rows']}r{rep['native_cols']}c")
+        lines = [f"{count} {what}" for count, what in ((rep["native_rows"], "rows"), (rep["native_cols"], "cols")) if count]
+        path = {"emulated": f"{rep['moduli']} moduli", "native": "native"}.get(
+            rep["path"], " + ".join([str(rep["moduli"])] + lines))
         rows.append(dict(phi=phi, n=n, err=err, native=native_err, ms=ms, native_ms=native_ms, device=device,
                          path=path, scaling=rep["scaling"], ok=ok))
     return rows
@@ -231,7 +232,7 @@ def run(force_cpu: bool = False) -> int:
           + (" (CUDA events around each call)." if gpu is not None else " (wall clock)."))
     g = demo_gemm(gpu)
     print("\ngemm: C = A·B in float64 by Ozaki scheme II under Contract.native(), certified element by element"
-          " (docs/gemm.md);\n      path: the moduli of the emulated elements (+ rows r / columns c computed"
+          " (docs/gemm.md);\n      path: the moduli of the emulated elements (+ the rows / columns computed"
           " natively); max relative\n      error on 64x64 sampled entries against a long-double product, beside"
           " native float64 (cublasDgemm\n      via PyTorch on the GPU, NumPy's BLAS on the CPU); ok = within the"
           " certified bound and no worse than\n      native; TFLOP/s counts 2n^3\n")
