@@ -589,25 +589,17 @@ __global__ void __launch_bounds__(256) certify_elements_kernel(const std::int32_
   const std::int64_t i0 = std::int64_t(blockIdx.x) * kT;
   const int tid = threadIdx.y * kT + threadIdx.x;
   for (std::int64_t j0 = std::int64_t(blockIdx.y) * kT; j0 < n; j0 += std::int64_t(gridDim.y) * kT) {
-    // The tile's 32 rows and 32 columns: facts, then tables (16 bytes a thread).
-    if (tid < kT) {
-      const std::int64_t line = i0 + tid;
-      const bool real = line < m && !rows.nonfinite[line] && rows.nonzeros[line] > 0;
-      live[0][tid] = real;
-      if (real) {
-        facts[0][tid] = certify::LineFacts{double(rows.units[line]), rows.exact_bits[line], rows.theta_bits[line]};
-        offset[0][tid] = rows.offset[line];
-      }
-    } else if (tid < 2 * kT) {
-      const int at = tid - kT;
-      const std::int64_t line = j0 + at;
-      const bool real = line < n && !cols.nonfinite[line] && cols.nonzeros[line] > 0;
-      live[1][at] = real;
-      if (real) {
-        facts[1][at] = certify::LineFacts{double(cols.units[line]), cols.exact_bits[line], cols.theta_bits[line]};
-        offset[1][at] = cols.offset[line];
-      }
-    }
+    // The tile's 32 rows and 32 columns: facts, then tables (16 bytes a thread). Each side's LineInfo
+    // is named, not chosen at run time (which would copy both to local memory).
+    auto load_facts = [&](const LineInfo& info, int side, int at, std::int64_t line, std::int64_t lines) {
+      const bool real = line < lines && !info.nonfinite[line] && info.nonzeros[line] > 0;
+      live[side][at] = real;
+      if (!real) return;
+      facts[side][at] = certify::LineFacts{double(info.units[line]), info.exact_bits[line], info.theta_bits[line]};
+      offset[side][at] = info.offset[line];
+    };
+    if (tid < kT) load_facts(rows, 0, tid, i0 + tid, m);
+    else if (tid < 2 * kT) load_facts(cols, 1, tid - kT, j0 + tid - kT, n);
     {
       const int line_of = tid / 4, quarter = tid % 4, at = line_of % kT;
       const bool column = line_of >= kT;
