@@ -1,8 +1,9 @@
 """FP64-accurate matrix product by the Ozaki scheme II (integer moduli + Chinese remainder theorem).
 
 Host arrays run on the CPU reference, CUDA arrays on the CUDA backend (INT8 products through the
-library's wgmma or mma.sync kernels or cuBLAS); all compute the same integers and round once, so their
-results agree bit for bit."""
+library's wgmma or mma.sync kernels or cuBLAS); all compute the same integers and round once, so every
+emulated element agrees bit for bit. Certified contracts (docs/gemm.md) compute the lines they
+cannot certify in native float64."""
 from __future__ import annotations
 
 import atexit

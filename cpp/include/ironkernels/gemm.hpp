@@ -5,10 +5,12 @@
 // a power of two and rounded to the nearest integer (the only error of the method), the integer product
 // is computed exactly from its residues modulo `moduli` pairwise-coprime moduli ≤ 256 (INT8 × INT8 →
 // INT32 products), reconstructed exactly by the Chinese remainder theorem and rounded to float64
-// once. See notes/ozaki2.md of the steering repository for the maths.
+// once. A certified contract proves a componentwise bound for each emulated element and computes
+// the others in native float64 (docs/gemm.md has the contract and its proof).
 //
-// Backends: gemm_reference (CPU) and GemmPlan (CUDA: the INT8 products through cuBLAS, every other
-// stage in the library's kernels). Both run the same integer algorithm and agree bit for bit.
+// Backends: gemm_reference (CPU) and GemmPlan (CUDA: the INT8 products through cuBLAS or the library's
+// kernels, every other stage in the library's kernels). Both run the same integer algorithm and take
+// the same decisions: every emulated element agrees bit for bit.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -89,9 +91,10 @@ struct GemmBits {
 };
 GemmBits gemm_fast_bits(int moduli, std::int64_t k);
 
-/// C = alpha op(A) op(B) + beta C on the CPU (the reference the GPU backends reproduce bit for bit).
-/// A, B, C: two-dimensional float64 host views with any strides. Validates everything before
-/// writing C (TypeError / ValueError).
+/// C = alpha op(A) op(B) + beta C on the CPU (the reference whose decisions and emulated elements the
+/// GPU backends reproduce bit for bit; native elements by a compensated dot product). A, B, C:
+/// two-dimensional float64 host views with any strides. Validates everything before writing C
+/// (TypeError / ValueError).
 GemmReport gemm_reference(const ArrayView& a, const ArrayView& b, const ArrayView& c,
                           const GemmOptions& options = {});
 
@@ -117,7 +120,8 @@ struct GemmTimings {
 
 /// The CUDA backend, planned once per (m, n, k, ops, contract, device, engine) and run on caller-given
 /// buffers: `workspace_bytes()` says how much scratch device memory a run needs, `run` only enqueues
-/// work on the given stream (no allocation, no synchronisation). run() may be called from several
+/// work on the given stream (no allocation; a certified contract's run waits once, for its
+/// certificate's histogram, before the residues). run() may be called from several
 /// threads at once (each with its own workspace); tune() not concurrently with anything else on the
 /// plan. gemm_plan() gives the process's shared plans.
 class GemmPlan {
@@ -166,7 +170,7 @@ class GemmPlan {
 };
 
 /// The plan for these arguments from a process-wide cache of the kGemmPlanCacheSize most recently
-/// used ones (a native contract's `moduli` is not part of the key), created on a miss; a plan evicted
+/// used ones (a certified contract's `moduli` and `scaling` are not part of the key), created on a miss; a plan evicted
 /// while a caller holds it lives on with that caller. Thread-safe. Call tune_once() before each
 /// run() (a no-op once tuned): every user of a shared plan then runs it tuned.
 constexpr int kGemmPlanCacheSize = 8;
