@@ -1,9 +1,9 @@
 """Plot and table of bench/results/gemm-<gpu>.json: DGEMM-equivalent TFLOP/s per shape (native, cuBLAS
 emulation, ironkernels under Contract.native(), and for ironkernels and GEMMul8 the fastest configuration
 whose error is no worse than native DGEMM's on the same inputs), and error against time at the largest
-square shape.
+square shape, for one input family (the first in the file unless named) and the first round.
 
-    python bench/plot_gemm.py bench/results/gemm-h200.json
+    python bench/plot_gemm.py bench/results/gemm-h200.json [FAMILY]
 """
 from __future__ import annotations
 
@@ -102,8 +102,10 @@ def markdown_table(summ) -> str:
     return "\n".join(lines)
 
 
-def main(path):
+def main(path, family=None):
     doc = json.load(open(path))
+    family = family or doc["rows"][0].get("family", "0.5")
+    doc["rows"] = [r for r in doc["rows"] if r.get("family", "0.5") == family and r.get("round", 0) == 0]
     summ = summary(doc)
     shapes = list(summ)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.6))
@@ -137,4 +139,5 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results", "gemm-h200.json"))
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results", "gemm-h200.json"),
+         sys.argv[2] if len(sys.argv) > 2 else None)

@@ -8,9 +8,9 @@
 //   |P̂_ij - P_ij| <= (q_i/2)·‖b_j‖₁·(1 + θ_j/2) + (r_j/2)·‖a_i‖₁·(1 + θ_i/2),   θ <= nnz·2^-bits,
 // and the call is certified for (i, j) where each term is at most rtol/2 · (|A||B|)_ij. The scan
 // gives ‖a_i‖₁ <= 2^(E_i - 30)·T_i (T_i a sum of integers, order-free); one INT8 product of the
-// lines' magnitudes rounded down gives (|A||B|)_ij >= 2^(E_i + F_j - 2w)·Λ_ij. The powers of two
-// cancel: the row term holds iff 2^(-α_i - 31)·T^B_j <= ρ_ij = rtol·2^(-2w-1-s_i-t_j)·(1 - 2^-10)·Λ_ij
-// (s_i, t_j: how far below each line's exponent its magnitudes' unit starts, lower_offset).
+// lines' magnitudes rounded down gives (|A||B|)_ij >= 2^(E_i - s_i + F_j - t_j - 2w)·Λ_ij (s_i, t_j:
+// how far below each line's exponent its magnitudes' unit starts, lower_offset). The powers of two
+// cancel: the row term holds iff 2^(-α_i - 31)·T^B_j <= ρ_ij = rtol·2^(-2w-1-s_i-t_j)·(1 - 2^-10)·Λ_ij.
 #include <climits>
 #include <cstdint>
 #include <cstring>
