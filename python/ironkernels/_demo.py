@@ -240,7 +240,7 @@ def run(force_cpu: bool = False) -> int:
            f"{'ms':>9}{'native ms':>10}{'TFLOP/s':>9}",
            [f"{'gemm':<5}{'(u-.5)exp(' + str(r['phi']) + 'g)':<18}{str(r['n']) + '^3':<10}{r['device']:<8}"
             f"{r['path']:<13}{r['err']:>12.2e}{r['native']:>10.2e}{_ok(r)}{r['ms']:>9.2f}{r['native_ms']:>10.2f}"
-            f"{2 * r['n'] ** 3 / r['ms'] / 1e9:>9.1f}" for r in g])
+            f"{2 * r['n'] ** 3 / r['ms'] / 1e9:>9.3g}" for r in g])
     lr = demo_lcn(gpu)
     print("\nlcn: exact per-edge crossing counts of grid drawings (" + ("lcn.count_crossings on the GPU"
           if gpu is not None else "lcn.evaluate on the CPU") + "), checked against an independent\n"

@@ -185,6 +185,19 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
 _EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "uint8")
 
 
+def _dtype_text(dtype: Any) -> str:
+    """A dtype's name from NumPy dtypes and scalar types (np.float32, ml_dtypes' bfloat16), PyTorch
+    dtypes (torch.float32) or anything with a string `name`."""
+    try:
+        import numpy as np
+
+        return np.dtype(dtype).name
+    except (ImportError, TypeError):
+        pass
+    name = getattr(dtype, "name", None)
+    return name if isinstance(name, str) else str(dtype).replace("torch.", "")
+
+
 def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", device_id: int = 0) -> Any:
     """An uninitialised C-contiguous array owned by ironkernels (exports DLPack), for callers with no
     GPU framework: ``empty((4096, 1024), "bfloat16", "cuda")``."""
@@ -197,7 +210,7 @@ def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", dev
     if any(d < 0 for d in dims):
         raise ValueError(f"empty: shape {tuple(dims)} has a negative extent; accepted: extents >= 0")
     if not isinstance(dtype, str):
-        dtype = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
+        dtype = _dtype_text(dtype)
     if dtype not in _EMPTY_DTYPES:
         raise TypeError(f"empty: dtype {dtype!r} is not accepted; accepted: {', '.join(_EMPTY_DTYPES)}")
     if device not in ("cpu", "cuda"):

@@ -42,6 +42,8 @@ def _info(as_json: bool) -> int:
 
 # Exit codes of `lcn check` and `lcn draw`.
 EXIT_OK, EXIT_INVALID, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_USAGE = 2  # no command given (argparse's own status for usage errors)
+EXIT_BROKEN_PIPE = 141  # the reader closed the pipe: as a process ended by SIGPIPE
 _CHECK_EPILOG = """exit status:
   0    every file is a valid drawing
   1    some drawing is invalid (vertices on one point, on a non-incident edge, outside the grid)
@@ -89,9 +91,18 @@ def _with_bar(label: str, call):
         bar.clear()
 
 
+def _message(e: BaseException, prefix: str) -> str:
+    """An exception's text for a one-line error after `prefix: `: an OSError's own words and file
+    (not its "[Errno N]" form), without the prefix where the text already starts with it."""
+    if isinstance(e, OSError) and e.strerror:
+        text = e.strerror + (f": {e.filename!r}" if e.filename and str(e.filename) not in e.strerror else "")
+    else:
+        text = str(e) or type(e).__name__
+    return text[len(prefix) + 2:] if text.startswith(prefix + ": ") else text
+
+
 def _error(where: str, e: BaseException) -> None:
-    text = str(e) or type(e).__name__
-    print(f"{where}: ERROR {text}", file=sys.stderr)
+    print(f"{where}: ERROR {_message(e, where)}", file=sys.stderr)
 
 
 def _lcn_check(files: list, self_loops: str) -> int:
@@ -147,12 +158,12 @@ def _lcn_draw(src: str, dst: str, self_loops: str, size: int) -> int:
         lcn._check_output(dst, prog)
         d = lcn.load(src, self_loops=self_loops)
     except Exception as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
         _with_bar(src, lambda bar: lcn.draw(d, dst, size=size, progress=bar))
     except Exception as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
         return EXIT_UNREADABLE
     print(f"wrote {dst}")
     return EXIT_OK
@@ -211,7 +222,7 @@ def _lcn_solve(args) -> int:
         lcn._check_output(args.output, prog)
         d = lcn.load(args.input, self_loops=args.self_loops)
     except Exception as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
         return EXIT_UNREADABLE
     line = _SolveLine(args.input)
     try:
@@ -220,7 +231,7 @@ def _lcn_solve(args) -> int:
                       init=args.init, callback=line)
     except (TypeError, ValueError) as e:
         line.clear()
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
         return EXIT_UNREADABLE
     line.clear()
     try:
@@ -228,7 +239,7 @@ def _lcn_solve(args) -> int:
         if args.svg:
             lcn.draw(r.drawing, args.svg, r.evaluation)
     except Exception as e:
-        print(f"{prog}: {e}", file=sys.stderr)
+        print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
         return EXIT_UNREADABLE
     ev = r.evaluation
     print(f"{args.output}: n={d.n} m={d.m} k={ev.k} edges_at_k={ev.edges_at_k} total={ev.total_crossings} "
@@ -242,14 +253,28 @@ def _lcn_solve(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; a reader that closes the pipe early (`ironkernels info | head -1`) ends it quietly."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
+    from . import __version__
+
     p = argparse.ArgumentParser(prog="ironkernels", description="GPU kernels under stated contracts")
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p.add_argument("--version", action="version", version=f"ironkernels {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="{info,demo,lcn}")
     pi = sub.add_parser("info", help="version, build (CUDA, architectures, cuBLAS) and visible GPUs")
     pi.add_argument("--json", action="store_true")
     pd = sub.add_parser("demo", help="run every op on built-in data (GPU if present), check and time it")
     pd.add_argument("--cpu", action="store_true", help="run on the CPU even when a GPU is present")
     pl = sub.add_parser("lcn", help="k-plane drawings: check, solve and draw contest JSON files")
-    lsub = pl.add_subparsers(dest="lcn_cmd", required=True)
+    lsub = pl.add_subparsers(dest="lcn_cmd", metavar="{check,solve,draw}")
     loops_help = "self-loops in a file: an error (reject, the default) or left out and counted (drop)"
     pc = lsub.add_parser("check", help="validity, k, edges at k and total crossings of each file",
                          description="Validity, k, edges at k and total crossings of each contest JSON file.",
@@ -285,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     pdw.add_argument("--self-loops", choices=("reject", "drop"), default="reject", help=loops_help)
     pdw.add_argument("--size", type=int, default=900, help="the picture is SIZE x SIZE pixels (64 … 16384; default 900)")
     args = p.parse_args(argv)
+    if args.cmd is None or (args.cmd == "lcn" and args.lcn_cmd is None):  # what there is to run
+        (pl if args.cmd else p).print_help(sys.stderr)
+        return EXIT_USAGE
     if args.cmd == "info":
         return _info(args.json)
     if args.cmd == "lcn":
@@ -299,7 +327,11 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_INTERRUPTED
     from ._demo import run
 
-    return run(force_cpu=args.cpu)
+    try:
+        return run(force_cpu=args.cpu)
+    except KeyboardInterrupt:
+        print("\nironkernels: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -44,6 +44,37 @@ def test_unknown_command_is_an_error():
     assert "invalid choice" in out.stderr
 
 
+@pytest.mark.parametrize("args", [(), ("lcn",)])
+def test_no_command_prints_the_commands_there_are(args):
+    out = run(*args)
+    assert out.returncode == 2 and "required" not in out.stderr
+    assert ("check" if args else "demo") in out.stderr and "usage: ironkernels" in out.stderr
+
+
+def test_version():
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"ironkernels {ironkernels.__version__}"
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """`ironkernels info | head -1`: the reader is gone before the command writes."""
+    p = subprocess.Popen([sys.executable, "-m", "ironkernels", "info"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=600) == 141 and err == ""
+
+
+def test_demo_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
+    from ironkernels import _demo, cli
+
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_demo, "run", interrupted)
+    assert cli.main(["demo", "--cpu"]) == 130
+    assert capsys.readouterr().err.strip() == "ironkernels: interrupted"
+
+
 def test_torch_imports_after_ironkernels():
     """Our shared objects keep the symbols of static archives (libstdc++ where the toolchain links it
     statically) private; exported, they broke PyTorch imported afterwards."""
@@ -99,8 +130,17 @@ def test_lcn_check_reports_each_bad_file_and_goes_on(tmp_path):
     assert f"{GOOD}: n=15" in out and f"{INVALID}: n=100" in out and "INVALID" in out
     for name in ("latin1.json", "missing.json", "bad.json", str(tmp_path) + ": ERROR"):
         assert name in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "[Errno" not in err
+    for line in err.splitlines():  # each file named once, before its error
+        where, _, text = line.partition(": ERROR ")
+        assert text and not text.startswith(where), line
     assert lcn_main("check", GOOD, INVALID)[0] == 1 and lcn_main("check", GOOD)[0] == 0
+
+
+def test_lcn_draw_errors_name_the_command_once(tmp_path):
+    for out in (tmp_path / "p.txt", tmp_path / "missing-folder" / "p.svg", tmp_path):
+        rc, _, err = lcn_main("draw", GOOD, out)
+        assert rc == 2 and err.count("ironkernels lcn draw:") == 1 and "[Errno" not in err, err
 
 
 def test_lcn_check_help_documents_the_exit_codes():

@@ -39,6 +39,15 @@ def test_arrays_without_shape_work_everywhere(rng):
     np.testing.assert_allclose(np.from_dlpack(out), a @ b, rtol=1e-13)
 
 
+def test_empty_takes_the_dtypes_it_lists_in_every_spelling():
+    import ml_dtypes
+
+    for dtype in ("float32", np.float32, np.dtype("float32")):
+        assert np.from_dlpack(ik.empty((4, 4), dtype)).dtype == np.float32
+    assert np.from_dlpack(ik.empty((2,), np.int64)).dtype == np.int64
+    assert tuple(ik.empty((3,), ml_dtypes.bfloat16).__dlpack_device__()) == (1, 0)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("m,n,k", [(0, 3, 2), (3, 0, 2), (3, 2, 0), (0, 0, 0)])
 def test_gemm_empty_dimensions_on_the_device(m, n, k):

@@ -83,6 +83,8 @@ def fwt_cases():
     xi = np.ones((2, 8), np.int32)
     add(Refusal("fwt-int-normalized", lambda: ik.fwt(xi, normalized=True), ValueError, ["normalized=True", "int32", "integer scale"], [xi]))
     add(Refusal("fwt-int-fractional-scale", lambda: ik.fwt(xi, scale=0.25), ValueError, ["scale=0.25", "integer"], [xi]))
+    xl = np.ones((2, 8), np.int64)
+    add(Refusal("fwt-int-scale-out-of-range", lambda: ik.fwt(xl, scale=2.0**70), ValueError, ["scale=", "int64's range", "2^63"], [xl]))
     add(Refusal("fwt-complex-into-real", lambda: ik.fwt(np.ones((2, 8), np.complex64), out=np.zeros((2, 8), np.float32)), TypeError, ["out", "float32", "complex64"]))
     add(Refusal("fwt-stream-bool", lambda: ik.fwt(x, stream=True), TypeError, ["stream", "bool"], [x]))
     add(Refusal("fwt-stream-negative", lambda: ik.fwt(x, stream=-1), ValueError, ["stream", "-1"], [x]))
@@ -155,7 +157,7 @@ def gemm_cases():
 def contract_and_empty_cases():
     c = []
     add = c.append
-    add(Refusal("contract-neither", lambda: Contract(), TypeError, ["moduli=", "bits="]))
+    add(Refusal("contract-neither", lambda: Contract(), TypeError, ["moduli=", "bits=", "rtol="]))
     add(Refusal("contract-both", lambda: Contract(moduli=14, bits=40), TypeError, ["exactly one"]))
     add(Refusal("contract-moduli-low", lambda: Contract(moduli=1), ValueError, ["moduli = 1", "2 … 20"]))
     add(Refusal("contract-moduli-high", lambda: Contract(moduli=21), ValueError, ["moduli = 21", "2 … 20"]))
@@ -166,6 +168,7 @@ def contract_and_empty_cases():
     add(Refusal("contract-scaling", lambda: Contract(moduli=14, scaling="exact"), ValueError,
                 ["scaling = 'exact'", "'fast'", "'accurate'", "'norm'"]))
     add(Refusal("empty-dtype", lambda: ik.empty((2, 2), "complex64"), TypeError, ["empty: dtype", "complex64", "accepted"]))
+    add(Refusal("empty-dtype-class", lambda: ik.empty((2, 2), np.complex64), TypeError, ["empty: dtype", "'complex64'", "accepted"]))
     add(Refusal("empty-shape-negative", lambda: ik.empty((2, -1)), ValueError, ["empty: shape", "negative"]))
     add(Refusal("empty-shape-float", lambda: ik.empty((2.5,)), TypeError, ["empty: shape", "ints"]))
     add(Refusal("empty-device", lambda: ik.empty((2,), device="gpu"), ValueError, ["empty: device", "'gpu'", "'cuda'"]))

@@ -30,8 +30,11 @@ std::int64_t integer_scale(DType dt, const FwtOptions& opt) {
                       " (1/sqrt(N) is not an integer); accepted: scale=None or an integer scale");
   if (!opt.scale) return 1;
   const double s = *opt.scale;
-  if (!(s == std::floor(s)) || !(std::fabs(s) < 9.2e18))
+  if (!(s == std::floor(s)))
     raise<ValueError>("fwt: scale=", s, " is not an integer; ", dtype_name(dt), " accepts integer scales only");
+  if (!(std::fabs(s) < 0x1p63))
+    raise<ValueError>("fwt: scale=", s, " is outside int64's range; ", dtype_name(dt),
+                      " accepts integer scales of magnitude below 2^63");
   return static_cast<std::int64_t>(s);
 }
 
