@@ -1,6 +1,8 @@
 #pragma once
 // Minimal test harness for the ctest executables: CHECK prints and counts, main returns failures.
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 inline int failures = 0;
 #define CHECK(cond, ...)                               \
@@ -12,6 +14,18 @@ inline int failures = 0;
       ++failures;                                      \
     }                                                  \
   } while (0)
+
+/// ctest's skip code (SKIP_RETURN_CODE): a test whose premise this machine or build lacks.
+constexpr int kSkipped = 77;
+
+/// Whether IRONKERNELS_CPU_ISA asks for a variant other than `active` (the machine or the build lacks
+/// it, and the runtime took a lower one): then the test says so and is skipped, not passed.
+inline bool requested_isa_missing(const char* active) {
+  const char* want = std::getenv("IRONKERNELS_CPU_ISA");
+  if (!want || !*want || std::strcmp(want, active) == 0) return false;
+  std::printf("skipped: IRONKERNELS_CPU_ISA=%s, but this machine or build runs %s\n", want, active);
+  return true;
+}
 
 inline int report_and_exit_code() {
   std::printf("%s (%d failures)\n", failures ? "FAILED" : "OK", failures);

@@ -145,6 +145,7 @@ void test_fwt_passthrough(Format16 f) {
 
 int main() {
   std::printf("cpu isa: %s\n", cpu_isa_name(active_cpu_isa()));
+  if (requested_isa_missing(cpu_isa_name(active_cpu_isa()))) return kSkipped;
   const auto boundary = boundary_values(), special = special_values(), sweep = strided_sweep();
   for (Format16 f : {Format16::float16, Format16::bfloat16}) {
     test_widen_all_patterns(f);
