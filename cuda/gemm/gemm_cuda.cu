@@ -770,9 +770,21 @@ __global__ void __launch_bounds__(kReconstructThreads, 4)
                        std::int64_t j0) {
   constexpr int kT = kReconstructTile, kGroups = kT / kReconstructRows;
   __shared__ double tile[kT][kT + 1];  // [j][i], padded
+  __shared__ bool remedied[kT][kT + 1];  // [j][i]: the certificate's native lines, written by their remedy
   const std::int64_t tiles_m = (m + kT - 1) / kT, tiles = tiles_m * ((n - j0 + kT - 1) / kT);
   for (std::int64_t t_index = blockIdx.x; t_index < tiles; t_index += gridDim.x) {
     const std::int64_t it = t_index % tiles_m * kT, jt = j0 + t_index / tiles_m * kT;
+    // Elements in lines the certificate sent to native float64 are their remedy's, unless the other
+    // line holds Inf/NaN (those are the reconstruction's, as on the CPU). Flagged here, in shared
+    // memory, with the store's mapping: read where the stores are, they cost ~200 bytes of spills.
+    if (rows.native) {
+#pragma unroll
+      for (int u = 0; u < kT * kT / kReconstructThreads; ++u) {
+        const int e = int(threadIdx.x) + u * kReconstructThreads, di = e % kT, dj = e / kT;
+        const std::int64_t i = it + di, j = jt + dj;
+        remedied[dj][di] = i < m && j < n && (rows.native[i] || cols.native[j]) && !(rows.nonfinite[i] || cols.nonfinite[j]);
+      }
+    }
     {
       const int di0 = kReconstructRows * (int(threadIdx.x) % kGroups), dj = int(threadIdx.x) / kGroups;
       const std::int64_t i0 = it + di0, j = jt + dj;
@@ -832,9 +844,7 @@ __global__ void __launch_bounds__(kReconstructThreads, 4)
       const int di = along_j ? across : lane, dj = along_j ? lane : across;
       const std::int64_t i = it + di, j = jt + dj;
       if (i >= m || j >= n) continue;
-      // Lines the certificate sent to native float64 are written by their remedy, unless the other
-      // line holds Inf/NaN (those elements are the reconstruction's, as on the CPU).
-      if (rows.native && (rows.native[i] || cols.native[j]) && !(rows.nonfinite[i] || cols.nonfinite[j])) continue;
+      if (rows.native && remedied[dj][di]) continue;
       double& out = c.data[i * c.rs + j * c.cs];
       out = oz::finish(c.alpha, tile[dj][di], c.beta, out);
     }
