@@ -519,17 +519,19 @@ __global__ void column_bits_kernel(const std::int32_t* bound, std::int64_t m, st
 
 // What row i may keep, min_j (G_ij - col_bits[j]), at most kMaxBits (row_bits starts at kMaxBits;
 // finalize_lines_kernel raises the row's fast bits to it: oz::raised_line_bits).
-// grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns.
+// grid.x: rows (contiguous in C̄), grid.y: chunks of kRowBitsChunk columns (in turn past 65535).
 constexpr int kRowBitsChunk = 64;
 __global__ void row_bits_kernel(const std::int32_t* bound, std::int64_t m, std::int64_t n, std::int64_t mp,
                                 oz::Budget b, const int* col_bits, int* row_bits) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int mask = oz::flat_pair_budget(b) ? 0 : -1;
-  const std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk, j1 = min(n, j0 + kRowBitsChunk);
   if (i >= m) return;
   int worst = INT_MIN;
+  for (std::int64_t j0 = std::int64_t(blockIdx.y) * kRowBitsChunk; j0 < n; j0 += std::int64_t(gridDim.y) * kRowBitsChunk) {
+    const std::int64_t j1 = min(n, j0 + kRowBitsChunk);
 #pragma unroll 8
-  for (std::int64_t j = j0; j < j1; ++j) worst = max(worst, bound_log2(bound[j * mp + i], mask) + col_bits[j]);
+    for (std::int64_t j = j0; j < j1; ++j) worst = max(worst, bound_log2(bound[j * mp + i], mask) + col_bits[j]);
+  }
   atomicMin(&row_bits[i], oz::accurate_pair_budget(b, 1) - worst);
 }
 
@@ -1237,6 +1239,13 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
 
   DeviceGuard guard(p.device);
   auto s = static_cast<cudaStream_t>(stream_handle);
+  if (p.certified) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    IK_CUDA_CHECK(cudaStreamIsCapturing(s, &capture));
+    if (capture != cudaStreamCaptureStatusNone)
+      raise<ValueError>("gemm: the stream is being captured (a CUDA graph), but a certified contract waits for its "
+                        "certificate on the host; accepted in a capture: a fixed Contract(moduli=n, scaling=...)");
+  }
   auto* base = static_cast<unsigned char*>(workspace);
   auto at = [&](std::size_t off) { return base + off; };
   const WorkspaceLayout& w = p.layout;
@@ -1331,8 +1340,8 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     count_histogram_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, hist + kHistogramBins);
     IK_CUDA_CHECK_LAUNCH("count_histogram_kernel");
     unsigned long long host[2][kHistogramBins];
+    if (handle_lock.owns_lock()) handle_lock.unlock();  // a copy into pageable memory waits too
     IK_CUDA_CHECK(cudaMemcpyAsync(host, hist, sizeof host, cudaMemcpyDeviceToHost, s));
-    if (handle_lock.owns_lock()) handle_lock.unlock();
     IK_CUDA_CHECK(cudaStreamSynchronize(s));
     take_handle();
     certify::CountHistogram sides[2];
@@ -1391,7 +1400,8 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
       else IK_CUBLAS_CHECK(p.product(bound_shape, ra, rb, prod, p.np, at(w.cublas), s));
       column_bits_kernel<<<unsigned(p.n), 256, 0, s>>>(prod, p.m, p.mp, budget, rows.fast, cols.fast, cols.bits);
       IK_CUDA_CHECK_LAUNCH("column_bits_kernel");
-      const dim3 row_grid(blocks_for(p.m, threads), unsigned((p.n + kRowBitsChunk - 1) / kRowBitsChunk));
+      const dim3 row_grid(blocks_for(p.m, threads),
+                          unsigned(std::min<std::int64_t>((p.n + kRowBitsChunk - 1) / kRowBitsChunk, 65535)));
       row_bits_kernel<<<row_grid, threads, 0, s>>>(prod, p.m, p.n, p.mp, budget, cols.bits, rows.bits);
       IK_CUDA_CHECK_LAUNCH("row_bits_kernel");
     }
@@ -1486,7 +1496,8 @@ GemmReport GemmPlan::report(const void* workspace, Stream stream) const {
   IK_CUDA_CHECK(cudaStreamSynchronize(s));
   GemmReport r;
   const bool ran = p.m && p.n && !decision.whole_native;  // as the reference
-  r.moduli = decision.whole_native ? 0 : decision.moduli;
+  // A fixed plan's count is its own (whatever the workspace holds); a certified run's from its decision.
+  r.moduli = !p.certified ? p.hi : decision.whole_native ? 0 : std::clamp(decision.moduli, 0, kGemmMaxModuli);
   r.bits_a = ran ? counters[2] : p.certified ? 0 : p.budgets.by_count[r.moduli].bits_a;
   r.bits_b = ran ? counters[3] : p.certified ? 0 : p.budgets.by_count[r.moduli].bits_b;
   r.rtol = p.rtol, r.whole_native = decision.whole_native;
