@@ -380,3 +380,17 @@ def test_certificate_on_every_engine(torch, rng, engine, m, n, k):
     assert reports[0]["moduli"] < reports[1]["moduli"] and reports[0]["path"] == "emulated"
     assert reports[2]["moduli"] > reports[1]["moduli"] or 3 in reports[2]["native_row_indices"]
     assert reports[3]["path"] == "native" and reports[3]["native_rows"] == m
+
+
+def test_certified_contract_refuses_a_graph_capture(torch, rng):
+    """A certified contract waits for its certificate on the host, which a CUDA graph capture cannot
+    hold: refused with a message that says what to use, before anything is enqueued."""
+    a, b = on_gpu(torch, gemm_family(rng, (64, 96), 1.0)), on_gpu(torch, gemm_family(rng, (96, 48), 1.0))
+    out = torch.full((64, 48), 7.0, dtype=torch.float64, device="cuda")
+    gemm(a, b, out=torch.empty_like(out))  # the plan made and tuned outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(ValueError, match="captured.*Contract\\(moduli"):
+        with torch.cuda.graph(graph):
+            gemm(a, b, out=out)
+    torch.cuda.synchronize()
+    assert bool((out == 7.0).all())
