@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_timing.cuh"
+#include "common/fill.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "gemm/gemm_int8_mma.cuh"
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
   IK_CUDA_CHECK(cudaMallocManaged(&clocks, 2 * sizeof(long long)));
   std::uint32_t* operands = nullptr;
   IK_CUDA_CHECK(cudaMalloc(&operands, 8192 * 6 * kChains * 4));
-  mma::fill_pseudo_random_kernel<<<1024, 256>>>(reinterpret_cast<std::int8_t*>(operands), 8192 * 6 * kChains * 4);
+  ironkernels::detail::fill_pseudo_random_kernel<<<1024, 256>>>(reinterpret_cast<std::int8_t*>(operands), 8192 * 6 * kChains * 4);
   constexpr int kIterations = 4096;
   for (bool random : {false, true})
     for (int blocks_per_sm : {1, 2, 4}) {
@@ -114,8 +115,8 @@ int main(int argc, char** argv) {
     IK_CUDA_CHECK(cudaMalloc(&x, std::size_t(n) * k));
     IK_CUDA_CHECK(cudaMalloc(&y, std::size_t(n) * k));
     IK_CUDA_CHECK(cudaMalloc(&c, std::size_t(n) * n * 4));
-    mma::fill_pseudo_random_kernel<<<1024, 256>>>(x, n * k);
-    mma::fill_pseudo_random_kernel<<<1024, 256>>>(y, n * k);
+    ironkernels::detail::fill_pseudo_random_kernel<<<1024, 256>>>(x, n * k);
+    ironkernels::detail::fill_pseudo_random_kernel<<<1024, 256>>>(y, n * k);
     IK_CUDA_CHECK(cudaGetLastError());
     std::int32_t* ref = nullptr;
     IK_CUDA_CHECK(cudaMalloc(&ref, std::size_t(n) * n * 4));

@@ -297,15 +297,4 @@ void int8_products(const std::int8_t* x, const std::int8_t* y, std::int32_t* c, 
   IK_CUDA_CHECK_LAUNCH("int8_products_kernel");
 }
 
-// Stand-in residues for timing the products (their speed depends on the data: an all-zero product
-// draws less power).
-static __global__ void fill_pseudo_random_kernel(std::int8_t* p, std::int64_t count) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    std::uint32_t h = std::uint32_t(i) * 0x9E3779B1u ^ std::uint32_t(i >> 32);
-    h ^= h >> 15, h *= 0x2C1B3C6Du, h ^= h >> 12;
-    p[i] = static_cast<std::int8_t>(h >> 24);
-  }
-}
-
 }  // namespace ironkernels::detail::gemm_mma

@@ -1,0 +1,129 @@
+#pragma once
+// The lines a certified call computes in native float64: gathered, multiplied by cuBLAS DGEMM in
+// blocks (or, without cuBLAS, one fma per position) and written into C with alpha and beta.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "core/cuda_check.hpp"
+#include "gemm/cublas_loader.hpp"
+#include "gemm/gemm_lines.cuh"
+#include "gemm/gemm_reconstruct.cuh"
+#include "gemm/ozaki.hpp"
+
+namespace ironkernels::detail {
+namespace {
+namespace oz = ozaki;
+
+// Lines `list[r]` (or r) of x, r < count, as a row-major count × k matrix.
+__global__ void gather_lines_kernel(Lines x, const int* list, std::int64_t count, double* out) {
+  const std::int64_t total = count * x.cols;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e / x.cols, l = e % x.cols;
+    out[e] = x(list ? list[r] : r, l);
+  }
+}
+
+// The native lines' products (column-major count × width, the other side's lines o0 … o0 + width)
+// into C with alpha/beta: line list[r] (or r) is a row of C, or with `transposed` a column. Elements
+// whose other line holds Inf/NaN belong to the reconstruction (unless `every`).
+__global__ void scatter_native_kernel(const double* product, std::int64_t count, std::int64_t width, std::int64_t o0,
+                                      const int* list, const int* other_nonfinite, bool every, bool transposed,
+                                      OutputArgs c) {
+  const std::int64_t total = count * width;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e % count, o = o0 + e / count, line = list ? list[r] : r;
+    if (!every && other_nonfinite[o]) continue;
+    const std::int64_t i = transposed ? o : line, j = transposed ? line : o;
+    double& out = c.data[i * c.rs + j * c.cs];
+    out = oz::finish(c.alpha, product[e], c.beta, out);
+  }
+}
+
+// Without cuBLAS: the native lines' elements one thread each, one fma per position in order (within
+// γ_k, as a DGEMM).
+__global__ void native_elements_kernel(Lines x, Lines y, const int* list, std::int64_t count, const int* other_nonfinite,
+                                       bool every, bool transposed, OutputArgs c) {
+  const std::int64_t total = count * y.rows;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = e % count, o = e / count, line = list ? list[r] : r;
+    if (!every && other_nonfinite[o]) continue;
+    double sum = 0.0;
+    for (std::int64_t l = 0; l < x.cols; ++l)
+      sum = transposed ? fma(y(o, l), x(line, l), sum) : fma(x(line, l), y(o, l), sum);
+    const std::int64_t i = transposed ? o : line, j = transposed ? line : o;
+    double& out = c.data[i * c.rs + j * c.cs];
+    out = oz::finish(c.alpha, sum, c.beta, out);
+  }
+}
+
+// A native remedy: the lines `list` (count of them; all lines in order where list is null) of X
+// times the other side's lines Y, into C with alpha/beta (X's lines are C's rows, or with
+// `transposed` its columns). By cuBLAS DGEMM in blocks of Y's lines through `product` (X's lines
+// gathered into `x_buffer`, Y's into `y_buffer` where its strides are not BLAS's), or without
+// cuBLAS by native_elements_kernel. Elements whose other line holds Inf/NaN are left to the
+// reconstruction unless `every`.
+struct NativeRemedy {
+  Lines x, y;
+  const int* list;
+  std::int64_t count;
+  const int* other_nonfinite;
+  bool every, transposed;
+};
+void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t handle, double* x_buffer,
+                   double* y_buffer, double* product, std::int64_t product_elements, cudaStream_t s) {
+  if (r.count == 0 || r.y.rows == 0) return;
+  const int threads = 256;
+  auto grid = [&](std::int64_t elements) {
+    return unsigned(std::min<std::int64_t>((elements + threads - 1) / threads, std::int64_t(1) << 20));
+  };
+  if (!handle) {
+    native_elements_kernel<<<grid(r.count * r.y.rows), threads, 0, s>>>(r.x, r.y, r.list, r.count, r.other_nonfinite,
+                                                                        r.every, r.transposed, out);
+    IK_CUDA_CHECK_LAUNCH("native_elements_kernel");
+    return;
+  }
+  const std::int64_t k = r.x.cols;
+  // X's lines as a row-major count × k matrix (column-major k × count: op T, ld k), gathered unless
+  // they are all of X and already so laid out.
+  const double* x = r.x.data;
+  std::int64_t ldx = r.x.rs;
+  cublasOperation_t op_x = CUBLAS_OP_T;
+  if (k > 0 && (r.list || !(r.x.cs == 1 && r.x.rs >= k && r.x.rs <= INT_MAX))) {
+    gather_lines_kernel<<<grid(r.count * k), threads, 0, s>>>(r.x, r.list, r.count, x_buffer);
+    IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
+    x = x_buffer, ldx = std::max<std::int64_t>(k, 1);
+  }
+  // Yᵀ (k × lines): Y row-major is column-major k × lines (op N, ld rs); Y column-major is lines × k
+  // (op T, ld cs); anything else gathered row-major.
+  const double* y = r.y.data;
+  std::int64_t ldy = r.y.rs, y_step = r.y.rs;
+  cublasOperation_t op_y = CUBLAS_OP_N;
+  if (r.y.rs == 1 && r.y.cs >= std::max<std::int64_t>(r.y.rows, 1) && r.y.cs <= INT_MAX && r.y.cs != 1) {
+    op_y = CUBLAS_OP_T, ldy = r.y.cs, y_step = 1;
+  } else if (k > 0 && !(r.y.cs == 1 && r.y.rs >= k && r.y.rs <= INT_MAX)) {
+    gather_lines_kernel<<<grid(r.y.rows * k), threads, 0, s>>>(r.y, nullptr, r.y.rows, y_buffer);
+    IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
+    y = y_buffer, ldy = y_step = std::max<std::int64_t>(k, 1);
+  }
+  const std::int64_t width = std::max<std::int64_t>(1, std::min(r.y.rows, product_elements / r.count));
+  const double one = 1.0, zero = 0.0;
+  for (std::int64_t o0 = 0; o0 < r.y.rows; o0 += width) {
+    const std::int64_t w = std::min(width, r.y.rows - o0);
+    if (k == 0) {
+      IK_CUDA_CHECK(cudaMemsetAsync(product, 0, std::size_t(r.count * w) * sizeof(double), s));
+    } else {
+      IK_CUBLAS_CHECK(cublas_api().dgemm(handle, op_x, op_y, int(r.count), int(w), int(k), &one, x, int(ldx),
+                                         y + o0 * y_step, int(ldy), &zero, product, int(r.count)));
+    }
+    scatter_native_kernel<<<grid(r.count * w), threads, 0, s>>>(product, r.count, w, o0, r.list, r.other_nonfinite,
+                                                                r.every, r.transposed, out);
+    IK_CUDA_CHECK_LAUNCH("scatter_native_kernel");
+  }
+}
+
+}  // namespace
+}  // namespace ironkernels::detail
