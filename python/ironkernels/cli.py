@@ -8,6 +8,8 @@ import sys
 import time
 
 from . import _core
+from .lcn.draw import _format_of, _matplotlib
+from .lcn.io import _check_output
 
 
 def _info(as_json: bool) -> int:
@@ -152,10 +154,10 @@ def _lcn_draw(src: str, dst: str, self_loops: str, size: int) -> int:
               f"(ending in {', '.join(lcn.DRAW_FORMATS)})", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        fmt = lcn._format_of(dst, prog)
+        fmt = _format_of(dst, prog)
         if fmt == "png":
-            lcn._matplotlib()
-        lcn._check_output(dst, prog)
+            _matplotlib()
+        _check_output(dst, prog)
         d = lcn.load(src, self_loops=self_loops)
     except Exception as e:
         print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
@@ -215,11 +217,11 @@ def _lcn_solve(args) -> int:
             return EXIT_UNREADABLE
     try:
         if args.svg:
-            fmt = lcn._format_of(args.svg, prog)
+            fmt = _format_of(args.svg, prog)
             if fmt == "png":
-                lcn._matplotlib()
-            lcn._check_output(args.svg, prog)
-        lcn._check_output(args.output, prog)
+                _matplotlib()
+            _check_output(args.svg, prog)
+        _check_output(args.output, prog)
         d = lcn.load(args.input, self_loops=args.self_loops)
     except Exception as e:
         print(f"{prog}: {_message(e, prog)}", file=sys.stderr)

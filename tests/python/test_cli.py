@@ -178,7 +178,10 @@ def test_lcn_ctrl_c_exits_130_with_one_line(monkeypatch, tmp_path):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(lcn, "evaluate", interrupted)
+    from ironkernels.lcn import crossings
+
+    monkeypatch.setattr(lcn, "evaluate", interrupted)  # what the command calls, and what lcn.draw does
+    monkeypatch.setattr(crossings, "evaluate", interrupted)
     for args in (("check", GOOD), ("draw", GOOD, tmp_path / "p.svg")):
         rc, _, err = lcn_main(*args)
         assert rc == 130 and err.strip() == "ironkernels: interrupted"

@@ -212,7 +212,7 @@ def test_cli_solve_bad_option_writes_nothing(tmp_path):
 
 
 def test_interrupt_while_choosing_a_start_returns_the_best_start(monkeypatch):
-    import ironkernels._lcn_start as start
+    import ironkernels.lcn.start as start
 
     real, calls = start.start_drawing, []
 
@@ -230,7 +230,7 @@ def test_interrupt_while_choosing_a_start_returns_the_best_start(monkeypatch):
 
 
 def test_interrupt_before_any_start_raises(monkeypatch):
-    import ironkernels._lcn_start as start
+    import ironkernels.lcn.start as start
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from ironkernels import _core, lcn
-from ironkernels._lcn_bounds import LowerBound, lower_bound
-from ironkernels._lcn_start import _ogdf, available_methods, legalise, start_drawing
+from ironkernels.lcn.bounds import LowerBound, lower_bound
+from ironkernels.lcn.start import _ogdf, available_methods, legalise, start_drawing
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -137,7 +137,7 @@ def test_start_drawing_deterministic_and_seeded():
 
 
 def test_ogdf_is_optional(monkeypatch):
-    import ironkernels._lcn_start as start
+    import ironkernels.lcn.start as start
 
     monkeypatch.setattr(start, "_ogdf", lambda: None)
     assert not any(m.startswith("ogdf") for m in start.available_methods())
@@ -147,7 +147,7 @@ def test_ogdf_is_optional(monkeypatch):
 
 
 def test_planar_hook(monkeypatch):
-    import ironkernels._lcn_start as start
+    import ironkernels.lcn.start as start
 
     calls = []
     _real = start._core

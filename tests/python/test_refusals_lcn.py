@@ -379,7 +379,7 @@ def test_refused_writes_leave_no_temporary_files():
 _THREADS_PROBE = ("import sys; sys.path.insert(0, sys.argv[1]); from ironkernels import lcn\n"
                   "try:\n    lcn.evaluate(lcn.load(sys.argv[2]))\n"
                   "except Exception as e:\n    print(type(e).__name__ + ': ' + str(e))\nelse:\n    print('OK')\n")
-_PKG = str(pathlib.Path(lcn.__file__).parent.parent)
+_PKG = str(pathlib.Path(lcn.__file__).parent.parent.parent)
 
 
 def _with_threads_env(value: str) -> str:

@@ -22,8 +22,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _core
-from .lcn import Drawing, _check_drawing, _int_arg, _int_pairs
+from .. import _core
+from ._checks import _int_arg, _int_pairs
+from .model import Drawing, _check_drawing
 
 _OWN = ("circle", "stress", "pivotmds", "random")
 _OGDF = ("ogdf-stress", "ogdf-fmmm", "ogdf-pivotmds", "ogdf-planar")

@@ -11,8 +11,8 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from . import _core
-from .lcn import _int_arg, _int_pairs, _is_int, _check_edge_ends
+from .. import _core
+from ._checks import _check_edge_ends, _int_arg, _int_pairs, _is_int
 
 
 class LowerBound(NamedTuple):

@@ -15,7 +15,11 @@ from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
-from . import _core
+from .. import _core
+from . import start
+from ._checks import _int_arg, _parse_device, _show
+from .bounds import lower_bound
+from .model import Drawing, Evaluation, _check_drawing
 
 _SEED_LIMIT = 1 << 64
 _CUDA_MAX_DEGREE = 10240  # solve_cuda's limit (anneal_cuda.cu: 20 bytes of shared memory per neighbour)
@@ -63,7 +67,6 @@ def _fail(kind, fn: str, message: str):
 
 def _device(device: Any, fn: str) -> Optional[int]:
     """None for the CPU, else a CUDA device id; 'auto' is the first GPU when the build has CUDA and one is visible."""
-    from .lcn import _parse_device, _show
 
     if isinstance(device, str) and device == "auto":
         return 0 if _core.build_info().get("cuda") and _core.cuda_devices() else None
@@ -84,7 +87,6 @@ def _device(device: Any, fn: str) -> Optional[int]:
 
 
 def _number(value: Any, name: str, fn: str, *, lo: float, allow_none: bool) -> Optional[float]:
-    from .lcn import _show
 
     if value is None and allow_none:
         return None
@@ -98,7 +100,6 @@ def _number(value: Any, name: str, fn: str, *, lo: float, allow_none: bool) -> O
 
 
 def _count(value: Any, name: str, fn: str, lo: int, hi: int) -> Optional[int]:
-    from .lcn import _int_arg
 
     return None if value is None else _int_arg(value, name, fn, lo, hi)
 
@@ -127,13 +128,10 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     ``stopped == "interrupted"`` (while the start layouts are computed: the best start so far; before
     the first: KeyboardInterrupt). Every argument is checked before any work (TypeError/ValueError
     naming it)."""
-    from . import lcn
-    from ._lcn_bounds import lower_bound
-    from ._lcn_start import available_methods as start_methods
 
     fn = "lcn.solve"
     t_start = time.perf_counter()
-    xy_in, edges, width, height = lcn._check_drawing(drawing, fn)
+    xy_in, edges, width, height = _check_drawing(drawing, fn)
     time_limit = _number(time_limit, "time_limit", fn, lo=0.0, allow_none=True)
     max_moves = _count(max_moves, "max_moves", fn, 1, (1 << 62))
     if time_limit is None and max_moves is None:
@@ -145,7 +143,7 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     if isinstance(device, str) and device == "auto" and dev is not None and len(edges) and \
             np.bincount(edges.ravel(), minlength=len(xy_in)).max() > _CUDA_MAX_DEGREE:
         dev = None  # the CUDA chains keep a vertex's neighbours in shared memory
-    methods = start_methods()
+    methods = start.available_methods()
     if not isinstance(init, str):
         _fail(TypeError, fn, f"init is a {type(init).__name__}; accepted: 'auto' or one of {methods}")
     if init != "auto" and init not in methods:
@@ -163,9 +161,9 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
     best, interrupted = _start(drawing, edges, width, height, init, methods, planar, xy_in, seed,
                                None if time_limit is None else time_limit / 4, t_start)
     _, method, xy, ev0 = best
-    start_ev = lcn.Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
-                              edges_at_k=int(ev0["edges_at_k"]), total_crossings=int(ev0["total_crossings"]),
-                              violations=[])
+    start_ev = Evaluation(edge_crossings=np.asarray(ev0["edge_crossings"]), k=int(ev0["k"]),
+                          edges_at_k=int(ev0["edges_at_k"]), total_crossings=int(ev0["total_crossings"]),
+                          violations=[])
 
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t_start))
     wrapped = None
@@ -182,11 +180,11 @@ def solve(drawing, *, time_limit: Optional[float], max_moves: Optional[int] = No
                         0.0 if left is None else max(left, 1e-9), max_moves_core, seed, chains or 0, wrapped)
     r["interrupted"] = r["interrupted"] or interrupted
     best_xy = np.ascontiguousarray(r["xy"], dtype=np.int64)
-    result_drawing = lcn.Drawing(list(drawing.ids), best_xy, edges.copy(), width, height,
-                                 list(drawing.duplicate_edges), list(drawing.dropped_self_loops))
+    result_drawing = Drawing(list(drawing.ids), best_xy, edges.copy(), width, height,
+                             list(drawing.duplicate_edges), list(drawing.dropped_self_loops))
     # The core has checked the drawing with the exact evaluator (valid, and the figures the search reported).
-    ev = lcn.Evaluation(edge_crossings=np.asarray(r["edge_crossings"]), k=int(r["k"]), edges_at_k=int(r["edges_at_k"]),
-                        total_crossings=int(r["total_crossings"]), violations=[])
+    ev = Evaluation(edge_crossings=np.asarray(r["edge_crossings"]), k=int(r["k"]), edges_at_k=int(r["edges_at_k"]),
+                    total_crossings=int(r["total_crossings"]), violations=[])
     offset = time.perf_counter() - t_start - r["seconds"]
     history = [(0.0, start_ev.k, start_ev.edges_at_k, start_ev.total_crossings)]
     for h in r["history"][1:]:
@@ -226,10 +224,9 @@ def _start(drawing, edges, width, height, init, methods, planar, xy_in, seed, bu
     total) kept. The planar drawing and the input come first; then our stress layout runs in a thread
     while the others (our pivot MDS, OGDF's layouts, the circle) run in turn, each only if its predicted
     time fits in what is left of `budget` (a quarter of the time limit); the choice stops at k = 0."""
-    from ._lcn_start import start_drawing
 
     def candidate(method):
-        xy = start_drawing(drawing, method, seed)
+        xy = start.start_drawing(drawing, method, seed)
         ev = _core.lcn_evaluate(xy, edges, width, height, None)
         return (ev["k"], ev["edges_at_k"], ev["total_crossings"]), method, xy, ev
 
