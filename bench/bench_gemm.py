@@ -94,6 +94,11 @@ class Gemmul8:
         return torch.empty(self.lib.gemmul8_workspace_bytes(n, m, k, moduli), dtype=torch.uint8, device="cuda")
 
 
+def _engine(name: str) -> str:
+    """gemm's engine= for an --engines entry ("cuda": the default, engine="auto")."""
+    return "auto" if name == "cuda" else name
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-h200.json"))
@@ -154,7 +159,7 @@ def main():
             for contract, extra in plans:
                 cases.append((f"ironkernels-{engine}",
                               lambda engine=engine, contract=contract:
-                              (lambda: ironkernels.gemm(a, b, contract=contract, out=out, backend=engine)),
+                              (lambda: ironkernels.gemm(a, b, contract=contract, out=out, engine=_engine(engine))),
                               extra, (engine, contract)))
         if gemmul8 is not None:
             for fast in (True, False):
@@ -177,7 +182,7 @@ def main():
                 res = errors(out[rt][:, ct].cpu().numpy(), ref, absprod)
             if ours is not None:
                 engine, contract = ours
-                _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True, backend=engine)
+                _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True, engine=_engine(engine))
                 if "products" in rep:
                     res["products"] = f"{rep['products']}, {rep.get('product_column_blocks')} column block(s)"  # tune()'s choice
                 res.update({key: rep.get(key) for key in REPORT_KEYS})

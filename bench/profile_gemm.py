@@ -26,13 +26,13 @@ gen = torch.Generator(device="cuda").manual_seed(7)
 for spec in [a for a in sys.argv[1:] if a != "--once"] or ["4096:native"]:
     n, *rest = spec.split(":")
     n = int(n)
-    backend = rest.pop() if rest[-1] in ("mma", "wgmma", "cublas") else "cuda"
+    engine = rest.pop() if rest[-1] in ("mma", "wgmma", "cublas") else "auto"
     contract = Contract.native() if rest == ["native"] else Contract(int(rest[0]), rest[1])
     draw = lambda: (torch.rand(n, n, generator=gen, device="cuda", dtype=torch.float64) - 0.5) * torch.exp(  # noqa: E731
         0.5 * torch.randn(n, n, generator=gen, device="cuda", dtype=torch.float64))
     a, b = draw(), draw()
     out = torch.empty(n, n, dtype=torch.float64, device="cuda")
-    call = lambda: ironkernels.gemm(a, b, contract=contract, out=out, backend=backend)  # noqa: E731
+    call = lambda: ironkernels.gemm(a, b, contract=contract, out=out, engine=engine)  # noqa: E731
     call()  # plan, tune, workspace
     if once:
         torch.cuda.synchronize()
@@ -40,7 +40,7 @@ for spec in [a for a in sys.argv[1:] if a != "--once"] or ["4096:native"]:
     ours, dgemm = median_ms(call), median_ms(lambda: torch.matmul(a, b, out=out))
     for _ in range(10):  # sustained, then the phases
         call()
-    _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True, backend=backend)
+    _, rep = ironkernels.gemm(a, b, contract=contract, out=out, report=True, engine=engine)
     phases = {k: round(v, 3) for k, v in rep.items() if k.endswith("_ms")}
     print(f"{spec}: {ours:.3f} ms, cublasDgemm {dgemm:.3f} ms ({dgemm / ours:.2f}x), moduli {rep['moduli']}, "
           f"bits {rep['bits_a']}/{rep['bits_b']}, {rep['products']}, phases {phases}", flush=True)

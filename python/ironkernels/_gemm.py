@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import math
 import numbers
+import warnings
 from typing import Any, Optional
 
 from . import _core
@@ -18,8 +19,10 @@ from ._interop import (call_core, device_of, dtype_name, empty, empty_like, fram
 MODULI: tuple = tuple(_core.GEMM_MODULI)
 """The moduli in the order contracts take them: a contract with n moduli uses the first n."""
 MAX_K: int = int(_core.GEMM_MAX_K)
-BACKENDS: tuple = ("auto", "cpu", "cuda", "cublas", "mma", "wgmma")
-"""gemm's backend values: by the arrays' device, the CPU reference, CUDA, CUDA on one INT8 product engine."""
+BACKENDS: tuple = ("auto", "cpu", "cuda")
+"""gemm's backend values: by the arrays' device, the CPU reference, CUDA."""
+ENGINES: tuple = ("auto", "wgmma", "mma", "cublas")
+"""gemm's INT8 product engines on CUDA: by the GPU and the shape, or one of them."""
 
 
 
@@ -190,6 +193,7 @@ def gemm(
     trans_b: bool = False,
     contract: Optional[Contract] = None,
     backend: str = "auto",
+    engine: str = "auto",
     out: Any = None,
     stream: Any = None,
     report: bool = False,
@@ -203,12 +207,12 @@ def gemm(
             (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
         contract: :class:`Contract`; default ``Contract.native()``.
-        backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device);
-            on CUDA arrays also the INT8 product engine: ``"wgmma"`` (the library's TMA and wgmma
-            kernel, compute capability 9.0; what ``"auto"`` and ``"cuda"`` run where it is available and
-            C has at least half as many 128 × 256 tiles as the GPU has SMs), ``"cublas"`` (what they run
-            elsewhere) or ``"mma"`` (the library's mma.sync kernel, compute
-            capability 8.0+). Every engine gives the same bits.
+        backend: ``"auto"`` (by the arrays' device), ``"cpu"`` or ``"cuda"`` (must match the device).
+        engine: the INT8 products' engine on CUDA arrays: ``"auto"`` (``"wgmma"`` where it is available
+            and C has at least half as many 128 × 256 tiles as the GPU has SMs, else ``"cublas"``),
+            ``"wgmma"`` (the library's TMA and wgmma kernel, compute capability 9.0), ``"cublas"`` or
+            ``"mma"`` (the library's mma.sync kernel, compute capability 8.0+). Every engine gives the
+            same bits. (``backend="wgmma"`` and the like still work, with a DeprecationWarning.)
         out: (m, n) float64 array to write (may be ``c``); default a new array of a's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default the framework's
             current stream. The call does not synchronise (unless ``report=True``), except the first
@@ -231,8 +235,16 @@ def gemm(
     contract = Contract.native() if contract is None else contract
     if not isinstance(contract, Contract):
         raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
+    engine_arg = "engine"
+    if isinstance(backend, str) and backend in ENGINES[1:] and engine == "auto":  # the former spelling
+        warnings.warn(f"gemm: backend={backend!r} names an INT8 engine; use engine={backend!r} (backend is the "
+                      "device: 'auto', 'cpu' or 'cuda')", DeprecationWarning, stacklevel=2)
+        backend, engine, engine_arg = "auto", backend, "backend"
     if not isinstance(backend, str) or backend not in BACKENDS:
-        raise ValueError(f"gemm: backend = {backend!r}; accepted: {', '.join(map(repr, BACKENDS))}")
+        raise ValueError(f"gemm: backend = {backend!r}; accepted: {', '.join(map(repr, BACKENDS))} (the INT8 "
+                         f"engine is engine=: {', '.join(map(repr, ENGINES))})")
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ValueError(f"gemm: engine = {engine!r}; accepted: {', '.join(map(repr, ENGINES))}")
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")
@@ -248,6 +260,9 @@ def gemm(
             raise ValueError(f"gemm: {name} is on {device_of(x)} but a is on {where}; all arrays must be on one device")
     if backend != "auto" and (backend == "cpu") != (where[0] == "cpu"):
         raise ValueError(f"gemm: backend = {backend!r} but the arrays are on {where[0]}; no implicit transfers")
+    if engine != "auto" and where[0] == "cpu":
+        raise ValueError(f"gemm: {engine_arg} = {engine!r} (an INT8 engine of the CUDA backend) but the arrays are "
+                         "on cpu; no implicit transfers")
     for name, x in arrays.items():
         if dtype_name(x) != "float64":
             raise TypeError(f"gemm: {name} has dtype {dtype_name(x)}; accepted: float64")
@@ -272,7 +287,7 @@ def gemm(
     moduli, scaling = contract.moduli or 0, contract.scaling
     rtol = 0.0 if contract.is_native or not contract.certified else contract.rtol_at(ka)
     if cuda:
-        products = backend if backend in ("cublas", "mma", "wgmma") else "auto"
+        products = engine
         plan = _core.gemm_plan(ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
                                contract.is_native, rtol)
     if out is None:

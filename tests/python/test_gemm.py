@@ -196,11 +196,22 @@ def test_edge_shapes(rng):
     np.testing.assert_allclose(z[1, 0], 3e-310 * 1e8 - 1e-309 * 2e8, rtol=1e-15)
 
 
+def test_engine_is_its_own_argument_and_the_former_spelling_warns():
+    a, b = np.ones((2, 3)), np.ones((3, 2))
+    with pytest.raises(ValueError, match="engine = 'mma'.*arrays are on cpu"):
+        gemm(a, b, engine="mma")
+    with pytest.raises(ValueError, match="engine = 'gpu'; accepted: 'auto', 'wgmma', 'mma', 'cublas'"):
+        gemm(a, b, engine="gpu")
+    with pytest.warns(DeprecationWarning, match="use engine='wgmma'"), pytest.raises(ValueError, match="arrays are on cpu"):
+        gemm(a, b, backend="wgmma")
+    np.testing.assert_array_equal(gemm(a, b, backend="cpu", engine="auto"), a @ b)
+
+
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
         ({"contract": Contract(moduli=14), "backend": "gpu"}, ValueError, "backend"),
-        ({"contract": Contract(moduli=14), "backend": "mma"}, ValueError, "arrays are on cpu"),
+        ({"contract": Contract(moduli=14), "engine": "mma"}, ValueError, "arrays are on cpu"),
         ({"contract": Contract(moduli=14), "backend": "cuda"}, ValueError, "arrays are on cpu"),
         ({"contract": Contract(moduli=14), "backend": None}, ValueError, "backend"),
         ({"contract": "fast"}, TypeError, "Contract"),

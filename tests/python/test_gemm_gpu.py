@@ -35,33 +35,34 @@ def assert_bitwise(got, want):
 
 
 SHAPES = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (17, 33, 1), (33, 70, 45), (128, 128, 128), (257, 96, 300), (512, 512, 512)]
-PRODUCTS = {"cuda": ("cublasGemmEx", "cublasLt", "wgmma"), "mma": ("mma.sync",), "wgmma": ("wgmma",)}
+PRODUCTS = {"auto": ("cublasGemmEx", "cublasLt", "wgmma"), "mma": ("mma.sync",), "wgmma": ("wgmma",),
+            "cublas": ("cublasGemmEx", "cublasLt")}
 
 
 def skip_unavailable(engine):
     from ironkernels import _core
 
-    if engine != "cuda" and not _core.gemm_engine_available(engine, 0):
+    if engine != "auto" and not _core.gemm_engine_available(engine, 0):
         pytest.skip(f"the {engine} engine does not run on this GPU / build")
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
 @pytest.mark.parametrize("scaling", ["fast", "accurate", "norm"])
-@pytest.mark.parametrize("backend", ["cuda", "mma", "wgmma"])
-def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, backend):
-    skip_unavailable(backend)
+@pytest.mark.parametrize("engine", ["auto", "mma", "wgmma"])
+def test_bitwise_equal_to_cpu(torch, rng, m, n, k, scaling, engine):
+    skip_unavailable(engine)
     # two moduli: fast keeps fewer bits than accurate's magnitude bounds resolve (accurate keeps fast's)
     for phi, moduli in ((0.5, 14), (2.0, 16), (4.0, 20), (1.0, 2)):
         a, b = gemm_family(rng, (m, k), phi), gemm_family(rng, (k, n), phi)
         contract = Contract(moduli=moduli, scaling=scaling)
         want, rep_cpu = gemm(a, b, contract=contract, report=True)
         out = poisoned(torch, (m, n))
-        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=out, report=True, backend=backend)
+        got, rep = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=out, report=True, engine=engine)
         assert got is out
         assert_bitwise(got, want)
         for key in ("moduli", "bits_a", "bits_b", "nonfinite_elements"):
             assert rep[key] == rep_cpu[key], key
-        assert rep["backend"] == "cuda" and rep["products_ms"] >= 0 and rep["products"] in PRODUCTS[backend]
+        assert rep["backend"] == "cuda" and rep["products_ms"] >= 0 and rep["products"] in PRODUCTS[engine]
 
 
 @pytest.mark.parametrize("m, n, k", [(130, 270, 200), (300, 129, 1040), (16, 20, 70000), (600, 650, 700), (2300, 300, 64)])
@@ -77,8 +78,8 @@ def test_own_products_bitwise_equal_to_cpu_and_cublas(torch, rng, m, n, k, scali
     contract = Contract(moduli=16, scaling=scaling)
     want = gemm(a, b, contract=contract)
     ga, gb = on_gpu(torch, a), on_gpu(torch, b)
-    for backend in (engine, "cublas"):
-        assert_bitwise(gemm(ga, gb, contract=contract, out=poisoned(torch, (m, n)), backend=backend), want)
+    for products in (engine, "cublas"):
+        assert_bitwise(gemm(ga, gb, contract=contract, out=poisoned(torch, (m, n)), engine=products), want)
 
 
 @pytest.mark.parametrize("scaling", ["fast", "accurate", "norm"])
@@ -94,7 +95,7 @@ def test_column_blocks_bitwise_equal_to_cpu(torch, rng, scaling, engine):
     a, b = gemm_family(rng, (m, k), 2.0), gemm_family(rng, (k, n), 2.0)
     contract = Contract(moduli=15, scaling=scaling)
     want = gemm(a, b, contract=contract)
-    got = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=poisoned(torch, (m, n)), backend=engine)
+    got = gemm(on_gpu(torch, a), on_gpu(torch, b), contract=contract, out=poisoned(torch, (m, n)), engine=engine)
     assert_bitwise(got, want)
     plan = _core.GemmPlan(m, n, k, False, False, 15, scaling, 0, engine)
     ws = torch.empty(plan.workspace_bytes, dtype=torch.uint8, device="cuda")
@@ -213,7 +214,7 @@ def test_plans_are_shared_tuned_once_and_evicted(torch):
     assert not _core.gemm_plan(*key).tuned and first.tuned
     g = torch.Generator(device="cuda").manual_seed(3)
     a = torch.randn(1024, 1024, dtype=torch.float64, device="cuda", generator=g)
-    gemm(a, a, contract=Contract(moduli=14, scaling="fast"), backend="cublas")
+    gemm(a, a, contract=Contract(moduli=14, scaling="fast"), engine="cublas")
     assert _core.gemm_plan(*key).tuned
 
 
@@ -234,7 +235,7 @@ def test_threads_share_a_plan(torch, rng):
             stream = torch.cuda.Stream()
             with torch.cuda.stream(stream):
                 a, b = on_gpu(torch, inputs[i][0]), on_gpu(torch, inputs[i][1])
-                outs = [gemm(a, b, backend="cublas") for _ in range(5)]
+                outs = [gemm(a, b, engine="cublas") for _ in range(5)]
                 stream.synchronize()
                 got[i] = [out.cpu().numpy() for out in outs]
         except Exception as e:  # noqa: BLE001 - reported by the main thread
@@ -372,7 +373,7 @@ def test_certificate_on_every_engine(torch, rng, engine, m, n, k):
     reports = []
     for x, y in ((np.full((m, k), near_one), np.full((k, n), -near_one)), (a, b), (wide, b), heavy):
         want, rep_cpu = gemm(x, y, report=True)
-        got, rep = gemm(on_gpu(torch, x), on_gpu(torch, y), out=poisoned(torch, (m, n)), report=True, backend=engine)
+        got, rep = gemm(on_gpu(torch, x), on_gpu(torch, y), out=poisoned(torch, (m, n)), report=True, engine=engine)
         assert_report_matches_cpu(rep, rep_cpu, k)
         assert rep["moduli_set"] == rep_cpu["moduli_set"]
         assert_matches_cpu(got, want, rep, x, y)
