@@ -187,6 +187,13 @@ def test_bounds_small_cases():
         return np.array([(i, j) for i in range(n) for j in range(i + 1, n)], dtype=np.int64).reshape(-1, 2)
 
     assert lower_bound(4, complete(4)) == LowerBound(0, "none")
+    d = lcn.load({"nodes": [{"id": i, "x": x, "y": y} for i, (x, y) in enumerate([(0, 0), (2, 0), (0, 2), (2, 2)])],
+                  "edges": [{"source": s, "target": t} for s, t in complete(4).tolist()], "width": 2, "height": 2})
+    assert lower_bound(d) == lower_bound(d.n, d.edges)  # a drawing, as every lcn call takes
+    with pytest.raises(TypeError, match="lower_bound\\(drawing\\) or lower_bound\\(n, m\\)"):
+        lower_bound(4)
+    with pytest.raises(TypeError, match="beside a Drawing"):
+        lower_bound(d, 6)
     assert lower_bound(5, complete(5)) == (1, "k-planar density")   # 10 > 3*5-6
     assert lower_bound(6, complete(6)).k == 1                        # K6 is 1-planar
     assert lower_bound(7, complete(7)).k == 2                        # 21 > 4*7-8

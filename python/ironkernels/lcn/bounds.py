@@ -12,7 +12,8 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from .. import _core
-from ._checks import _check_edge_ends, _int_arg, _int_pairs, _is_int
+from ._checks import _check_edge_ends, _int_arg, _int_pairs, _is_int, _show
+from .model import Drawing
 
 
 class LowerBound(NamedTuple):
@@ -23,13 +24,22 @@ class LowerBound(NamedTuple):
 _COUNT_MAX = 1 << 36
 
 
-def lower_bound(n: int, m: Any, planar: Optional[bool] = None) -> LowerBound:
-    """A lower bound on k. ``m`` is either the number of edges of a simple graph whose ``n``
-    vertices all have an edge, or the (m, 2) edge array of the graph on vertices 0 … n-1 (then
-    duplicate edges and isolated vertices are left out, bipartite graphs get their stronger bounds,
-    and the bounds are also taken over components and dense subgraphs). ``planar``: the planarity
-    test's answer when known (False adds k >= 1; None: unknown)."""
+def lower_bound(n: Any, m: Any = None, planar: Optional[bool] = None) -> LowerBound:
+    """A lower bound on k for a drawing's graph: ``lower_bound(drawing)``, as every lcn call takes a
+    drawing, or from the graph alone, ``lower_bound(n, m)``: ``m`` either the number of edges of a
+    simple graph whose ``n`` vertices all have an edge, or the (m, 2) edge array of the graph on
+    vertices 0 … n-1 (then duplicate edges and isolated vertices are left out, bipartite graphs get
+    their stronger bounds, and the bounds are also taken over components and dense subgraphs).
+    ``planar``: the planarity test's answer when known (False adds k >= 1; None: unknown)."""
     fn = "lcn.lower_bound"
+    if isinstance(n, Drawing):
+        if m is not None:
+            raise TypeError(f"{fn}: m = {_show(m)} beside a Drawing; accepted: lower_bound(drawing) or "
+                            "lower_bound(n, m)")
+        n, m = n.n, n.edges
+    elif m is None:
+        raise TypeError(f"{fn}: n is a {type(n).__name__} and m is missing; accepted: lower_bound(drawing) or "
+                        "lower_bound(n, m)")
     n = _int_arg(n, "n", fn, 0, _COUNT_MAX)
     if planar is not None and not isinstance(planar, (bool, np.bool_)):
         raise TypeError(f"{fn}: planar = {planar!r}; accepted: True, False or None")
