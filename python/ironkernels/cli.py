@@ -230,7 +230,7 @@ def _lcn_solve(args) -> int:
     try:
         time_limit = args.time if args.time is not None or args.max_moves is not None else 10.0
         r = lcn.solve(d, time_limit=time_limit, max_moves=args.max_moves, seed=args.seed, device=args.device,
-                      init=args.init, callback=line)
+                      init=args.init, callback=line, chains=args.chains)
     except (TypeError, ValueError) as e:
         line.clear()
         print(f"{prog}: {_message(e, prog)}", file=sys.stderr)
@@ -295,6 +295,9 @@ def _main(argv: list[str] | None) -> int:
                     help="seconds for the whole run (default 10, or no limit with --max-moves)")
     ps.add_argument("--max-moves", type=int, default=None,
                     help="a budget of proposals: the same result on every run (with --time too: whichever ends first)")
+    ps.add_argument("--chains", type=int, default=None,
+                    help="chains run at once (default: all cores, or a few per SM on a GPU); with --max-moves, "
+                         "the same drawing on every machine, CPU or GPU")
     ps.add_argument("--seed", type=int, default=0)
     ps.add_argument("--device", default="auto", help="auto (GPU if present), cpu, cuda or cuda:N")
     ps.add_argument("--init", default="auto", help="start layout: auto (the best of those available), keep (the "

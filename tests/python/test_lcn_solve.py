@@ -238,3 +238,22 @@ def test_interrupt_before_any_start_raises(monkeypatch):
     monkeypatch.setattr(start, "start_drawing", interrupted)
     with pytest.raises(KeyboardInterrupt):
         lcn.solve(_complete(6, 20), time_limit=5.0, device="cpu")
+
+
+def test_cli_solve_chains_and_moves_give_the_same_drawing_whatever_the_cores(tmp_path):
+    """--chains with --max-moves: the search's path depends on neither the clock nor the machine's
+    cores (IRONKERNELS_NUM_THREADS 1 and 2 here)."""
+    import os
+
+    drawings = []
+    for threads in ("1", "2"):
+        out = tmp_path / f"sol{threads}.json"
+        env = dict(os.environ, IRONKERNELS_NUM_THREADS=threads)
+        p = subprocess.run([sys.executable, "-m", "ironkernels", "lcn", "solve", str(EXAMPLE_15), "-o", str(out),
+                            "--device", "cpu", "--chains", "4", "--max-moves", "20000", "--seed", "3"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        assert p.returncode == 0, p.stderr
+        drawings.append(out.read_text())
+    assert drawings[0] == drawings[1]
+    p = _cli(EXAMPLE_15, "-o", tmp_path / "x.json", "--chains", "0", "--max-moves", "10")
+    assert p.returncode == 2 and "chains" in p.stderr
