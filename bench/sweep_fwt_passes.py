@@ -1,6 +1,7 @@
 """Sweep of the FWT's passes and strided tiles (bench/DECISIONS.md, fwt): ours against torch.clone of
 the same tensor (256 MB), best of two rotated rounds, for case groups of long rows, float64, other
-dtypes, complex, integers and strided axes. Run once per setting, each read once per process:
+dtypes, complex, integers and strided axes. Run once per setting, each read once per process and
+only with IRONKERNELS_DEV_OVERRIDES=1:
 IRONKERNELS_FWT_STRIDED_SHAPE=narrow|wide|tall, IRONKERNELS_FWT_ROW_BITS=14|15,
 IRONKERNELS_FWT_STRIDED_CLUSTERS=0|all and
 IRONKERNELS_FWT_CLUSTER_BITS=1|2 (the strided kernel's).

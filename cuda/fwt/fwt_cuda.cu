@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "core/dev_overrides.hpp"
 #include "fwt/fwt_line_passes.hpp"
 #include "fwt/fwt_strided.cuh"
 #include "fwt/fwt_table.cuh"
@@ -63,7 +64,7 @@ int smem_max_log_n(const FwtPlan& p) {
 // (at most 8 row bits); 2^15 beyond; IRONKERNELS_FWT_ROW_BITS sets it (bench sweeps).
 int split_row_bits(int log_n, int table_max) {
   static const int forced = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_ROW_BITS");
+    const char* env = dev_override("IRONKERNELS_FWT_ROW_BITS");
     return env ? std::atoi(env) : 0;
   }();
   if (forced > 0 && forced <= table_max) return forced;
@@ -207,7 +208,7 @@ void launch_columns(const FwtPlan& p, int log_block, int factor, int outer_bits,
 // takes them, for the outer pass of long rows and a strided axis; -1 unset.
 int forced_columns() {
   static const int forced = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_OUTER_COLUMNS");
+    const char* env = dev_override("IRONKERNELS_FWT_OUTER_COLUMNS");
     return env ? std::atoi(env) : -1;
   }();
   return forced;
@@ -230,7 +231,7 @@ bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
 // paths of GPUs without clusters (the one-CTA column pass up to 2^12 lines).
 bool cluster_columns(int device) {
   static const bool off = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTER_COLUMNS");
+    const char* env = dev_override("IRONKERNELS_FWT_CLUSTER_COLUMNS");
     return env && std::atoi(env) == 0;
   }();
   return !off && fwt_gpu::cluster_launch_supported(device);

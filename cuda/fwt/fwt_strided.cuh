@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/cuda_check.hpp"
+#include "core/dev_overrides.hpp"
 #include "fwt/fwt_plan.hpp"
 #include "fwt/fwt_strided_kernel.cuh"
 #include "fwt/fwt_tile.cuh"
@@ -78,7 +79,7 @@ inline StridedLayout strided_layout(const FwtPlan& p) {
 // tall fixes it where the rows fit (bench sweeps).
 inline StridedShape strided_shape(const StridedLayout& s, std::int64_t elem_bytes, int row_bits, bool slab_rows) {
   static const int forced = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_SHAPE");
+    const char* env = dev_override("IRONKERNELS_FWT_STRIDED_SHAPE");
     return env ? (env[0] == 'n' ? 0 : env[0] == 'w' ? 1 : env[0] == 't' ? 2 : -1) : -1;
   }();
   const StridedShape shapes[] = {StridedShape::narrow, StridedShape::wide, StridedShape::tall};
@@ -162,7 +163,7 @@ inline int strided_cluster_bits_max(int device) { return cluster_launch_supporte
 enum class ClusterUse { never, rule, all };
 inline ClusterUse strided_cluster_use() {
   static const ClusterUse use = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_STRIDED_CLUSTERS");
+    const char* env = dev_override("IRONKERNELS_FWT_STRIDED_CLUSTERS");
     return !env ? ClusterUse::rule : env[0] == '0' ? ClusterUse::never : env[0] == 'a' ? ClusterUse::all : ClusterUse::rule;
   }();
   return use;
@@ -175,7 +176,7 @@ inline ClusterUse strided_cluster_use() {
 /// both. 16-bit lines are left to two passes. False where the rule does not hold.
 inline bool strided_cluster_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
   static const int forced = [] {
-    const char* env = std::getenv("IRONKERNELS_FWT_CLUSTER_BITS");
+    const char* env = dev_override("IRONKERNELS_FWT_CLUSTER_BITS");
     return env ? std::atoi(env) : 0;
   }();
   const int most = strided_cluster_bits_max(p.device.id);

@@ -17,6 +17,7 @@
 #include "common/launch.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
+#include "core/dev_overrides.hpp"
 #include "fwt/fwt_budgets.cuh"
 #include "fwt/fwt_layouts.cuh"
 #include "fwt/fwt_plan.hpp"
@@ -91,7 +92,7 @@ inline unsigned grid_size(std::int64_t blocks, std::int64_t rows) {
 inline int block_smem_limit(int device) {
   int limit = 0;
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (const char* env = std::getenv("IRONKERNELS_FWT_MAX_SMEM")) {
+  if (const char* env = dev_override("IRONKERNELS_FWT_MAX_SMEM")) {
     const long cap = std::strtol(env, nullptr, 10);
     if (cap > 0 && cap < limit) limit = static_cast<int>(cap);
   }

@@ -94,7 +94,7 @@ def test_gpu_long_rows_other_configurations(setting):
     99 KB of shared memory per block (sm_86/89; IRONKERNELS_FWT_MAX_SMEM stands in for one here)
     takes the compact ones. In a fresh process: the setting is read once per process."""
     _torch()
-    env = {**os.environ, setting[0]: setting[1]}
+    env = {**os.environ, setting[0]: setting[1], "IRONKERNELS_DEV_OVERRIDES": "1"}
     done = subprocess.run([sys.executable, "-c", LONG_ROWS_SCRIPT, os.path.dirname(__file__)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -336,7 +336,7 @@ def test_gpu_forced_configurations(name, value):
 
     _torch()
     here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, **{name: value})
+    env = dict(os.environ, IRONKERNELS_DEV_OVERRIDES="1", **{name: value})
     env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     done = subprocess.run([sys.executable, "-c", FORCED_CASES], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]

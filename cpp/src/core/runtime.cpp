@@ -7,6 +7,7 @@
 
 #include "build_config.hpp"
 #include "core/cpu_isa.hpp"
+#include "core/dev_overrides.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/core/version.hpp"
 
@@ -26,6 +27,15 @@ void* allocate_host(std::size_t bytes) {
 }  // namespace
 
 namespace detail {
+
+const char* dev_override(const char* name) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("IRONKERNELS_DEV_OVERRIDES");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return enabled ? std::getenv(name) : nullptr;
+}
+
 const char* cpu_isa_name(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::avx512: return "avx512";

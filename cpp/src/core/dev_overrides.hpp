@@ -1,0 +1,11 @@
+#pragma once
+// Development overrides of the kernels' dispatch (tests and bench sweeps), read in this one place.
+// Each is an IRONKERNELS_FWT_* variable named where it is read, and honoured only in a process that
+// also sets IRONKERNELS_DEV_OVERRIDES=1: a user's environment cannot change production dispatch.
+
+namespace ironkernels::detail {
+
+/// The override `name`'s value, or nullptr (unset, or overrides not enabled).
+const char* dev_override(const char* name);
+
+}  // namespace ironkernels::detail
