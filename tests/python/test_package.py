@@ -19,8 +19,18 @@ def test_the_library_is_installed_once():
     assert files == ["libironkernels.so"], files
 
 
-def test_lcn_is_a_submodule():
-    assert ik.lcn.evaluate is not None and "lcn" in ik.__all__
+def test_lcn_is_a_package_whose_names_resolve():
+    import importlib
+    import sys
+
+    assert "lcn" in ik.__all__ and ik.lcn is sys.modules["ironkernels.lcn"]
+    assert hasattr(ik.lcn, "__path__"), "ironkernels.lcn should be a package"
+    for name in ik.lcn.__all__:
+        value = getattr(ik.lcn, name)
+        module = getattr(value, "__module__", None)
+        if module is not None and callable(value):
+            assert module.startswith("ironkernels.lcn"), (name, module)
+            assert getattr(importlib.import_module(module), value.__name__) is value
 
 
 def test_arrays_without_shape_work_everywhere(rng):
