@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import sys
 from typing import Any, Optional, Sequence
 
 from . import _core
@@ -222,6 +223,34 @@ def empty(shape: Sequence[int], dtype: str = "float32", device: str = "cpu", dev
     return _core.empty(dims, dtype, device, int(device_id))
 
 
+def _torch_current_stream(index: int) -> int:
+    import torch
+
+    # The raw handle without building a torch.cuda.Stream object (a few microseconds per call,
+    # which is the whole kernel for a small tensor); the public call where torch lacks it.
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return int(raw(index))
+    return int(torch.cuda.current_stream(index).cuda_stream)
+
+
+def _cupy_current_stream(index: int) -> int:
+    import cupy
+
+    with cupy.cuda.Device(index):
+        return int(cupy.cuda.get_current_stream().ptr)
+
+
+def loaded_framework_stream(index: int) -> int:
+    """The current stream on CUDA device `index` of the framework the process has loaded (torch,
+    else CuPy), for calls without an array to take it from; 0, the default stream, without one."""
+    if "torch" in sys.modules:
+        return _torch_current_stream(index)
+    if "cupy" in sys.modules:
+        return _cupy_current_stream(index)
+    return 0
+
+
 def resolve_stream(stream: Any, a: Any, device: Optional[tuple] = None) -> int:
     """The CUDA stream handle to launch on: an int, an object with __cuda_stream__ (or
     .cuda_stream / .ptr), or None for the current stream of a's framework (0, the default
@@ -232,19 +261,9 @@ def resolve_stream(stream: Any, a: Any, device: Optional[tuple] = None) -> int:
             return 0
         fw = framework_of(a)
         if fw == "torch":
-            import torch
-
-            # The raw handle without building a torch.cuda.Stream object (a few microseconds per call,
-            # which is the whole kernel for a small tensor); the public call where torch lacks it.
-            raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-            if raw is not None:
-                return int(raw(device[1]))
-            return int(torch.cuda.current_stream(a.device).cuda_stream)
+            return _torch_current_stream(device[1])
         if fw == "cupy":
-            import cupy
-
-            with a.device:
-                return int(cupy.cuda.get_current_stream().ptr)
+            return _cupy_current_stream(device[1])
         return 0
     if isinstance(stream, bool):
         raise TypeError("stream must be an int handle or a stream object, got bool")

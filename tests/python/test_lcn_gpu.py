@@ -92,6 +92,21 @@ def test_gpu_candidates_on_a_large_random_drawing(side):
         np.testing.assert_array_equal(got[key], want[key], err_msg=key)
 
 
+def test_gpu_evaluator_follows_the_current_stream():
+    """No stream given: each call waits on the loaded framework's current stream, here a non-blocking one."""
+    cp = _cupy()
+    d = lcn.load(DATA / "tum2024" / "ex1.json")
+    cpu = lcn.Evaluator(d)
+    pts = np.array([[0, 0], [3, 5], [7, 2]], np.int64)
+    with cp.cuda.Stream(non_blocking=True):
+        gpu = lcn.Evaluator(d, device="cuda")
+        cpu.move(1, 2, 3)
+        gpu.move(1, 2, 3)
+        want, got = cpu.candidates(0, pts), gpu.candidates(0, pts)
+    for key in ("k", "edges_at_k", "total_crossings", "legal"):
+        np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+
+
 def test_gpu_evaluator_rejects_bad_input():
     d = lcn.load(DATA / "tum2024" / "ex1.json")
     ev = lcn.Evaluator(d, device="cuda")

@@ -69,3 +69,34 @@ def test_gemm_empty_dimensions_on_the_device(m, n, k):
     out = cp.full((m, n), 7.0)
     ik.gemm(a, b, c=cp.full((m, n), cp.nan), beta=0.0, out=out)
     cp.testing.assert_array_equal(out, cp.zeros((m, n)))
+
+
+def test_calls_without_an_array_take_the_loaded_frameworks_stream(monkeypatch):
+    """lcn.Evaluator has no array to take a stream from: torch's current stream when torch is
+    loaded, else CuPy's, else the default stream."""
+    import sys
+    import types
+
+    from ironkernels._interop import loaded_framework_stream
+
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    assert loaded_framework_stream(0) == 0
+
+    class Device:
+        def __init__(self, index):
+            self.index = index
+
+        def __enter__(self):
+            cupy.current = self.index
+
+        def __exit__(self, *exc):
+            cupy.current = None
+
+    cupy = types.SimpleNamespace(current=None)
+    cupy.cuda = types.SimpleNamespace(Device=Device, get_current_stream=lambda: types.SimpleNamespace(ptr=500 + cupy.current))
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    assert loaded_framework_stream(1) == 501
+    torch = types.SimpleNamespace(_C=types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: 700 + index))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    assert loaded_framework_stream(2) == 702

@@ -283,6 +283,8 @@ EVALUATOR = [
             arrays=[FLOAT_XY.xy]),
     Refusal("evaluator_ids_length", lambda: lcn.Evaluator(drawing(ids=[1])), ValueError, ["drawing.ids", "1 entries"]),
     Refusal("evaluator_device", lambda: lcn.Evaluator(D, device="gpu"), ValueError, ["device", "'gpu'", "'cuda:N'"]),
+    Refusal("evaluator_stream_bool", lambda: lcn.Evaluator(D, stream=True), TypeError, ["stream", "bool"]),
+    Refusal("evaluator_stream_negative", lambda: lcn.Evaluator(D, stream=-3), ValueError, ["stream", "-3"]),
     Refusal("move_v_outside", mv(5, 0, 0), ValueError, ["move", "v = 5", "[0, 4]"], arrays=[EV_XY]),
     Refusal("move_v_negative", mv(-1, 0, 0), ValueError, ["v = -1", "[0, 4]"], arrays=[EV_XY]),
     Refusal("move_v_float", mv(1.0, 0, 0), TypeError, ["v = 1.0", "float", "integer"], arrays=[EV_XY]),

@@ -156,12 +156,12 @@ def _parse_device(device: Any, fn: str = "lcn.Evaluator", accepted: str = "None,
     return index
 
 
-def _stream_handle(stream: Any) -> int:
-    if stream is None:
-        return 0
-    from .._interop import resolve_stream
+def _stream_handle(stream: Any, device: int) -> int:
+    """The stream a call on CUDA device `device` waits for: `stream`, or for None the current stream
+    of the framework the process has loaded (as fwt and gemm take their array's)."""
+    from .._interop import loaded_framework_stream, resolve_stream
 
-    return resolve_stream(stream, None)
+    return loaded_framework_stream(device) if stream is None else resolve_stream(stream, None)
 
 
 # ------------------------------------------------------------------------------------------- arrays

@@ -46,24 +46,28 @@ class Evaluator:
 
     ``device=None`` keeps the drawing on the host (candidates across all CPU cores);
     ``device="cuda"`` or ``"cuda:1"`` or an int keeps it in that GPU's memory (one launch per batch
-    of candidates, calls wait for ``stream``, by default the legacy default stream). The figures are
-    the same either way. The drawing is checked like evaluate()'s; ``progress`` (host only) is called
+    of candidates, calls wait for ``stream``; by default, at each call, the current stream of the
+    framework the process has loaded, torch's or else CuPy's, or the default stream without one).
+    The figures are the same either way. The drawing is checked like evaluate()'s; ``progress`` (host only) is called
     during the first full count, as in evaluate(), which also answers Ctrl-C."""
 
     def __init__(self, drawing: Drawing, *, device: Any = None, stream: Any = None, progress: Any = None):
         xy, edges, width, height = _check_drawing(drawing, "lcn.Evaluator")
         _check_progress(progress, "lcn.Evaluator")
         self.device = _parse_device(device)
-        self._stream = _stream_handle(stream)
+        if stream is not None:
+            _stream_handle(stream, 0)  # refuses a bad stream before any work
+        self._stream = stream
         self.drawing = drawing
         self.xy = xy
         if self.device is None:
             self._core = _core.LcnEvaluator(xy, edges, width, height, progress)
         else:
-            self._core = _core.LcnGpuEvaluator(xy, edges, width, height, self.device, stream=self._stream)
+            self._core = _core.LcnGpuEvaluator(xy, edges, width, height, self.device,
+                                                 stream=_stream_handle(stream, self.device))
 
     def _args(self) -> dict:
-        return {} if self.device is None else {"stream": self._stream}
+        return {} if self.device is None else {"stream": _stream_handle(self._stream, self.device)}
 
     def _vertex(self, v: Any, fn: str) -> int:
         n = len(self.xy)
