@@ -84,7 +84,7 @@ inline void check_workspace(std::size_t needed, const void* workspace, std::size
 
 }  // namespace detail
 
-struct GemmPlan::Impl {
+struct IRONKERNELS_HIDDEN GemmPlan::Impl {  // hidden: the plan's state is not API
   std::int64_t m, n, k, mp, np, kp;
   bool trans_a, trans_b;
   GemmContract contract;

@@ -17,8 +17,9 @@
 #include <optional>
 
 #include "ironkernels/core/array.hpp"
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels {
+namespace IRONKERNELS_EXPORT ironkernels {
 
 /// The order of the output: natural (Hadamard, H_N as above), sequency (Walsh: output k is the
 /// coefficient of the row with k sign changes, natural index bitreverse(k ^ (k >> 1))) or dyadic

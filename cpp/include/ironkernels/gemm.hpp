@@ -18,8 +18,9 @@
 #include <vector>
 
 #include "ironkernels/core/array.hpp"
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels {
+namespace IRONKERNELS_EXPORT ironkernels {
 
 constexpr int kGemmMaxModuli = 20;
 constexpr std::int64_t kGemmMaxK = std::int64_t(1) << 20;

@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "ironkernels/core/array.hpp"
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels::lcn {
+namespace IRONKERNELS_EXPORT ironkernels {
+namespace lcn {
 
 constexpr std::int64_t kMaxCoordinate = std::int64_t(1) << 30;
 
@@ -134,4 +136,5 @@ class GpuEvaluator {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ironkernels::lcn
+}  // namespace lcn
+}  // namespace ironkernels

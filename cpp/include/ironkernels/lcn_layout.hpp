@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels::lcn {
+namespace IRONKERNELS_EXPORT ironkernels {
+namespace lcn {
 
 /// Makes the drawing in `xy` (n (x, y) pairs, any int64 values) valid, in place: coordinates are
 /// clamped into the box, then every vertex that shares a point with a lower-numbered vertex, lies
@@ -60,4 +62,5 @@ KLowerBound k_lower_bound(std::int64_t n, std::int64_t m, Planarity planar = Pla
 KLowerBound k_lower_bound(std::int64_t n, const std::int64_t* edges, std::int64_t m,
                           Planarity planar = Planarity::unknown);
 
-}  // namespace ironkernels::lcn
+}  // namespace lcn
+}  // namespace ironkernels

@@ -19,8 +19,10 @@
 // and any number of components are allowed. ValueError: n or m negative, an endpoint outside [0, n),
 // a self-loop (named by its edge index), or n above 2^32.
 #include <cstdint>
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels::lcn {
+namespace IRONKERNELS_EXPORT ironkernels {
+namespace lcn {
 
 /// Whether the graph has a crossing-free drawing in the plane.
 bool is_planar(std::int64_t n, const std::int64_t* edges, std::int64_t m);
@@ -36,4 +38,5 @@ bool planar_grid_drawing(std::int64_t n, const std::int64_t* edges, std::int64_t
 /// ValueError: a negative coordinate, width or height.
 bool scale_to_box(std::int64_t* xy, std::int64_t n, std::int64_t width, std::int64_t height);
 
-}  // namespace ironkernels::lcn
+}  // namespace lcn
+}  // namespace ironkernels

@@ -12,8 +12,10 @@
 
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/lcn.hpp"
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels::lcn {
+namespace IRONKERNELS_EXPORT ironkernels {
+namespace lcn {
 
 struct SolveOptions {
   double time_limit = 10.0;     ///< seconds of wall clock; <= 0 for none (then max_moves must be > 0)
@@ -56,4 +58,5 @@ SolveResult solve_cuda(const std::int64_t* xy, std::int64_t n, const std::int64_
                        std::int64_t width, std::int64_t height, const SolveOptions& options, Device device,
                        Stream stream = nullptr, const SolveCallback& callback = {});
 
-}  // namespace ironkernels::lcn
+}  // namespace lcn
+}  // namespace ironkernels

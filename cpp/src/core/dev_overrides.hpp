@@ -3,9 +3,12 @@
 // Each is an IRONKERNELS_FWT_* variable named where it is read, and honoured only in a process that
 // also sets IRONKERNELS_DEV_OVERRIDES=1: a user's environment cannot change production dispatch.
 
+#include "ironkernels/core/export.hpp"
+
 namespace ironkernels::detail {
 
-/// The override `name`'s value, or nullptr (unset, or overrides not enabled).
-const char* dev_override(const char* name);
+/// The override `name`'s value, or nullptr (unset, or overrides not enabled). Exported: the bench
+/// tools launch the kernels' own dispatch.
+IRONKERNELS_EXPORT const char* dev_override(const char* name);
 
 }  // namespace ironkernels::detail

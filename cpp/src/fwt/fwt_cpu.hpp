@@ -2,6 +2,8 @@
 // CPU FWT kernels, one set per ISA level (fwt_cpu_kernels.inl compiled several times).
 #include <cstdint>
 
+#include "ironkernels/core/export.hpp"
+
 namespace ironkernels::detail {
 
 enum class Format16 { float16, bfloat16 };
@@ -44,8 +46,8 @@ IK_DECLARE_FWT_CPU(avx512)
 #undef IK_DECLARE_FWT_CPU
 #undef IK_DECLARE_ROW_PARTS
 
-// The variants picked by active_cpu_isa() (defined in fwt.cpp; the tests call them too).
-void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n);
-void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n);
+// The variants picked by active_cpu_isa() (defined in fwt.cpp; exported: the tests call them too).
+IRONKERNELS_EXPORT void widen_16bit_active(Format16 f, const std::uint16_t* src, float* dst, std::int64_t n);
+IRONKERNELS_EXPORT void round_16bit_active(Format16 f, const float* src, std::uint16_t* dst, std::int64_t n);
 
 }  // namespace ironkernels::detail

@@ -4,11 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define IK_FACTOR_HD __host__ __device__
-#else
-#define IK_FACTOR_HD
-#endif
+#include "core/host_device.hpp"
 
 namespace ironkernels::detail {
 
@@ -18,7 +14,7 @@ int hadamard_factor_of(std::int64_t n);
 
 namespace paley {
 /// Quadratic character of GF(q), q prime: 0, 1 (a nonzero square) or -1.
-IK_FACTOR_HD constexpr int chi(int q, int a) {
+IRONKERNELS_HD constexpr int chi(int q, int a) {
   a = ((a % q) + q) % q;
   if (a == 0) return 0;
   for (int x = 1; x < q; ++x)
@@ -27,7 +23,7 @@ IK_FACTOR_HD constexpr int chi(int q, int a) {
 }
 /// Entry (i, j) of the (q+1)×(q+1) matrix [[0, 1ᵀ], [sign·1, Q]], Q[i][j] = χ(j - i): skew for
 /// q ≡ 3 (mod 4) with sign = -1, symmetric (a conference matrix) for q ≡ 1 (mod 4) with sign = +1.
-IK_FACTOR_HD constexpr int core(int q, int sign, int i, int j) {
+IRONKERNELS_HD constexpr int core(int q, int sign, int i, int j) {
   return i == 0 ? (j == 0 ? 0 : 1) : j == 0 ? sign : chi(q, j - i);
 }
 }  // namespace paley
@@ -35,7 +31,7 @@ IK_FACTOR_HD constexpr int core(int q, int sign, int i, int j) {
 /// H_m[i][j] (±1), H_m·H_mᵀ = m·I: Paley's first construction for 12 and 20 (q = 11, 19: H = I + S,
 /// S skew), the second for 28 (q = 13: H = S ⊗ [[1, 1], [1, -1]] + I ⊗ [[1, -1], [-1, -1]], S
 /// symmetric of order 14). constexpr, so that the CUDA pass's signs are compile-time constants.
-IK_FACTOR_HD constexpr int hadamard_factor_entry(int m, int i, int j) {
+IRONKERNELS_HD constexpr int hadamard_factor_entry(int m, int i, int j) {
   if (m == 12 || m == 20) return paley::core(m - 1, -1, i, j) + (i == j);
   const int a[2][2] = {{1, 1}, {1, -1}}, b[2][2] = {{1, -1}, {-1, -1}};
   const int u = i & 1, v = j & 1;

@@ -29,7 +29,7 @@ constexpr int kNeverBits = 1 << 20;                  // a need no line meets
 constexpr double kSlack = 1.0 - 0x1p-10;             // covers θ/2 <= 2^-13 and the roundings of ρ
 
 /// Bits w of the lower-bound magnitudes: the largest w <= 7 with (2^w - 1)²·k < 2^31 (exact INT32).
-IK_HD int lower_bits(std::int64_t k) {
+IRONKERNELS_HD int lower_bits(std::int64_t k) {
   int w = 7;
   while (w > 1 && ((std::int64_t(1) << w) - 1) * ((std::int64_t(1) << w) - 1) * k >= (std::int64_t(1) << 31)) --w;
   return w;
@@ -39,7 +39,7 @@ IK_HD int lower_bits(std::int64_t k) {
 /// 2^(E - s - w)): one above the line's RMS, from its canonical sum Σ(x·2^-E)² (ozaki::ScaledSum), so
 /// that heavy-tailed lines resolve their bulk instead of only their few largest elements (which
 /// saturate at 2^w - 1, still a lower bound). Exact functions of the sum: the same on every backend.
-IK_HD int lower_offset(double sum, std::int64_t nonzeros) {
+IRONKERNELS_HD int lower_offset(double sum, std::int64_t nonzeros) {
   if (nonzeros == 0) return 0;
   const int e = oz::exponent_bound(::sqrt(sum / double(nonzeros))) + 1;  // RMS < 2^(E + e - 1)
   return e < 0 ? -e : 0;
@@ -47,7 +47,7 @@ IK_HD int lower_offset(double sum, std::int64_t nonzeros) {
 
 /// min(floor(|x|·2^(w + s - e)), 2^w - 1) (|x| < 2^e): a lower bound of |x| in units of 2^(e - s - w);
 /// 0 for zeros and Inf/NaN. Exact where it is at least 1 (the scaled value is then a normal double).
-IK_HD std::int32_t lower_magnitude(double x, int e, int s, int w) {
+IRONKERNELS_HD std::int32_t lower_magnitude(double x, int e, int s, int w) {
   if (x == 0.0 || !oz::finite(x)) return 0;
   const double v = ::floor(oz::scale_by_pow2(::fabs(x), w + s - e)), top = double((1 << w) - 1);
   return static_cast<std::int32_t>(v < top ? v : top);
@@ -55,14 +55,14 @@ IK_HD std::int32_t lower_magnitude(double x, int e, int s, int w) {
 
 /// ceil(|x|·2^(30 - e)), at least 1 for any nonzero finite x: an upper bound of |x| in units of
 /// 2^(e - 30), so that ‖a_i‖₁ <= 2^(E_i - 30)·Σ_l units(a_il).
-IK_HD std::uint64_t magnitude_units(double x, int e) {
+IRONKERNELS_HD std::uint64_t magnitude_units(double x, int e) {
   if (x == 0.0 || !oz::finite(x)) return 0;
   const double v = ::ceil(oz::scale_by_pow2(::fabs(x), kUnitBits - e));
   return v < 1.0 ? 1u : static_cast<std::uint64_t>(v);
 }
 
 /// The exponent of the lowest set bit of a finite nonzero x (x is a multiple of 2^that).
-IK_HD int lowest_bit_exponent(double x) {
+IRONKERNELS_HD int lowest_bit_exponent(double x) {
   std::uint64_t bits;
 #if defined(__CUDA_ARCH__)
   bits = static_cast<std::uint64_t>(__double_as_longlong(x));
@@ -82,7 +82,7 @@ IK_HD int lowest_bit_exponent(double x) {
 
 /// A line's bits under norm scaling with the budget `b` of some count (side 0: op(A), 1: op(B)):
 /// fast's fitted bits raised to what its 2-norm allows (ozaki::norm_line_bits), k1 = max(k, 1).
-IK_HD int norm_bits(const oz::Budget& b, int side, double largest, double sum, std::int64_t nonzeros,
+IRONKERNELS_HD int norm_bits(const oz::Budget& b, int side, double largest, double sum, std::int64_t nonzeros,
                     std::int64_t k1) {
   const double cap = side == 0 ? b.cap_a : b.cap_b;
   return oz::norm_line_bits(sum, nonzeros, cap, k1, oz::fitted_bits(largest, cap, side == 0 ? b.bits_a : b.bits_b));
@@ -94,12 +94,12 @@ struct LineFacts {
   int exact_bits;  ///< the line is exact (every element a multiple of its quantum) from this many bits on
   int theta_bits;  ///< an inexact line keeps at least this many, so that θ/2 <= 2^-13
 };
-IK_HD LineFacts line_facts(std::uint64_t units, int exponent, int lowest_bit, std::int64_t nonzeros) {
+IRONKERNELS_HD LineFacts line_facts(std::uint64_t units, int exponent, int lowest_bit, std::int64_t nonzeros) {
   return {static_cast<double>(units), exponent - lowest_bit, oz::ceil_log2(nonzeros) + 13};
 }
 
 /// ρ_ij from Λ_ij and both lines' offsets (rho_factor: rtol·2^(-2w-1)·kSlack).
-IK_HD double rho(double rho_factor, std::int64_t lambda, int offset_row, int offset_col) {
+IRONKERNELS_HD double rho(double rho_factor, std::int64_t lambda, int offset_row, int offset_col) {
   return oz::scale_by_pow2(rho_factor * double(lambda), -(offset_row + offset_col));
 }
 
@@ -108,7 +108,7 @@ inline double rho_factor(double rtol, int w) { return rtol * kSlack * std::ldexp
 
 /// The fewest bits α with 2^(-α-31)·other_units <= ρ: ceil(log2(T/ρ)) - 31 from both exponents and
 /// mantissas (no division); kNeverBits where ρ = 0 (no lower bound of |A||B| at this element).
-IK_HD int needed_bits(double other_units, double rho) {
+IRONKERNELS_HD int needed_bits(double other_units, double rho) {
   if (!(rho > 0.0)) return kNeverBits;
   const int et = oz::exponent_bound(other_units), er = oz::exponent_bound(rho);
   return et - er + (oz::mantissa(other_units) > oz::mantissa(rho) ? 1 : 0) - 31;
@@ -116,7 +116,7 @@ IK_HD int needed_bits(double other_units, double rho) {
 
 /// The count a line needs for its term at one element: its table's entry for the bits needed
 /// (at least theta_bits unless exact; never more than exact_bits).
-IK_HD int line_count(const std::uint8_t* count_for, const LineFacts& line, double other_units, double rho) {
+IRONKERNELS_HD int line_count(const std::uint8_t* count_for, const LineFacts& line, double other_units, double rho) {
   int need = needed_bits(other_units, rho);
   need = need > line.theta_bits ? need : line.theta_bits;
   need = need < line.exact_bits ? need : line.exact_bits;
@@ -127,7 +127,7 @@ IK_HD int line_count(const std::uint8_t* count_for, const LineFacts& line, doubl
 /// count_for[x]: the smallest count c >= lo whose bits, and those of every larger count, are at
 /// least x (kNoCount if even 20 moduli keep fewer); bits(c) the line's bits with c moduli.
 template <class Bits>
-IK_HD void count_table(int lo, const Bits& bits, std::uint8_t (&count_for)[kNeedTable]) {
+IRONKERNELS_HD void count_table(int lo, const Bits& bits, std::uint8_t (&count_for)[kNeedTable]) {
   for (int x = 0; x < kNeedTable; ++x) count_for[x] = kNoCount;
   int least = INT_MAX;
   for (int c = kGemmMaxModuli; c >= lo; --c) {

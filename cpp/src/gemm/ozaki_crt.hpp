@@ -47,7 +47,7 @@ struct CrtTable {
 /// the loops unroll, so on the GPU the limbs stay in registers: the value is first normalised
 /// (whole limbs, then bits) so that its top 64 bits sit in the two highest limbs.
 template <int L>
-IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
+IRONKERNELS_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
   static_assert(L >= 3, "two limbs of window plus the sticky rest");
   int zero_limbs = 0;
   IK_UNROLL
@@ -90,7 +90,7 @@ IK_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
 
 /// X = S - q·P over L limbs, wrapping modulo 2^(32L) (two's complement); true if q·P > S.
 template <int L>
-IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
+IRONKERNELS_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
                              std::uint32_t (&X)[L]) {
   std::uint64_t mul_carry = 0;
   std::int64_t borrow = 0;
@@ -109,7 +109,7 @@ IK_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&
 /// the value below it (round to odd: 64 bits are more than 53 + 2, so the one correctly rounded
 /// conversion rounds as the whole value would), or NaN where the result would be subnormal or
 /// overflow; the power-of-two scaling after the conversion is exact in the normal range.
-IK_HD double window_to_double(std::uint64_t window, int scale, int e, bool negative) {
+IRONKERNELS_HD double window_to_double(std::uint64_t window, int scale, int e, bool negative) {
   const int s = scale - e;
   if (s < -1022 || s > 959) return NAN;  // 2^s normal, and window · 2^s below 2^1023 and normal
 #if defined(__CUDA_ARCH__)
@@ -124,7 +124,7 @@ IK_HD double window_to_double(std::uint64_t window, int scale, int e, bool negat
 /// would be subnormal or overflow (the caller then takes the general path): Y's magnitude cut to a
 /// round-to-odd 64-bit window (window_to_double).
 template <int L>
-IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
+IRONKERNELS_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
                                          int e) {
   std::uint32_t Y[L];  // S - q·P in two's complement
   subtract_multiple(S, P, q, Y);
@@ -173,7 +173,7 @@ IK_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std:
 /// (hi·2^64 + lo)·2^-e rounded to the nearest float64 for a signed 128-bit value (hi signed), or NaN
 /// where the result would be subnormal or overflow: the magnitude's top 64 bits as a round-to-odd
 /// window (window_to_double).
-IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
+IRONKERNELS_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
   const bool negative = hi < 0;
   std::uint64_t mh = static_cast<std::uint64_t>(hi), ml = lo;
   if (negative) {  // two's complement negation of the 128-bit value
@@ -205,7 +205,7 @@ IK_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, int e) {
 /// GPU reads each modulus's constants once for all N; every element sees the same operations in the
 /// same order as alone.
 template <int COUNT, int N, class Residue>
-IK_HD void crt_mixed_sums(const CrtMixed& c, int count, const Residue& residue, double (&H)[N], double (&B)[N],
+IRONKERNELS_HD void crt_mixed_sums(const CrtMixed& c, int count, const Residue& residue, double (&H)[N], double (&B)[N],
                           std::uint64_t (&S_lo)[N]) {
   IK_UNROLL
   for (int n = 0; n < N; ++n) H[n] = 0.0, B[n] = 0.0, S_lo[n] = 0;
@@ -229,7 +229,7 @@ IK_HD void crt_mixed_sums(const CrtMixed& c, int count, const Residue& residue, 
 }
 
 /// The product from the sums, scaled by 2^-e and rounded once, or NaN (near ±P/2, subnormal or overflow).
-IK_HD double crt_mixed_finish(const CrtMixed& c, double H, double B, std::uint64_t S_lo, int e) {
+IRONKERNELS_HD double crt_mixed_finish(const CrtMixed& c, double H, double B, std::uint64_t S_lo, int e) {
   const double ratio = ::fma(H, c.two_s_inv_P, B * c.inv_P);
   const double q = ::floor(ratio + 0.5);
   if (!(::fabs(ratio - q) < 0.499)) return NAN;
@@ -243,7 +243,7 @@ IK_HD double crt_mixed_finish(const CrtMixed& c, double H, double B, std::uint64
 }
 
 template <int COUNT, class Residue>
-IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
+IRONKERNELS_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& residue, int e) {
   double H[1], B[1];
   std::uint64_t S_lo[1];
   crt_mixed_sums<COUNT>(c, count, [&](int t, int) { return residue(t); }, H, B, S_lo);
@@ -252,7 +252,7 @@ IK_HD double crt_mixed_to_double(const CrtMixed& c, int count, const Residue& re
 
 /// crt_to_double's general path: S in limbs, the quotient estimated and corrected.
 template <int L, int COUNT = 0, class Residue>
-IK_HD double crt_limbs_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
+IRONKERNELS_HD double crt_limbs_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
   const int count = COUNT > 0 ? COUNT : c.count;
   std::uint64_t acc[L] = {};
   IK_UNROLL
@@ -325,7 +325,7 @@ IK_HD double crt_limbs_to_double(const CrtTable<L>& c, const Residue& residue, i
 /// COUNT > 0: the number of moduli as a compile-time constant (the GPU kernels: the loop unrolls and
 /// every M_t limb becomes an immediate operand); 0: c.count at run time.
 template <int L, int COUNT = 0, class Residue>
-IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
+IRONKERNELS_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) {
   if constexpr (COUNT <= 16) {  // P < 2^128 for up to 16 moduli (COUNT = 0: decided at run time)
     if (COUNT > 0 || c.mixed.usable) {
       const double fast = crt_mixed_to_double<COUNT>(c.mixed, COUNT > 0 ? COUNT : c.count, residue, e);
@@ -337,12 +337,12 @@ IK_HD double crt_to_double(const CrtTable<L>& c, const Residue& residue, int e) 
 
 /// The same with the residues at r[t * stride].
 template <int L, int COUNT = 0>
-IK_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
+IRONKERNELS_HD double crt_to_double(const CrtTable<L>& c, const std::uint8_t* r, std::int64_t stride, int e) {
   return crt_to_double<L, COUNT>(c, [=](int t) { return std::uint32_t(r[t * stride]); }, e);
 }
 
 /// The final update of one element of C (the same operations on both backends).
-IK_HD double finish(double alpha, double product, double beta, double c) {
+IRONKERNELS_HD double finish(double alpha, double product, double beta, double c) {
   return beta == 0.0 ? alpha * product : ::fma(alpha, product, beta * c);
 }
 

@@ -1,15 +1,11 @@
 #pragma once
 // Exact floating-point building blocks of the Ozaki scheme II, compiled for host and device alike
-// (IK_HD): exponent bounds, scaling by powers of two, and each line's sum of squares in the one order
+// (IRONKERNELS_HD): exponent bounds, scaling by powers of two, and each line's sum of squares in the one order
 // every backend adds it in.
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define IK_HD __host__ __device__ __forceinline__
-#else
-#define IK_HD inline
-#endif
+#include "core/host_device.hpp"
 // Full unrolling in device code; the host compiler decides for itself (GCC has no bare "unroll").
 #if defined(__CUDA_ARCH__)
 #define IK_UNROLL _Pragma("unroll")
@@ -23,7 +19,7 @@ constexpr int kNoExponent = -2147483647 - 1;  // exponent of an all-zero line
 constexpr std::int64_t kChunkK = std::int64_t(1) << 16;  // INT32 dot products stay exact over 2^16 terms
 constexpr int kMaxBits = 62;  // bits a scaled line keeps at most (|A'| <= 2^62 fits int64 and double)
 
-IK_HD bool finite(double x) {
+IRONKERNELS_HD bool finite(double x) {
 #if defined(__CUDA_ARCH__)
   return isfinite(x);
 #else
@@ -32,7 +28,7 @@ IK_HD bool finite(double x) {
 }
 
 /// Smallest b >= 0 with 2^b >= k (0 for k <= 1).
-IK_HD int ceil_log2(std::int64_t k) {
+IRONKERNELS_HD int ceil_log2(std::int64_t k) {
   if (k <= 1) return 0;
 #if defined(__CUDA_ARCH__)
   return 64 - __clzll(k - 1);
@@ -43,7 +39,7 @@ IK_HD int ceil_log2(std::int64_t k) {
 
 /// |x| < 2^exponent_bound(x) for finite nonzero x (ilogb works for subnormals too; on the GPU a normal
 /// x reads it from its exponent field).
-IK_HD int exponent_bound(double x) {
+IRONKERNELS_HD int exponent_bound(double x) {
 #if defined(__CUDA_ARCH__)
   const int biased = (__double2hiint(x) >> 20) & 0x7ff;  // 2^(biased - 1023) <= |x| < 2^(biased - 1022)
   if (biased != 0) return biased - 1022;
@@ -54,7 +50,7 @@ IK_HD int exponent_bound(double x) {
 /// x·2^n rounded once, as ldexp(x, n): where 2^n is a normal double, one multiplication by it (also
 /// correctly rounded, so host and device agree), which on the GPU is a few instructions against
 /// ldexp's tens.
-IK_HD double scale_by_pow2(double x, int n) {
+IRONKERNELS_HD double scale_by_pow2(double x, int n) {
   if (n < -1022 || n > 1023) return ::ldexp(x, n);
 #if defined(__CUDA_ARCH__)
   return x * __hiloint2double((n + 1023) << 20, 0);
@@ -70,17 +66,17 @@ IK_HD double scale_by_pow2(double x, int n) {
 struct ScaledSum {
   double sum = 0.0;
   int exponent = kNoExponent;
-  IK_HD void raise_to(int e) {  // the same sum against 2^max(e, exponent)
+  IRONKERNELS_HD void raise_to(int e) {  // the same sum against 2^max(e, exponent)
     if (e <= exponent) return;
     if (exponent != kNoExponent) sum = scale_by_pow2(sum, 2 * (exponent - e));
     exponent = e;
   }
-  IK_HD void add_value(double v) {  // v finite and nonzero
+  IRONKERNELS_HD void add_value(double v) {  // v finite and nonzero
     raise_to(exponent_bound(v));
     const double scaled = scale_by_pow2(v, -exponent);
     sum = ::fma(scaled, scaled, sum);
   }
-  IK_HD void add(const ScaledSum& o) {
+  IRONKERNELS_HD void add(const ScaledSum& o) {
     if (o.exponent == kNoExponent) return;
     raise_to(o.exponent);
     sum += scale_by_pow2(o.sum, 2 * (o.exponent - exponent));

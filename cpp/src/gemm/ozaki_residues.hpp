@@ -13,7 +13,7 @@ namespace ironkernels::detail::ozaki {
 /// 1.5 · 2^52: an integer |x| < 2^51 added to it is exact and sits in the low mantissa bits, so the
 /// low 32 bits of the sum are x mod 2^32 (2^51 is a multiple of 2^32).
 constexpr double kRoundToInteger = 6755399441055744.0;
-IK_HD std::uint32_t low_word(double biased) {
+IRONKERNELS_HD std::uint32_t low_word(double biased) {
 #if defined(__CUDA_ARCH__)
   return static_cast<std::uint32_t>(__double2loint(biased));
 #else
@@ -31,7 +31,7 @@ struct SplitInteger {
   double hi, lo;
   std::uint32_t hi_word, lo_word;
 };
-IK_HD SplitInteger split_integer(double q) {
+IRONKERNELS_HD SplitInteger split_integer(double q) {
   const double hi = ::floor(q * 0x1p-32);
   const double lo = ::fma(-hi, 0x1p32, q);  // exact: an integer below 2^32
   return {hi, lo, low_word(hi + kRoundToInteger), low_word(lo + kRoundToInteger)};
@@ -72,7 +72,7 @@ inline ResidueConstants residue_constants(int p) {
 /// An INT32 product x (|x| <= kMaxProduct) mod p, in [0, p), in four integer operations, with no
 /// conversion and no correction: u = x + bias >= 0, q = floor(u·magic / 2^(32+shift)) = floor(u/p),
 /// r = u - q·p.
-IK_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
+IRONKERNELS_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
   const std::uint32_t u = static_cast<std::uint32_t>(x) + c.bias;
 #if defined(__CUDA_ARCH__)
   const std::uint32_t q = __umulhi(u, c.magic) >> c.shift;
@@ -90,12 +90,12 @@ IK_HD std::uint32_t product_residue(std::int32_t x, const ResidueConstants& c) {
 /// same byte. x mod 2^32 = hi_word·pow32 + lo_word mod 2^32, so r mod 2^32 is two 32-bit
 /// multiply-adds: two floating-point operations and two integer ones, no conversion. The residue is
 /// unique, so host and device agree.
-IK_HD std::uint32_t residue_bits(const SplitInteger& q, const ResidueConstants& c) {
+IRONKERNELS_HD std::uint32_t residue_bits(const SplitInteger& q, const ResidueConstants& c) {
   const double x = ::fma(q.hi, c.pow32, q.lo);
   const std::uint32_t n = low_word(::fma(x, c.inv_p, kRoundToInteger));
   return q.lo_word + q.hi_word * c.pow32_word + n * c.neg_p;
 }
-IK_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
+IRONKERNELS_HD int residue(const SplitInteger& q, const ResidueConstants& c) {
   return static_cast<std::int8_t>(residue_bits(q, c));
 }
 

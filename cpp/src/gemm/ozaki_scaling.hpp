@@ -13,27 +13,27 @@
 namespace ironkernels::detail::ozaki {
 
 /// The power of two a line is scaled by so that it keeps `bits` bits below its largest element.
-IK_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
+IRONKERNELS_HD int line_shift(int exponent, int bits) { return exponent == kNoExponent ? 0 : bits - exponent; }
 
 /// The largest s with largest·2^s <= cap (largest > 0 finite, cap a positive integer-valued double):
 /// the line's scaled elements then round to integers of magnitude at most cap. largest·2^s lies in
 /// [cap/4, 2·cap), so the comparison is exact.
-IK_HD int fitted_shift(double largest, double cap) {
+IRONKERNELS_HD int fitted_shift(double largest, double cap) {
   const int s = exponent_bound(cap) - exponent_bound(largest);
   return scale_by_pow2(largest, s) > cap ? s - 1 : s;
 }
 /// Bits a line whose largest magnitude is `largest` keeps below its exponent bound under "fast"
 /// scaling's cap (fast_bits for an all-zero line, whose shift is 0 whatever its bits).
-IK_HD int fitted_bits(double largest, double cap, int fast_bits) {
+IRONKERNELS_HD int fitted_bits(double largest, double cap, int fast_bits) {
   return largest == 0.0 ? fast_bits : fitted_shift(largest, cap) + exponent_bound(largest);
 }
 /// The mantissa of a positive finite x, in [1, 2).
-IK_HD double mantissa(double x) { return scale_by_pow2(x, 1 - exponent_bound(x)); }
+IRONKERNELS_HD double mantissa(double x) { return scale_by_pow2(x, 1 - exponent_bound(x)); }
 
 /// Small-integer upper bound of |x| relative to its line's exponent bound e: ceil(|x|·2^(6-e)) in
 /// [0, 64] (6 = kMagnitudeBits), at least 1 for any nonzero x (also where the scaled value underflows).
 constexpr int kMagnitudeBits = 6;
-IK_HD std::int32_t magnitude_bound(double x, int e) {
+IRONKERNELS_HD std::int32_t magnitude_bound(double x, int e) {
   if (x == 0.0 || !finite(x)) return 0;
   const double v = ::ceil(scale_by_pow2(::fabs(x), kMagnitudeBits - e));
   return v < 1.0 ? 1 : static_cast<std::int32_t>(v);
@@ -42,7 +42,7 @@ IK_HD std::int32_t magnitude_bound(double x, int e) {
 /// The scaled element rounded to the nearest integer (ties to even), an integer-valued double: off by
 /// at most 1/2, where truncation would be off by up to 1 (the method's only error, halved at no cost).
 /// For |v|·2^shift < 2^bits, |q| <= 2^bits (<= 2^62); 0 for Inf/NaN.
-IK_HD double scaled_integer(double v, int shift) { return finite(v) ? ::rint(scale_by_pow2(v, shift)) : 0.0; }
+IRONKERNELS_HD double scaled_integer(double v, int shift) { return finite(v) ? ::rint(scale_by_pow2(v, shift)) : 0.0; }
 
 /// The bits every row of op(A) / column of op(B) keeps at least under "fast" scaling, its caps, and
 /// the exponent of the bound "accurate" scaling works against (`top`: Σ|A'||B'| <= 2^top < P/2).
@@ -71,19 +71,19 @@ struct Budget {
 /// it costs about one bit of a line's budget against the per-position bound
 /// (docs/history/bench-notes.md, gemm sections).
 constexpr int kBoundGroupLog2 = 2, kBoundGroup = 1 << kBoundGroupLog2;
-IK_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
+IRONKERNELS_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = v[0];
   for (int e = 1; e < kBoundGroup; ++e) r = r > v[e] ? r : v[e];
   return r;
 }
-IK_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
+IRONKERNELS_HD std::uint32_t bound_group_mean(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = 0;
   for (int e = 0; e < kBoundGroup; ++e) r += v[e];
   return (r + kBoundGroup - 1) >> kBoundGroupLog2;
 }
 /// Whether G_ij is fast's budget whatever C̄_ij (a side keeps fewer than kMagnitudeBits bits).
-IK_HD bool flat_pair_budget(const Budget& b) { return b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits; }
-IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
+IRONKERNELS_HD bool flat_pair_budget(const Budget& b) { return b.bits_a < kMagnitudeBits || b.bits_b < kMagnitudeBits; }
+IRONKERNELS_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
   if (flat_pair_budget(b)) return b.bits_a + b.bits_b;
   return b.top + 2 * kMagnitudeBits - kBoundGroupLog2 - ceil_log2(bound);
 }
@@ -92,7 +92,7 @@ IK_HD int accurate_pair_budget(const Budget& b, std::int64_t bound) {
 /// which is raised is within the fast caps; any other pair keeps α_i + β_j <= G_ij: a column takes
 /// half of its least slack G_ij - f_i - f_j over the rows, a row what G_ij leaves beside every
 /// column's bits.
-IK_HD int raised_line_bits(int fitted, int allowed) {
+IRONKERNELS_HD int raised_line_bits(int fitted, int allowed) {
   return allowed > fitted ? (allowed < kMaxBits ? allowed : (fitted > kMaxBits ? fitted : kMaxBits)) : fitted;
 }
 
@@ -103,7 +103,7 @@ IK_HD int raised_line_bits(int fitted, int allowed) {
 /// fast's (`fitted`). `sum` is the line's ScaledSum in the canonical order, within (k + 1)·u of
 /// Σ (x·2^-E)² (every term positive; k <= 2^20), so ‖a‖₂ <= 2^E·√sum·(1 + 2^-30); the other
 /// roundings (a few units in the last place each) are inside the 2^-50 margins.
-IK_HD int norm_line_bits(double sum, std::int64_t nonzeros, double cap, std::int64_t k, int fitted) {
+IRONKERNELS_HD int norm_line_bits(double sum, std::int64_t nonzeros, double cap, std::int64_t k, int fitted) {
   if (nonzeros == 0) return fitted;
   const double norm = ::sqrt(sum) * (1.0 + 0x1p-30);
   // One explicit fma: nvcc would contract the difference of two products into one otherwise.

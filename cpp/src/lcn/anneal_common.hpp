@@ -18,21 +18,21 @@ namespace ironkernels::lcn::anneal {
 /// splitmix64: one 64-bit state per chain, cheap on both backends, good enough for proposals.
 struct Rng {
   std::uint64_t s;
-  IK_LCN_HD std::uint64_t next() {
+  IRONKERNELS_HD std::uint64_t next() {
     std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
   }
   /// Uniform in [0, bound) for bound >= 1 (multiply-shift: no division, a bias below 2^-32).
-  IK_LCN_HD std::uint32_t below(std::uint32_t bound) {
+  IRONKERNELS_HD std::uint32_t below(std::uint32_t bound) {
     return static_cast<std::uint32_t>(((next() >> 32) * static_cast<std::uint64_t>(bound)) >> 32);
   }
   /// Uniform in [-r, r].
-  IK_LCN_HD std::int32_t offset(std::int32_t r) { return static_cast<std::int32_t>(below(2u * r + 1u)) - r; }
+  IRONKERNELS_HD std::int32_t offset(std::int32_t r) { return static_cast<std::int32_t>(below(2u * r + 1u)) - r; }
 };
 
-IK_LCN_HD std::uint64_t chain_seed(std::uint64_t seed, std::int64_t chain) {
+IRONKERNELS_HD std::uint64_t chain_seed(std::uint64_t seed, std::int64_t chain) {
   Rng r{seed ^ (0xD1B54A32D192ED03ull * static_cast<std::uint64_t>(chain + 1))};
   r.next();
   return r.next();
@@ -55,7 +55,7 @@ struct Round {
   std::int32_t width = 0, height = 0;
 };
 
-IK_LCN_HD std::int64_t edge_energy(std::int64_t c, std::int64_t target, std::int64_t penalty) {
+IRONKERNELS_HD std::int64_t edge_energy(std::int64_t c, std::int64_t target, std::int64_t penalty) {
   const std::int64_t above = c - target;
   return c + (above > 0 ? penalty * above * above : 0);
 }
@@ -73,13 +73,13 @@ struct Proposal {
   std::int32_t v, x, y;
 };
 
-IK_LCN_HD std::int32_t clamp_to(std::int64_t a, std::int32_t hi) {
+IRONKERNELS_HD std::int32_t clamp_to(std::int64_t a, std::int32_t hi) {
   return static_cast<std::int32_t>(a < 0 ? 0 : (a > hi ? hi : a));
 }
 
 /// A vertex and a point to move it to. `pos` holds the chain's 2n coordinates, `hot` its `hot_count`
 /// edges at its current k (in edge order).
-IK_LCN_HD Proposal propose(Rng& rng, const Round& round, const GraphView& g, const std::int32_t* pos,
+IRONKERNELS_HD Proposal propose(Rng& rng, const Round& round, const GraphView& g, const std::int32_t* pos,
                            const std::int32_t* hot, std::int32_t hot_count) {
   Proposal p;
   if (hot_count > 0 && static_cast<std::uint32_t>(rng.next() >> 32) < round.hot_threshold) {
@@ -105,14 +105,14 @@ IK_LCN_HD Proposal propose(Rng& rng, const Round& round, const GraphView& g, con
 }
 
 /// Metropolis with the table of -ln u (log_table: kLogTable doubles).
-IK_LCN_HD bool accept(Rng& rng, std::int64_t rise, double temperature, const double* log_table) {
+IRONKERNELS_HD bool accept(Rng& rng, std::int64_t rise, double temperature, const double* log_table) {
   if (rise <= 0) return true;
   const double l = log_table[rng.next() >> (64 - kLogTableBits)];
   return static_cast<double>(rise) <= temperature * l;
 }
 
 /// (k, edges at k, total) compared lexicographically: a better than b.
-IK_LCN_HD bool better(std::int64_t ka, std::int64_t aa, std::int64_t ta, std::int64_t kb, std::int64_t ab,
+IRONKERNELS_HD bool better(std::int64_t ka, std::int64_t aa, std::int64_t ta, std::int64_t kb, std::int64_t ab,
                       std::int64_t tb) {
   if (ka != kb) return ka < kb;
   if (aa != ab) return aa < ab;

@@ -6,21 +6,17 @@
 
 #include "ironkernels/lcn.hpp"  // kMaxCoordinate
 
-#if defined(__CUDACC__)
-#define IK_LCN_HD __host__ __device__ __forceinline__
-#else
-#define IK_LCN_HD inline
-#endif
+#include "core/host_device.hpp"
 
 namespace ironkernels::lcn::detail {
 
 /// Input checks (the host raises with the details, the device kernel only finds the first bad item).
 template <class I>
-IK_LCN_HD bool coordinate_outside(I x, I y) {
+IRONKERNELS_HD bool coordinate_outside(I x, I y) {
   return x < 0 || x > kMaxCoordinate || y < 0 || y > kMaxCoordinate;
 }
 template <class I>
-IK_LCN_HD bool edge_invalid(I s, I t, I n) {
+IRONKERNELS_HD bool edge_invalid(I s, I t, I n) {
   return s < 0 || s >= n || t < 0 || t >= n || s == t;  // an endpoint out of range, or a self-loop
 }
 
@@ -32,21 +28,21 @@ struct Point {
 struct Box {
   std::int64_t x0, y0, x1, y1;
 };
-IK_LCN_HD Box box_of(Point a, Point b) {
+IRONKERNELS_HD Box box_of(Point a, Point b) {
   return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.x < b.x ? b.x : a.x, a.y < b.y ? b.y : a.y};
 }
-IK_LCN_HD bool boxes_meet(const Box& a, const Box& b) {
+IRONKERNELS_HD bool boxes_meet(const Box& a, const Box& b) {
   return !(b.x0 > a.x1 || a.x0 > b.x1 || b.y0 > a.y1 || a.y0 > b.y1);
 }
 
 /// +1 counter-clockwise, -1 clockwise, 0 collinear.
-IK_LCN_HD int orientation(Point a, Point b, Point c) {
+IRONKERNELS_HD int orientation(Point a, Point b, Point c) {
   const std::int64_t d = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
   return (d > 0) - (d < 0);
 }
 
 /// Proper crossing: the endpoints of each segment lie strictly on both sides of the other's line.
-IK_LCN_HD bool cross_properly(Point a, Point b, Point c, Point d) {
+IRONKERNELS_HD bool cross_properly(Point a, Point b, Point c, Point d) {
   const int o1 = orientation(a, b, c), o2 = orientation(a, b, d);
   if (o1 == 0 || o2 == 0 || o1 == o2) return false;
   const int o3 = orientation(c, d, a), o4 = orientation(c, d, b);
@@ -56,7 +52,7 @@ IK_LCN_HD bool cross_properly(Point a, Point b, Point c, Point d) {
 /// k (the largest crossing count) and how many edges reach it, merged with another part's: one
 /// edge at a time (other_at_k = 1) on the CPU, partial reductions on the GPU. I is the caller's int64.
 template <class I>
-IK_LCN_HD void merge_k(I& k, I& at_k, I other_k, I other_at_k) {
+IRONKERNELS_HD void merge_k(I& k, I& at_k, I other_k, I other_at_k) {
   if (other_k > k) {
     k = other_k;
     at_k = other_at_k;
@@ -66,7 +62,7 @@ IK_LCN_HD void merge_k(I& k, I& at_k, I other_k, I other_at_k) {
 }
 
 /// p on the closed segment [a, b].
-IK_LCN_HD bool on_segment(Point p, Point a, Point b) {
+IRONKERNELS_HD bool on_segment(Point p, Point a, Point b) {
   const Box box = box_of(a, b);  // the cheap test first
   return box.x0 <= p.x && p.x <= box.x1 && box.y0 <= p.y && p.y <= box.y1 && orientation(a, b, p) == 0;
 }

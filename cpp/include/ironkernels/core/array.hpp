@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels {
+namespace IRONKERNELS_EXPORT ironkernels {
 
 enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64, int32, complex64, complex128 };
 

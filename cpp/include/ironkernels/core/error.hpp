@@ -6,8 +6,9 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels {
+namespace IRONKERNELS_EXPORT ironkernels {
 
 class Error : public std::runtime_error {
  public:
@@ -34,7 +35,7 @@ class UnsupportedError : public Error {
   using Error::Error;
 };
 
-namespace detail {
+namespace IRONKERNELS_HIDDEN detail {
 // Message formatting without iostreams: the library may share a process with another copy of
 // libstdc++ (PyTorch's, say) whose locale state iostreams would depend on.
 inline void append(std::string& s, const std::string& v) { s += v; }
@@ -61,7 +62,7 @@ std::string concat(const Parts&... parts) {
 
 /// Throws E with the parts of the message streamed together.
 template <class E, class... Parts>
-[[noreturn]] void raise(Parts&&... parts) {
+[[noreturn]] IRONKERNELS_HIDDEN void raise(Parts&&... parts) {
   throw E(detail::concat(parts...));
 }
 

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "ironkernels/core/array.hpp"
+#include "ironkernels/core/export.hpp"
 
-namespace ironkernels {
+namespace IRONKERNELS_EXPORT ironkernels {
 
 struct BuildInfo {
   std::string version;
