@@ -96,6 +96,6 @@ ArrayView to_view(const nb::ndarray<Ts...>& a, const char* arg, bool as_bfloat16
   return v;
 }
 
-inline Stream to_stream(std::uintptr_t handle) { return reinterpret_cast<Stream>(handle); }
+inline Stream to_stream(std::uintptr_t handle) { return Stream(reinterpret_cast<void*>(handle)); }
 
 }  // namespace ironkernels::python

@@ -5,12 +5,17 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "check.hpp"
 #include "ironkernels/ironkernels.hpp"
 
 using namespace ironkernels;
+
+// A stream is typed: a cudaStream_t or nullptr converts to it, a data or workspace pointer does not.
+static_assert(std::is_convertible_v<CUstream_st*, Stream> && std::is_convertible_v<std::nullptr_t, Stream>);
+static_assert(!std::is_convertible_v<void*, Stream> && !std::is_convertible_v<const float*, Stream>);
 
 
 template <class T>

@@ -1,10 +1,13 @@
 #pragma once
 // A non-owning, strided view of an n-dimensional array on the host or a CUDA device: what the
 // C++ API takes, and what the Python bindings build from any DLPack array without copying.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 #include "ironkernels/core/export.hpp"
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*: named here so that the CUDA headers are not needed
 
 namespace IRONKERNELS_EXPORT ironkernels {
 
@@ -25,8 +28,21 @@ struct Device {
 };
 std::string device_name(const Device& d);
 
-/// A CUDA stream handle (cudaStream_t) carried without the CUDA headers; nullptr is the default stream.
-using Stream = void*;
+/// A CUDA stream, typed so that it cannot be taken for a data or workspace pointer (as RMM's
+/// cuda_stream_view): from a cudaStream_t implicitly, from a void* only explicitly, the default
+/// stream when default-constructed or from nullptr; it converts back to a cudaStream_t.
+class Stream {
+ public:
+  constexpr Stream() noexcept = default;
+  constexpr Stream(std::nullptr_t) noexcept {}
+  constexpr Stream(CUstream_st* handle) noexcept : handle_(handle) {}
+  explicit Stream(void* handle) noexcept : handle_(static_cast<CUstream_st*>(handle)) {}
+  constexpr CUstream_st* value() const noexcept { return handle_; }
+  constexpr operator CUstream_st*() const noexcept { return handle_; }
+
+ private:
+  CUstream_st* handle_ = nullptr;
+};
 
 struct ArrayView {
   void* data = nullptr;
