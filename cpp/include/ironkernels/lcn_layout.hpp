@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
 #include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {

@@ -19,6 +19,7 @@
 // and any number of components are allowed. ValueError: n or m negative, an endpoint outside [0, n),
 // a self-loop (named by its edge index), or n above 2^32.
 #include <cstdint>
+
 #include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {

@@ -10,9 +10,9 @@
 #include <functional>
 #include <vector>
 
+#include "ironkernels/core/export.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/lcn.hpp"
-#include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {
 namespace lcn {

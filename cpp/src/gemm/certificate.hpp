@@ -83,7 +83,7 @@ IRONKERNELS_HD int lowest_bit_exponent(double x) {
 /// A line's bits under norm scaling with the budget `b` of some count (side 0: op(A), 1: op(B)):
 /// fast's fitted bits raised to what its 2-norm allows (ozaki::norm_line_bits), k1 = max(k, 1).
 IRONKERNELS_HD int norm_bits(const oz::Budget& b, int side, double largest, double sum, std::int64_t nonzeros,
-                    std::int64_t k1) {
+                             std::int64_t k1) {
   const double cap = side == 0 ? b.cap_a : b.cap_b;
   return oz::norm_line_bits(sum, nonzeros, cap, k1, oz::fitted_bits(largest, cap, side == 0 ? b.bits_a : b.bits_b));
 }

@@ -91,7 +91,7 @@ IRONKERNELS_HD double limbs_to_double_scaled(std::uint32_t (&X)[L], int e) {
 /// X = S - q·P over L limbs, wrapping modulo 2^(32L) (two's complement); true if q·P > S.
 template <int L>
 IRONKERNELS_HD bool subtract_multiple(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
-                             std::uint32_t (&X)[L]) {
+                                      std::uint32_t (&X)[L]) {
   std::uint64_t mul_carry = 0;
   std::int64_t borrow = 0;
   IK_UNROLL
@@ -124,8 +124,8 @@ IRONKERNELS_HD double window_to_double(std::uint64_t window, int scale, int e, b
 /// would be subnormal or overflow (the caller then takes the general path): Y's magnitude cut to a
 /// round-to-odd 64-bit window (window_to_double).
 template <int L>
-IRONKERNELS_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L], std::uint32_t q,
-                                         int e) {
+IRONKERNELS_HD double signed_limbs_to_double_fast(const std::uint32_t (&S)[L], const std::uint32_t (&P)[L],
+                                                  std::uint32_t q, int e) {
   std::uint32_t Y[L];  // S - q·P in two's complement
   subtract_multiple(S, P, q, Y);
   const bool negative = Y[L - 1] >> 31;
@@ -206,7 +206,7 @@ IRONKERNELS_HD double int128_to_double_fast(std::int64_t hi, std::uint64_t lo, i
 /// same order as alone.
 template <int COUNT, int N, class Residue>
 IRONKERNELS_HD void crt_mixed_sums(const CrtMixed& c, int count, const Residue& residue, double (&H)[N], double (&B)[N],
-                          std::uint64_t (&S_lo)[N]) {
+                                   std::uint64_t (&S_lo)[N]) {
   IK_UNROLL
   for (int n = 0; n < N; ++n) H[n] = 0.0, B[n] = 0.0, S_lo[n] = 0;
   IK_UNROLL

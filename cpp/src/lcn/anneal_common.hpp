@@ -80,7 +80,7 @@ IRONKERNELS_HD std::int32_t clamp_to(std::int64_t a, std::int32_t hi) {
 /// A vertex and a point to move it to. `pos` holds the chain's 2n coordinates, `hot` its `hot_count`
 /// edges at its current k (in edge order).
 IRONKERNELS_HD Proposal propose(Rng& rng, const Round& round, const GraphView& g, const std::int32_t* pos,
-                           const std::int32_t* hot, std::int32_t hot_count) {
+                                const std::int32_t* hot, std::int32_t hot_count) {
   Proposal p;
   if (hot_count > 0 && static_cast<std::uint32_t>(rng.next() >> 32) < round.hot_threshold) {
     const std::int32_t e = hot[rng.below(static_cast<std::uint32_t>(hot_count))];
@@ -113,7 +113,7 @@ IRONKERNELS_HD bool accept(Rng& rng, std::int64_t rise, double temperature, cons
 
 /// (k, edges at k, total) compared lexicographically: a better than b.
 IRONKERNELS_HD bool better(std::int64_t ka, std::int64_t aa, std::int64_t ta, std::int64_t kb, std::int64_t ab,
-                      std::int64_t tb) {
+                           std::int64_t tb) {
   if (ka != kb) return ka < kb;
   if (aa != ab) return aa < ab;
   return ta < tb;

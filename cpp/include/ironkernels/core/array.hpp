@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
 #include "ironkernels/core/export.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*: named here so that the CUDA headers are not needed

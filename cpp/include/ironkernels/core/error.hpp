@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+
 #include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {
