@@ -63,10 +63,7 @@ int smem_max_log_n(const FwtPlan& p) {
 // copy ceiling (2^15 is a few percent slower), while the outer pass keeps columns of 256 bytes
 // (at most 8 row bits); 2^15 beyond; IRONKERNELS_FWT_ROW_BITS sets it (bench sweeps).
 int split_row_bits(int log_n, int table_max) {
-  static const int forced = [] {
-    const char* env = dev_override("IRONKERNELS_FWT_ROW_BITS");
-    return env ? std::atoi(env) : 0;
-  }();
+  static const int forced = dev_override_int("IRONKERNELS_FWT_ROW_BITS", 0);
   if (forced > 0 && forced <= table_max) return forced;
   return std::min(table_max, log_n - 14 <= 8 ? 14 : 15);
 }
@@ -207,10 +204,7 @@ void launch_columns(const FwtPlan& p, int log_block, int factor, int outer_bits,
 // IRONKERNELS_FWT_OUTER_COLUMNS=0|1 (tests): the column pass off, or on from 2^6 lines wherever it
 // takes them, for the outer pass of long rows and a strided axis; -1 unset.
 int forced_columns() {
-  static const int forced = [] {
-    const char* env = dev_override("IRONKERNELS_FWT_OUTER_COLUMNS");
-    return env ? std::atoi(env) : -1;
-  }();
+  static const int forced = dev_override_int("IRONKERNELS_FWT_OUTER_COLUMNS", -1);
   return forced;
 }
 
@@ -230,10 +224,7 @@ bool outer_columns(const FwtPlan& p, int table_max, int outer_bits) {
 // IRONKERNELS_FWT_CLUSTER_COLUMNS=0 (tests, bench): strided axes of 2^11 lines and more take the
 // paths of GPUs without clusters (the one-CTA column pass up to 2^12 lines).
 bool cluster_columns(int device) {
-  static const bool off = [] {
-    const char* env = dev_override("IRONKERNELS_FWT_CLUSTER_COLUMNS");
-    return env && std::atoi(env) == 0;
-  }();
+  static const bool off = dev_override_int("IRONKERNELS_FWT_CLUSTER_COLUMNS", 1) == 0;
   return !off && fwt_gpu::cluster_launch_supported(device);
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "core/cuda_check.hpp"
 #include "core/dev_overrides.hpp"
@@ -175,10 +174,7 @@ inline ClusterUse strided_cluster_use() {
 /// overlap their loads with their partners' exchanges, while a tall one (a block per SM) waits on
 /// both. 16-bit lines are left to two passes. False where the rule does not hold.
 inline bool strided_cluster_args(const FwtPlan& p, const StridedLayout& s, StridedArgs& a) {
-  static const int forced = [] {
-    const char* env = dev_override("IRONKERNELS_FWT_CLUSTER_BITS");
-    return env ? std::atoi(env) : 0;
-  }();
+  static const int forced = dev_override_int("IRONKERNELS_FWT_CLUSTER_BITS", 0);
   const int most = strided_cluster_bits_max(p.device.id);
   const ClusterUse use = strided_cluster_use();
   if (!s.vectorizable || most == 0 || use == ClusterUse::never || dtype_size(p.dtype) == 2) return false;

@@ -7,7 +7,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -92,10 +91,8 @@ inline unsigned grid_size(std::int64_t blocks, std::int64_t rows) {
 inline int block_smem_limit(int device) {
   int limit = 0;
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (const char* env = dev_override("IRONKERNELS_FWT_MAX_SMEM")) {
-    const long cap = std::strtol(env, nullptr, 10);
-    if (cap > 0 && cap < limit) limit = static_cast<int>(cap);
-  }
+  const int cap = dev_override_int("IRONKERNELS_FWT_MAX_SMEM", 0);
+  if (cap > 0 && cap < limit) limit = cap;
   return limit;
 }
 constexpr int kSmallestSmemLimit = 99 * 1024;  // sm_86/89; every configuration at most this large fits anywhere

@@ -10,5 +10,7 @@ namespace ironkernels::detail {
 /// The override `name`'s value, or nullptr (unset, or overrides not enabled). Exported: the bench
 /// tools launch the kernels' own dispatch.
 IRONKERNELS_EXPORT const char* dev_override(const char* name);
+/// The override `name` read as an integer, or `fallback` where dev_override(name) is nullptr.
+IRONKERNELS_EXPORT int dev_override_int(const char* name, int fallback);
 
 }  // namespace ironkernels::detail

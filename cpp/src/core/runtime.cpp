@@ -36,6 +36,11 @@ const char* dev_override(const char* name) {
   return enabled ? std::getenv(name) : nullptr;
 }
 
+int dev_override_int(const char* name, int fallback) {
+  const char* value = dev_override(name);
+  return value ? std::atoi(value) : fallback;
+}
+
 const char* cpu_isa_name(CpuIsa isa) {
   switch (isa) {
     case CpuIsa::avx512: return "avx512";
