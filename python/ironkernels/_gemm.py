@@ -13,7 +13,7 @@ import warnings
 from typing import Any, Optional
 
 from . import _core
-from ._interop import (call_core, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
+from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
                        shape_of)
 
 MODULI: tuple = tuple(_core.GEMM_MODULI)
@@ -167,7 +167,12 @@ def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> 
 def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
     """dst[...] = src, ordered on `stream` for CUDA arrays."""
     if device_of(dst)[0] == "cpu":
-        dst[...] = src
+        if framework_of(dst) in ("numpy", "torch"):
+            dst[...] = src
+        else:  # no item assignment (empty's own arrays, other DLPack producers): through NumPy views
+            import numpy as np
+
+            np.from_dlpack(dst)[...] = np.from_dlpack(src)
     elif fw == "torch":
         import torch
 
@@ -179,7 +184,13 @@ def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
         with _cupy_stream(cupy, stream, dst.device.id):
             dst[...] = src
     else:
-        _core.copy_(dst, src, stream)
+        try:
+            _core.copy_(dst, src, stream)
+        except ValueError:
+            d, s = describe(dst), describe(src)
+            raise ValueError(f"gemm: out (strides {d['strides']}) and c (strides {s['strides']}) are CUDA arrays of no "
+                             "framework this package can copy between; accepted: c and out of one dense layout (both "
+                             "C- or both Fortran-ordered), out=c, or PyTorch / CuPy arrays") from None
 
 
 def gemm(
@@ -291,7 +302,7 @@ def gemm(
         plan = _core.gemm_plan(ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
                                contract.is_native, rtol)
     if out is None:
-        out = empty_like(a, (ma, nb))
+        out = empty_like(c) if use_c else empty_like(a, (ma, nb))
     if use_c and out is not c:
         _copy(out, c, fw, handle if cuda else 0)
     if cuda:

@@ -153,7 +153,9 @@ def call_core(op: str, call, arrays: dict, accepted: str, writable: Sequence[str
 
 
 def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
-    """A new C-contiguous array with a's shape (or `shape`), dtype and device, of a's framework."""
+    """A new C-contiguous array with a's shape (or `shape`), dtype and device, of a's framework; of an
+    array of no framework, in a's Fortran order where a has it (so that copying a into it is one span,
+    which the package's own copy needs)."""
     fw = framework_of(a)
     if fw == "torch" and shape is None:
         import torch
@@ -175,7 +177,8 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
             return cupy.empty(shape, dtype=a.dtype)
     kind, dev = device_of(a)
     name = "bfloat16" if is_numpy_bfloat16(a) else dtype_name(a)
-    raw = _core.empty(list(shape), name, kind, dev)
+    order = "F" if fw == "dlpack" and shape == shape_of(a) and _is_fortran(describe(a)) else "C"
+    raw = _core.empty(list(shape), name, kind, dev, order)
     if fw == "jax":
         import jax.dlpack
 
@@ -183,7 +186,18 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
     return raw
 
 
-_EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "uint8")
+# Every dtype an op returns (fwt's), and bytes for workspaces.
+def _is_fortran(info: dict) -> bool:
+    """Whether describe()'s shape and strides are Fortran-contiguous and not also C-contiguous."""
+    step, shape, strides = 1, info["shape"], info["strides"]
+    for n, s in zip(shape, strides):
+        if n > 1 and s != step:
+            return False
+        step *= n
+    return sum(n > 1 for n in shape) > 1
+
+
+_EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64", "uint8")
 
 
 def _dtype_text(dtype: Any) -> str:

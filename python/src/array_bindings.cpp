@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -17,7 +18,7 @@ namespace nb = nanobind;
 using namespace ironkernels;
 
 namespace {
-constexpr const char* kAnyDtype = "float16, bfloat16, float32, float64, int64";
+constexpr const char* kAnyDtype = "float16, bfloat16, float32, float64, complex64, complex128, int32, int64";
 
 nb::dlpack::dtype dlpack_dtype(const std::string& name) {
   using code = nb::dlpack::dtype_code;
@@ -32,9 +33,12 @@ nb::dlpack::dtype dlpack_dtype(const std::string& name) {
   if (name == "bfloat16") return make(code::Bfloat, 16);
   if (name == "float32") return make(code::Float, 32);
   if (name == "float64") return make(code::Float, 64);
+  if (name == "complex64") return make(code::Complex, 64);
+  if (name == "complex128") return make(code::Complex, 128);
+  if (name == "int32") return make(code::Int, 32);
   if (name == "int64") return make(code::Int, 64);
   if (name == "uint8") return make(code::UInt, 8);
-  raise<TypeError>("empty: dtype '", name, "' is not accepted; accepted: float16, bfloat16, float32, float64, int64, uint8");
+  raise<TypeError>("empty: dtype '", name, "' is not accepted; accepted: ", kAnyDtype, ", uint8");
 }
 }  // namespace
 
@@ -82,7 +86,8 @@ void bind_array(nb::module_& m) {
   }, nb::arg("op"), nb::arg("name"), nb::arg("out").noconvert(), nb::arg("inputs"), nb::arg("same_as") = "",
      "ValueError unless `out` has distinct elements and overlaps no input (but `same_as`, exactly).");
 
-  m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& device, int device_id) {
+  m.def("empty", [](const std::vector<std::int64_t>& shape, const std::string& dtype, const std::string& device, int device_id,
+                    const std::string& order) {
     const nb::dlpack::dtype dt = dlpack_dtype(dtype);
     std::int64_t count = 1;
     for (auto s : shape) {
@@ -100,22 +105,41 @@ void bind_array(nb::module_& m) {
     } else {
       raise<ValueError>("empty: device must be 'cpu' or 'cuda', got '", device, "'");
     }
+    if (order != "C" && order != "F") raise<ValueError>("empty: order must be 'C' or 'F', got '", order, "'");
+    std::vector<std::int64_t> strides(shape.size());
+    std::int64_t step = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const std::size_t d = order == "C" ? shape.size() - 1 - i : i;
+      strides[d] = step;
+      step *= std::max<std::int64_t>(shape[d], 1);
+    }
     auto* buf = new Buffer(static_cast<std::size_t>(count) * (dt.bits / 8), dev);
     nb::capsule owner(buf, [](void* p) noexcept { delete static_cast<Buffer*>(p); });
     std::vector<std::size_t> ushape(shape.begin(), shape.end());
-    return nb::ndarray<nb::array_api>(buf->data(), ushape.size(), ushape.data(), owner, nullptr, dt, dl_device, device_id);
-  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device") = "cpu", nb::arg("device_id") = 0,
-     "Uninitialised C-contiguous array on the host or a CUDA device (exports DLPack).");
+    return nb::ndarray<nb::array_api>(buf->data(), ushape.size(), ushape.data(), owner, strides.data(), dt, dl_device,
+                                      device_id);
+  }, nb::arg("shape"), nb::arg("dtype"), nb::arg("device") = "cpu", nb::arg("device_id") = 0, nb::arg("order") = "C",
+     "Uninitialised array in C or Fortran order on the host or a CUDA device (exports DLPack).");
 
+  // Arrays of one shape, dtype and strides whose elements fill one span (C or Fortran order, or any
+  // other dense permutation) are copied as that span's bytes.
   m.def("copy_", [](nb::ndarray<> dst, nb::ndarray<nb::ro> src, std::uintptr_t stream) {
     const ArrayView d = python::to_view(dst, "dst", true), s = python::to_view(src, "src", true);
-    if (!d.is_c_contiguous() || !s.is_c_contiguous()) raise<ValueError>("copy_: dst and src must be C-contiguous");
     if (d.shape != s.shape || d.dtype != s.dtype) raise<ValueError>("copy_: dst and src must have the same shape and dtype");
+    std::int64_t span = 1;
+    bool dense = d.strides == s.strides;
+    for (std::size_t i = 0; i < d.shape.size() && dense; ++i) {
+      dense = d.strides[i] >= 0;
+      if (d.shape[i] > 1) span += (d.shape[i] - 1) * d.strides[i];
+    }
+    if (!dense || (d.size() > 0 && span != d.size()))
+      raise<ValueError>("copy_: dst has strides ", strides_text(d), " and src ", strides_text(s),
+                        "; accepted: one dense layout for both");
     nb::gil_scoped_release release;
     copy_bytes(d.data, d.device, s.data, s.device, static_cast<std::size_t>(d.size()) * dtype_size(d.dtype),
                python::to_stream(stream));
   }, nb::arg("dst").noconvert(), nb::arg("src").noconvert(), nb::arg("stream") = 0,
-     "Copy src into dst (host or device, ordered on `stream`).");
+     "Copy src into dst (host or device, ordered on `stream`): one shape, dtype and dense layout.");
 
   m.def("fill_bytes_", [](nb::ndarray<> dst, int value, std::uintptr_t stream) {
     const ArrayView d = python::to_view(dst, "dst", true);

@@ -1,4 +1,5 @@
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -17,9 +18,9 @@ HAS_CUDA = _has_cuda()
 
 
 def pytest_collection_modifyitems(config, items):
-    if HAS_CUDA:
+    if HAS_CUDA or os.environ.get("IRONKERNELS_TEST_ARRAYS") == "own-cpu":
         return
-    skip = pytest.mark.skip(reason="no CUDA device visible")
+    skip = pytest.mark.skip(reason="no GPU")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
@@ -34,3 +35,11 @@ def pytest_sessionfinish(session, exitstatus):
     # Tracebacks kept by pytest.raises form reference cycles with the test frames that hold library
     # objects; collecting them here frees those objects before nanobind's exit-time leak check.
     gc.collect()
+
+
+@pytest.fixture(scope="module")
+def dev():
+    """Device arrays for the GPU suites (device_arrays.pick): skips where there is no GPU."""
+    import device_arrays
+
+    return device_arrays.pick()

@@ -7,15 +7,15 @@ Long rows (pairs of CTAs, cluster and two-pass splits, the outer column pass), s
 tile shape, the column pass on one CTA and on clusters), complex and integer dtypes, the sequency
 and dyadic orders (in the row kernels' store and as a gather), and N = m·2^k (packed rows, the
 factor tile, the column pass, strided blocks), out of place and in place, each against the CPU
-transform in float64 (exact for integers); CASE numbers (positions in CASES) run only those. Uses
-PyTorch for device arrays; exits 1 on a wrong result."""
+transform in float64 (exact for integers); CASE numbers (positions in CASES) run only those. Device
+arrays from whichever framework is here (device_arrays); exits 1 on a wrong result."""
 import sys
 
 import numpy as np
-import torch
 
 import ironkernels
-from fwt_layout_cases import random_array  # beside this script
+from device_arrays import get, pick  # beside this script
+from fwt_layout_cases import random_array
 
 CASES = [  # (shape, dtype, axis, order)
     ((2, 1 << 16), "float32", -1, "natural"), ((1, 1 << 18), "float32", -1, "natural"),
@@ -44,18 +44,19 @@ CASES = [  # (shape, dtype, axis, order)
 TOL = {"float32": 1e-5, "float64": 1e-12, "float16": 3e-3, "complex64": 1e-5, "complex128": 1e-12}
 
 rng = np.random.default_rng(3)
+dev = pick()
 bad = 0
 chosen = [CASES[int(i)] for i in sys.argv[1:]] or CASES
 for shape, dtype, axis, order in chosen:
     x = random_array(rng, shape, dtype)
     wide = x if dtype.startswith("int") else x.astype(np.complex128 if dtype.startswith("complex") else np.float64)
     ref = ironkernels.fwt(wide, axis=axis, order=order)
-    xd = torch.from_numpy(x).cuda()
-    out = torch.zeros_like(xd)
+    xd = dev.put(x)
+    out = dev.zeros(x.shape, x.dtype)
     ironkernels.fwt(xd, axis=axis, order=order, out=out)
     ironkernels.fwt(xd, axis=axis, order=order, out=xd)  # in place
     for got in (out, xd):
-        g = got.cpu().numpy()
+        g = get(got)
         if dtype.startswith("int"):
             ok = np.array_equal(g, ref)
             err = 0.0 if ok else 1.0
@@ -66,6 +67,6 @@ for shape, dtype, axis, order in chosen:
         if not ok:
             print(f"WRONG {dtype} {shape} axis={axis} order={order}: rel err {err:.3g}")
             bad += 1
-torch.cuda.synchronize()
+dev.synchronize()
 print("sanitize_fwt_gpu_layouts:", "FAILED" if bad else f"all {len(chosen)} cases correct")
 sys.exit(1 if bad else 0)

@@ -1,8 +1,8 @@
 """gemm's certified contract on CUDA arrays, against the CPU reference and in exact arithmetic.
 
 A subset of the CPU contract tests' inputs (gemm_exact's adversarial families at a few shapes, the
-1×3 example, Inf/NaN lines, K past one 2^16 chunk), as PyTorch CUDA tensors (CuPy arrays where
-PyTorch is missing). For each certified contract (and one fixed plan):
+1×3 example, Inf/NaN lines, K past one 2^16 chunk), as device arrays of whichever framework is
+here (device_arrays). For each certified contract (and one fixed plan):
 
 - the GPU's report equals the CPU's in moduli, path, native lines and elements, bits kept and
   rtol; `certified` and `bound` too where no finite element went native (cuBLAS DGEMM meets γ_k, the
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import ironkernels
+from device_arrays import get
 from gemm_exact import EXAMPLE_A, EXAMPLE_B, ExactRef, check_fixed, heavy_tails, integer_valued, ints_exact
 from ironkernels import Contract, gemm
 from test_gemm_contract import (CERTIFIED, Case, assert_certified_bounds, assert_ieee_on_nonfinite_lines,
@@ -28,56 +29,6 @@ pytestmark = pytest.mark.gpu
 CONTRACTS = CERTIFIED + [Contract(moduli=14, scaling="accurate")]
 REPORT_KEYS = ("moduli", "path", "native_rows", "native_cols", "native_row_indices", "native_col_indices",
                "native_elements", "nonfinite_elements", "bits_a", "bits_b", "rtol")
-
-
-class _Torch:
-    def __init__(self, torch):
-        self.torch = torch
-
-    def put(self, x):
-        return self.torch.from_numpy(np.ascontiguousarray(x)).cuda()
-
-    def full(self, shape, value):
-        return self.torch.full(shape, value, dtype=self.torch.float64, device="cuda")
-
-    def get(self, x):
-        return x.cpu().numpy()
-
-
-class _Cupy:
-    def __init__(self, cupy):
-        self.cupy = cupy
-
-    def put(self, x):
-        return self.cupy.asarray(np.ascontiguousarray(x))
-
-    def full(self, shape, value):
-        return self.cupy.full(shape, value, dtype=self.cupy.float64)
-
-    def get(self, x):
-        return self.cupy.asnumpy(x)
-
-
-@pytest.fixture(scope="module")
-def dev():
-    """CUDA arrays from PyTorch, else CuPy; skips when neither sees a device."""
-    if not ironkernels.cuda_devices():
-        pytest.skip("no CUDA device")
-    try:
-        import torch
-
-        if torch.cuda.is_available():
-            return _Torch(torch)
-    except ImportError:
-        pass
-    try:
-        import cupy
-
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return _Cupy(cupy)
-    except Exception:  # ImportError, or CuPy without a usable driver
-        pass
-    pytest.skip("neither PyTorch nor CuPy with a CUDA device")
 
 
 def assert_bitwise(got, want, mask=None):
@@ -97,7 +48,7 @@ def run_both(dev, a, b, contract):
     got, rep = gemm(ga, gb, contract=contract, out=out, report=True)
     assert got is out
     again = gemm(ga, gb, contract=contract, out=dev.full((m, n), np.nan))
-    got, again = dev.get(got), dev.get(again)
+    got, again = get(got), get(again)
     assert_bitwise(got, again)  # run to run
     return want, rep_cpu, got, rep
 
@@ -146,7 +97,7 @@ GPU_CASES = [
 @pytest.mark.parametrize("contract", CERTIFIED, ids=repr)
 def test_gpu_the_1e20_example_gives_exactly_3(dev, contract):
     got, rep = gemm(dev.put(EXAMPLE_A), dev.put(EXAMPLE_B), contract=contract, report=True)
-    assert dev.get(got).tolist() == [[3.0]]
+    assert get(got).tolist() == [[3.0]]
     gamma = 3 * 2.0**-53 / (1 - 3 * 2.0**-53)  # the row went to cuBLAS DGEMM: certified where γ_3 <= rtol
     rtol = contract.rtol_at(3)
     assert rep["certified"] is (gamma <= rtol) and rep["bound"] == max(rtol, gamma) and rep["backend"] == "cuda"
@@ -190,4 +141,4 @@ def test_gpu_beta_without_c_is_refused_and_writes_nothing(dev, rng):
         gemm(dev.put(a), dev.put(b), beta=2.0, out=out)
     msg = str(err.value)
     assert re.search(r"\bbeta\b", msg) and re.search(r"\bc\b", msg), msg
-    assert (dev.get(out) == -7.25).all()
+    assert (get(out) == -7.25).all()

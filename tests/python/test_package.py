@@ -47,6 +47,31 @@ def test_arrays_without_shape_work_everywhere(rng):
     out = ik.empty((5, 3), "float64")
     ik.gemm(a, NoShape(b), out=out)
     np.testing.assert_allclose(np.from_dlpack(out), a @ b, rtol=1e-13)
+    for c in (rng.standard_normal((5, 3)), np.asfortranarray(rng.standard_normal((5, 3)))):
+        got = np.from_dlpack(ik.gemm(NoShape(a), NoShape(b), c=NoShape(c), beta=-2.0))
+        assert got.flags.f_contiguous == c.flags.f_contiguous  # out takes c's layout: one span to copy
+        np.testing.assert_allclose(got, a @ b - 2 * c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "int32", "int64"])
+def test_fwt_of_a_framework_free_array_allocates_its_dtype(dtype):
+    """A result allocated for an array of no framework (empty's own, JAX's) has the input's dtype,
+    whichever of fwt's dtypes it is."""
+    x = np.arange(12).reshape(3, 4).astype(dtype)
+    e = ik.empty(x.shape, dtype)
+    np.from_dlpack(e)[...] = x
+    y = np.from_dlpack(ik.fwt(NoShape(np.from_dlpack(e))))
+    assert y.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(y, fwt_reference(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)))
+
+
+def test_count_crossings_of_framework_free_arrays():
+    """Arrays with no .shape and no len() (empty's own, any bare DLPack producer): the result is
+    allocated from their DLPack shape."""
+    xy = np.array([[0, 0], [4, 4], [0, 4], [4, 0]], np.int64)
+    edges = np.array([[0, 1], [2, 3]], np.int64)
+    got = ik.lcn.count_crossings(NoShape(xy), NoShape(edges))
+    np.testing.assert_array_equal(np.from_dlpack(got), [1, 1])
 
 
 def test_empty_takes_the_dtypes_it_lists_in_every_spelling():

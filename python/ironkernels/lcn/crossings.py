@@ -115,7 +115,7 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None,
     Coordinates must lie in [0, 2^30] and edges join distinct existing vertices (checked on the arrays'
     device; TypeError/ValueError naming the argument before `out` is written). On the host it answers
     Ctrl-C and calls `progress(done, total)` as evaluate() does (an interrupted call leaves `out` as it was)."""
-    from .._interop import device_of, empty_like, resolve_stream
+    from .._interop import device_of, empty_like, resolve_stream, shape_of
 
     fn = "lcn.count_crossings"
     host_xy = _array_arg(xy, "xy", fn, "(n, 2)")
@@ -131,11 +131,8 @@ def count_crossings(xy: Any, edges: Any, *, out: Any = None, stream: Any = None,
     if host_xy and host_edges:
         _check_edge_ends(edges, len(xy), "edges", fn)
     if out is None:
-        kind, dev = device_of(edges)
-        if kind == "cpu":
-            out = np.empty(len(edges), dtype=np.int64)
-        else:
-            out = empty_like(edges[:, 0])
+        m = (shape_of(edges, f"{fn}: edges") or (0,))[0]  # (a wrong rank is the core's to name)
+        out = np.empty(m, dtype=np.int64) if device_of(edges)[0] == "cpu" else empty_like(edges, shape=(m,))
     if host_xy and host_edges and len(edges) == 0:
         return out  # nothing to count (and NumPy's empty arrays may not look C-contiguous through DLPack)
     try:
