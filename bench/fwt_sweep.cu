@@ -205,7 +205,9 @@ void run() {
   std::snprintf(label, sizeof label, "K=%2d occ=%2d stages=%2d passes=%d bulk=%d lane-turn=%d%s", K, OCC, STAGES, PASSES,
                 int(BULK), int(LT), CHAINED ? " chained mma" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, STAGES, PASSES, tile_options(BULK, LT, CHAINED, false)>(a, stream, 0);
+    fg::launch_tile_config<T, V,
+                           fg::tile_shape(K, LOG_N).occupancy(OCC).staged(STAGES).turn_in(PASSES)
+                               .with(tile_options(BULK, LT, CHAINED, false)).code()>(a, stream, 0);
   });
 }
 
@@ -218,7 +220,9 @@ void run_split() {
   std::snprintf(label, sizeof label, "split K=%2d occ=%2d passes=%d%s%s", K, OCC, PASSES, CHAINED ? " chained mma" : "",
                 LT ? " lane-turn" : "");
   measure<T, LOG_N>(label, [](const fg::KernelArgs& a) {
-    fg::launch_tile_config<T, V, K, LOG_N, 1, OCC, 0, PASSES, tile_options(false, LT, CHAINED, true)>(a, stream, 0);
+    fg::launch_tile_config<T, V,
+                           fg::tile_shape(K, LOG_N).occupancy(OCC).turn_in(PASSES)
+                               .with(tile_options(false, LT, CHAINED, true)).code()>(a, stream, 0);
   });
 }
 

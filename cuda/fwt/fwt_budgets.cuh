@@ -2,6 +2,8 @@
 // Block shapes and shared-memory budgets of the FWT tile kernels, at compile time: warps per block,
 // the register cap for an occupancy, the corner-turn, exchange and staging bytes, and which row
 // lengths store evict-first.
+#include <cstdint>
+
 #include "fwt/fwt_layouts.cuh"
 #include "fwt/fwt_values.cuh"
 
@@ -11,6 +13,61 @@ namespace ironkernels::detail::fwt_gpu {
 // fwt_tile_kernel.cuh describes each.
 enum TileOption : unsigned { kBulkStore = 1u, kLaneTurn = 2u, kChainedMma = 4u, kSplitTop = 8u };
 constexpr bool has(unsigned options, TileOption o) { return (options & o) != 0; }
+
+/// One configuration of the tile kernel, by name: `k` vectors of 16 bytes per thread, rows of
+/// 2^log_n, `cluster` CTAs per row, a register cap that leaves room for `occupancy_warps` warps per SM
+/// (0: none), `stages` cp.async input stages (0: loaded directly), the corner turn in `turn_passes`
+/// passes, and TileOptions. Built as tile_shape(k, log_n).cluster_of(2).occupancy(16)...; a template
+/// argument as its code() (C++17 has no class-type template parameters).
+struct TileShape {
+  int k = 1, log_n = 0, cluster = 1, occupancy_warps = 0, stages = 0, turn_passes = 1;
+  unsigned options = 0;
+
+  constexpr TileShape cluster_of(int ctas) const {
+    TileShape s = *this;
+    s.cluster = ctas;
+    return s;
+  }
+  constexpr TileShape occupancy(int warps) const {
+    TileShape s = *this;
+    s.occupancy_warps = warps;
+    return s;
+  }
+  constexpr TileShape staged(int count) const {
+    TileShape s = *this;
+    s.stages = count;
+    return s;
+  }
+  constexpr TileShape turn_in(int passes) const {
+    TileShape s = *this;
+    s.turn_passes = passes;
+    return s;
+  }
+  constexpr TileShape with(unsigned opts) const {
+    TileShape s = *this;
+    s.options |= opts;
+    return s;
+  }
+  /// Eight bits a field (each below 256), the options in the top sixteen.
+  constexpr std::uint64_t code() const {
+    return std::uint64_t(k) | std::uint64_t(log_n) << 8 | std::uint64_t(cluster) << 16 |
+           std::uint64_t(occupancy_warps) << 24 | std::uint64_t(stages) << 32 | std::uint64_t(turn_passes) << 40 |
+           std::uint64_t(options) << 48;
+  }
+  static constexpr TileShape decode(std::uint64_t c) {
+    TileShape s;
+    s.k = int(c & 255), s.log_n = int(c >> 8 & 255), s.cluster = int(c >> 16 & 255);
+    s.occupancy_warps = int(c >> 24 & 255), s.stages = int(c >> 32 & 255), s.turn_passes = int(c >> 40 & 255);
+    s.options = unsigned(c >> 48);
+    return s;
+  }
+};
+constexpr TileShape tile_shape(int k, int log_n) {
+  TileShape s;
+  s.k = k, s.log_n = log_n;
+  return s;
+}
+
 // Whether a tile configuration applies the sequency and dyadic orders as its tile leaves (through a
 // tile of the compute type in shared memory): one CTA per tile, loaded directly, stored from
 // registers in the plain layout.

@@ -31,7 +31,8 @@ bool launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
     // split configuration of 128 KB below on its half, the row's top bit through distributed shared
     // memory (fwt_cuda.cu sends them here only where clusters launch).
     if (!cluster_launch_supported(device)) raise<ValueError>("fwt: internal error: a pair row without clusters");
-    return launch_tile_config<T, V, 2 * K, LOG_N, 2, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
+    constexpr TileShape pair = tile_shape(2 * K, LOG_N).cluster_of(2).occupancy(16).turn_in(2).with(kLaneTurn | kSplitTop);
+    return launch_tile_config<T, V, pair.code()>(a, stream, device);
   } else {
     if (a.log_n != LOG_N) return launch_tile<T, V, K, LOG_N + 1>(a, stream, device);
     constexpr int local = ilog2(V) + 5 + ilog2(K);
@@ -45,9 +46,9 @@ bool launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
       // as 2^11 with 128 registers, and from 2^13 the inputs in flight through cp.async stages and
       // the lane turn (no shuffles).
       if constexpr (LOG_N <= 10) {
-        return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
+        return launch_tile_config<T, V, tile_shape(K, LOG_N).occupancy(32).code()>(a, stream, device);
       } else if constexpr (LOG_N == 11) {
-        return launch_tile_config<T, V, 2 * K, LOG_N, 1, 24, 0>(a, stream, device);
+        return launch_tile_config<T, V, tile_shape(2 * K, LOG_N).occupancy(24).code()>(a, stream, device);
       } else {
         // On Hopper (compute capability 9.0, where these were measured): 2^12 and 2^14 with 64
         // values per thread, loaded directly, and the chained tensor-core stages (no shuffles); 2^12
@@ -55,8 +56,8 @@ bool launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
         // 64 KB of corner-turn buffers). 2^13 and 2^15 as split rows of the single-exchange kernel
         // (fwt_single_exchange.cuh), a block per row; 2^15 stores straight from registers.
         if constexpr (LOG_N == 12 || LOG_N == 14) {
-          if (hopper_or_newer(device))
-            return launch_tile_config<T, V, 2 * K, LOG_N, 1, LOG_N == 14 ? 24 : 16, 0, 1, kChainedMma>(a, stream, device);
+          constexpr TileShape chained = tile_shape(2 * K, LOG_N).occupancy(LOG_N == 14 ? 24 : 16).with(kChainedMma);
+          if (hopper_or_newer(device)) return launch_tile_config<T, V, chained.code()>(a, stream, device);
         }
         if constexpr (LOG_N == 13 || LOG_N == 15) {
           constexpr bool kSplit = true, kDirectStores = LOG_N == 15;
@@ -67,23 +68,25 @@ bool launch_tile(const KernelArgs& a, cudaStream_t stream, int device) {
           }
         }
         if constexpr (LOG_N == 12) {
-          return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0>(a, stream, device);
+          return launch_tile_config<T, V, tile_shape(2 * K, LOG_N).occupancy(16).code()>(a, stream, device);
         } else {  // 128 values per thread (one corner turn fewer), the turn in two passes
-          return launch_tile_config<T, V, 4 * K, LOG_N, 1, 0, 2, 2, kLaneTurn>(a, stream, device);
+          constexpr TileShape staged = tile_shape(4 * K, LOG_N).staged(2).turn_in(2).with(kLaneTurn);
+          return launch_tile_config<T, V, staged.code()>(a, stream, device);
         }
       }
     } else if constexpr ((sizeof(T) == 4 && LOG_N == 15) || (sizeof(T) == 8 && LOG_N == 14)) {
       // float32 rows of 2^15 and float64 rows of 2^14: split in halves of 64 KB (SPLIT_TOP), 64 (32)
       // values per thread, the lane turn, the corner turn in two passes, two 8-warp blocks per SM.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 16, 0, 2, kLaneTurn | kSplitTop>(a, stream, device);
+      constexpr TileShape split = tile_shape(2 * K, LOG_N).occupancy(16).turn_in(2).with(kLaneTurn | kSplitTop);
+      return launch_tile_config<T, V, split.code()>(a, stream, device);
     } else if constexpr (LOG_N == 14) {
       // float32 rows of 2^14: 64 values per thread (one corner turn fewer) and the lane turn.
-      return launch_tile_config<T, V, 2 * K, LOG_N, 1, 0, 0, 1, kLaneTurn>(a, stream, device);
+      return launch_tile_config<T, V, tile_shape(2 * K, LOG_N).with(kLaneTurn).code()>(a, stream, device);
     } else if constexpr (sizeof(T) == 4 && LOG_N <= 9) {
       // float32 rows that fit one warp with 16 values per thread: 2 KB per one-warp block.
-      return launch_tile_config<T, V, K / 2, LOG_N, 1, 32, 0>(a, stream, device);
+      return launch_tile_config<T, V, tile_shape(K / 2, LOG_N).occupancy(32).code()>(a, stream, device);
     } else if constexpr (fits_one_block) {
-      return launch_tile_config<T, V, K, LOG_N, 1, 32, 0>(a, stream, device);
+      return launch_tile_config<T, V, tile_shape(K, LOG_N).occupancy(32).code()>(a, stream, device);
     } else {
       raise<UnsupportedError>("fwt: N = 2^", LOG_N, " of this dtype needs thread-block clusters (compute capability 9.0)");
     }

@@ -135,14 +135,17 @@ void launch_on_clusters(void (*kernel)(Args), unsigned grid, unsigned threads, i
   IK_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, args));
 }
 
-// One (N, cluster size) configuration: short rows pack several rows per block (kLocalWarps warps),
+// One TileShape (as its code()): short rows pack several rows per block (kLocalWarps warps),
 // long rows take one block (or one cluster) each, 2^(n - (v+5+h)) warps. STAGES > 0: a resident
 // grid that loops over the tiles (see fwt_tile_kernel). False, launching nothing, for an output
 // order (a.order) the configuration does not apply in its store (tile_orders_in_store), or whose
 // tile in shared memory this GPU cannot give a block.
-template <class T, int V, int K, int LOG_N, int CLUSTER, int OCC_WARPS, int STAGES, int TURN_PASSES = 1,
-          unsigned OPTIONS = 0>
+template <class T, int V, std::uint64_t SHAPE>
 bool launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
+  constexpr TileShape shape = TileShape::decode(SHAPE);
+  constexpr int K = shape.k, LOG_N = shape.log_n, CLUSTER = shape.cluster, OCC_WARPS = shape.occupancy_warps;
+  constexpr int STAGES = shape.stages, TURN_PASSES = shape.turn_passes;
+  constexpr unsigned OPTIONS = shape.options;
   constexpr bool LANE_TURN = has(OPTIONS, kLaneTurn), SPLIT_TOP = has(OPTIONS, kSplitTop);
   constexpr int v = ilog2(V), h = ilog2(K), kN = LOG_N - (SPLIT_TOP ? 1 : 0) - ilog2(CLUSTER);
   constexpr int warps = tile_warps(v, h, kN), tile_bits = v + 5 + h + ilog2(warps);
@@ -156,7 +159,8 @@ bool launch_tile_config(const KernelArgs& a, cudaStream_t stream, int device) {
     // float64), loaded directly, its corner turn in two passes: half the row's bytes (64 KB).
     constexpr int kCompactK = sizeof(T) == 8 ? 32 : 128 / V;
     static_assert(tile_smem_bytes<T, V, kCompactK, LOG_N, 1, 0, 2>() <= kSmallestSmemLimit);
-    if (smem > block_smem_limit(device)) return launch_tile_config<T, V, kCompactK, LOG_N, 1, 0, 0, 2>(a, stream, device);
+    if (smem > block_smem_limit(device))
+      return launch_tile_config<T, V, tile_shape(kCompactK, LOG_N).turn_in(2).code()>(a, stream, device);
   }
   int block_smem = smem;
   if (a.order != 0) {

@@ -101,8 +101,6 @@ __global__ void __launch_bounds__(256) certify_elements_kernel(const std::int32_
   }
 }
 
-// Lines by the count their elements need (certify::CountHistogram: [0, kNoCount], then non-finite).
-constexpr int kHistogramBins = certify::kNoCount + 2;
 __global__ void count_histogram_kernel(LineInfo info, std::int64_t lines, unsigned long long* hist) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < lines) atomicAdd(&hist[info.nonfinite[i] ? kHistogramBins - 1 : info.most[i]], 1ull);

@@ -30,13 +30,14 @@
 #include "common/launch.cuh"
 #include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
+#include "gemm/gemm_wgmma_tiles.hpp"
 #include "gemm/ozaki.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/gemm.hpp"
 
 namespace ironkernels::detail::gemm_wgmma {
 
-constexpr int kTileM = 128, kTileN = 256, kTileK = 128, kStages = 4, kGroupM = 16;
+constexpr int kTileK = 128, kStages = 4, kGroupM = 16;
 constexpr int kConsumers = 2, kThreads = 128 * (1 + kConsumers);
 constexpr int kTileBytesX = kTileM * kTileK, kStageBytes = (kTileM + kTileN) * kTileK;  // 48 KB a step
 struct Barriers {
@@ -193,20 +194,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 #else
   __trap();  // launched only where available() holds
-#endif
-}
-
-/// Whether this build can run the wgmma engine on `device`: sm_90a code built in and compute
-/// capability 9.0 (sm_90a code runs on 9.0 only).
-inline bool available(int device) {
-#ifdef IRONKERNELS_HAS_SM90A
-  int major = 0, minor = 0;
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  IK_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major == 9 && minor == 0;
-#else
-  (void)device;
-  return false;
 #endif
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/cuda_check.hpp"
 #include "gemm/certificate.hpp"
+#include "gemm/gemm_workspace.hpp"
 #include "gemm/ozaki.hpp"
 
 namespace ironkernels::detail {
@@ -40,9 +41,6 @@ struct LineInfo {
   std::uint8_t* count_for;      // certify::count_table, kNeedTable per line
 };
 
-// counters[0], [1]: non-finite rows / columns; [2], [3]: fewest bits kept by a row / a column.
-constexpr int kCounters = 4;
-
 __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   auto init = [&](const LineInfo& side) {
@@ -56,7 +54,6 @@ __global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, 
 
 // Block (32, 8): threadIdx.x runs along the contiguous dimension of the matrix, so every warp reads
 // 32 consecutive elements. grid.x: line tiles, grid.y: chunks of kScanChunk positions.
-constexpr int kScanChunk = oz::kLineSumChunk;
 
 // fn(v, u) for the `count` values at from, from + stride, …, u the value's index mod 8 (a constant
 // once unrolled): the loads of each batch of eight are issued before any is used (one load in flight
@@ -125,13 +122,7 @@ void scan_lines(const Lines& x, const LineInfo& info, cudaStream_t s) {
 // canonical order (oz::kLineSumChunk: the chunk's 32 lanes are a warp's lanes for contiguous
 // positions; for strided ones each of a line's 8 threads holds 4 of them, lanes y, y + 8, y + 16,
 // y + 24 for thread y), its largest magnitude, nonzeros, lowest set bit and non-finite mark; a
-// per-line kernel adds the chunks in order.
-struct SpreadPart {
-  double sum, largest;
-  int exponent, nonzeros;  // exponent oz::kNoExponent: no nonzero
-  int lowest_bit;          // certify::lowest_bit_exponent over the nonzeros (INT_MAX: none)
-  int nonfinite;           // 1: an Inf/NaN
-};
+// per-line kernel adds the chunks in order (SpreadPart: gemm_workspace.hpp).
 template <bool kPositionsContiguous>
 __global__ void spread_parts_kernel(Lines x, SpreadPart* parts) {  // the scan's grid and blocks
   oz::ScaledSum lane[kPositionsContiguous ? 1 : 4];  // the canonical lanes this thread sums

@@ -1,6 +1,6 @@
 #pragma once
-// GemmPlan's state (GemmPlan::Impl) and the layout of its workspace: what the plan's run
-// (gemm_plan.cu) and its tuner (gemm_tune.cu) share.
+// GemmPlan's state (GemmPlan::Impl) and the layout of its workspace: what the plan (gemm_plan.cu), its
+// run (gemm_run.cu) and its tuner (gemm_tune.cu) share.
 #include <cuda_runtime.h>
 
 #include <atomic>

@@ -209,10 +209,13 @@ struct GpuEvaluator::Impl {
   }
 };
 
-GpuEvaluator::GpuEvaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                           std::int64_t width, std::int64_t height, Device device, Stream stream)
+GpuEvaluator::GpuEvaluator(const ArrayView& xy_view, const ArrayView& edges_view, std::int64_t width, std::int64_t height,
+                           Device device, Stream stream)
     : impl_(std::make_unique<Impl>()) {
   if (device.type != DeviceType::cuda) raise<ValueError>("lcn: GpuEvaluator needs a CUDA device, got ", device_name(device));
+  const std::int64_t* xy = detail::host_pairs(xy_view, "xy");
+  const std::int64_t* edges = detail::host_pairs(edges_view, "edges");
+  const std::int64_t n = xy_view.shape[0], m = edges_view.shape[0];
   detail::validate_input(xy, n, edges, m, width, height);
   Impl& g = *impl_;
   g.device = device, g.n = n, g.m = m, g.width = width, g.height = height;
@@ -274,12 +277,14 @@ void GpuEvaluator::move(std::int64_t v, std::int64_t x, std::int64_t y, Stream s
   g.p[v] = to;
 }
 
-void GpuEvaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out,
-                              Stream stream) const {
+std::vector<CandidateFigures> GpuEvaluator::candidates(std::int64_t v, const ArrayView& xy_view, Stream stream) const {
   const Impl& g = *impl_;
   detail::check_vertex_index(v, g.n);
+  const std::int64_t* xy = detail::host_pairs(xy_view, "xy");
+  const std::int64_t count = xy_view.shape[0];
   detail::check_candidates(xy, count);
-  if (count == 0) return;
+  std::vector<CandidateFigures> out(static_cast<std::size_t>(count));
+  if (count == 0) return out;
   DeviceGuard guard(g.device);
   auto s = static_cast<cudaStream_t>(stream);
   const std::vector<Neighbor> nbr = g.neighbors(v);
@@ -333,6 +338,7 @@ void GpuEvaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64
       f.legal = figures[4 * c + 3] != 0;
     }
   }
+  return out;
 }
 
 }  // namespace ironkernels::lcn

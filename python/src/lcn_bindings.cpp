@@ -20,6 +20,11 @@ using namespace ironkernels;
 
 using IndexPairs = nb::ndarray<const std::int64_t, nb::shape<-1, 2>, nb::c_contig, nb::device::cpu>;
 
+// The library's view of an (n, 2) int64 host array.
+ArrayView view_of(const IndexPairs& a) {
+  return ArrayView::contiguous(const_cast<std::int64_t*>(a.data()), DType::int64, {std::int64_t(a.shape(0)), 2});
+}
+
 using python::to_numpy;
 
 namespace {
@@ -117,8 +122,7 @@ void bind_lcn(nb::module_& m) {
         PythonPoll poll(std::move(progress));
         try {
           nb::gil_scoped_release release;
-          new (self) lcn::Evaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                                    static_cast<std::int64_t>(edges.shape(0)), width, height, poll.progress());
+          new (self) lcn::Evaluator(view_of(xy), view_of(edges), width, height, poll.progress());
         } catch (const PythonRaised&) {
           poll.reraise();
         }
@@ -127,10 +131,10 @@ void bind_lcn(nb::module_& m) {
       .def("edge_crossings", [](const lcn::Evaluator& e) { return to_numpy(e.edge_crossings()); })
       .def("move", &lcn::Evaluator::move, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>())
       .def("candidates", [](const lcn::Evaluator& e, std::int64_t v, IndexPairs xy) {
-        std::vector<lcn::CandidateFigures> out(xy.shape(0));
+        std::vector<lcn::CandidateFigures> out;
         {
           nb::gil_scoped_release release;
-          e.candidates(v, xy.data(), static_cast<std::int64_t>(out.size()), out.data());
+          out = e.candidates(v, view_of(xy));
         }
         return figures_dict(out);
       }, nb::arg("v"), nb::arg("xy").noconvert());
@@ -138,9 +142,8 @@ void bind_lcn(nb::module_& m) {
       .def("__init__", [](lcn::GpuEvaluator* self, IndexPairs xy, IndexPairs edges, std::int64_t width,
                           std::int64_t height, int device_id, std::uintptr_t stream) {
         nb::gil_scoped_release release;
-        new (self) lcn::GpuEvaluator(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                                     static_cast<std::int64_t>(edges.shape(0)), width, height,
-                                     Device{DeviceType::cuda, device_id}, python::to_stream(stream));
+        new (self) lcn::GpuEvaluator(view_of(xy), view_of(edges), width, height, Device{DeviceType::cuda, device_id},
+                                     python::to_stream(stream));
       }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
          nb::arg("device_id"), nb::arg("stream") = 0)
       .def("edge_crossings", [](const lcn::GpuEvaluator& e, std::uintptr_t stream) {
@@ -156,10 +159,10 @@ void bind_lcn(nb::module_& m) {
         e.move(v, x, y, python::to_stream(stream));
       }, nb::arg("v"), nb::arg("x"), nb::arg("y"), nb::arg("stream") = 0)
       .def("candidates", [](const lcn::GpuEvaluator& e, std::int64_t v, IndexPairs xy, std::uintptr_t stream) {
-        std::vector<lcn::CandidateFigures> out(xy.shape(0));
+        std::vector<lcn::CandidateFigures> out;
         {
           nb::gil_scoped_release release;
-          e.candidates(v, xy.data(), static_cast<std::int64_t>(out.size()), out.data(), python::to_stream(stream));
+          out = e.candidates(v, view_of(xy), python::to_stream(stream));
         }
         return figures_dict(out);
       }, nb::arg("v"), nb::arg("xy").noconvert(), nb::arg("stream") = 0);
@@ -169,8 +172,7 @@ void bind_lcn(nb::module_& m) {
     PythonPoll poll(std::move(progress));
     try {
       nb::gil_scoped_release release;
-      ev = lcn::evaluate(xy.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                         static_cast<std::int64_t>(edges.shape(0)), width, height, poll.progress());
+      ev = lcn::evaluate(view_of(xy), view_of(edges), width, height, poll.progress());
     } catch (const PythonRaised&) {
       poll.reraise();
     }

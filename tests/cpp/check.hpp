@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ironkernels/core/array.hpp"
+
 inline int failures = 0;
 #define CHECK(cond, ...)                               \
   do {                                                 \
@@ -30,4 +32,9 @@ inline bool requested_isa_missing(const char* active) {
 inline int report_and_exit_code() {
   std::printf("%s (%d failures)\n", failures ? "FAILED" : "OK", failures);
   return failures ? 1 : 0;
+}
+
+/// `rows` (x, y) or (source, target) pairs at `data` as the lcn API's (rows, 2) int64 host array.
+inline ironkernels::ArrayView lcn_pairs(const std::int64_t* data, std::int64_t rows) {
+  return ironkernels::ArrayView::contiguous(const_cast<std::int64_t*>(data), ironkernels::DType::int64, {rows, 2});
 }

@@ -58,7 +58,7 @@ Edges complete_bipartite(std::int64_t a, std::int64_t b) {
 std::int64_t m_of(const Edges& e) { return static_cast<std::int64_t>(e.size()) / 2; }
 
 bool valid(const std::vector<std::int64_t>& xy, const Edges& e, std::int64_t w, std::int64_t h) {
-  return lcn::evaluate(xy.data(), static_cast<std::int64_t>(xy.size()) / 2, e.data(), m_of(e), w, h).valid();
+  return lcn::evaluate(lcn_pairs(xy.data(), static_cast<std::int64_t>(xy.size()) / 2), lcn_pairs(e.data(), m_of(e)), w, h).valid();
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -188,12 +188,12 @@ int main() {
     Edges tree;
     for (std::int64_t v = 1; v < 200; ++v) tree.insert(tree.end(), {next(v), v});
     const auto xy = lcn::start_layout("circle", 200, tree.data(), m_of(tree), 4000, 4000, 1);
-    const auto ev = lcn::evaluate(xy.data(), 200, tree.data(), m_of(tree), 4000, 4000);
+    const auto ev = lcn::evaluate(lcn_pairs(xy.data(), 200), lcn_pairs(tree.data(), m_of(tree)), 4000, 4000);
     CHECK(ev.valid() && ev.k == 0, "tree on a circle: k = %lld", (long long)ev.k);
     // Stress unfolds a grid graph: few crossings (a planar start for SA).
     const Edges g = grid_graph(20, 20);
     const auto s = lcn::start_layout("stress", 400, g.data(), m_of(g), 400, 400, 3);
-    const auto evs = lcn::evaluate(s.data(), 400, g.data(), m_of(g), 400, 400);
+    const auto evs = lcn::evaluate(lcn_pairs(s.data(), 400), lcn_pairs(g.data(), m_of(g)), 400, 400);
     CHECK(evs.valid() && evs.k <= 1, "stress on a 20x20 grid graph: k = %lld, %lld crossings", (long long)evs.k,
           (long long)evs.total_crossings);
     CHECK(throws_value_error([&] { lcn::start_layout("spring", 400, g.data(), m_of(g), 400, 400, 3); }, "spring"),
@@ -228,7 +228,7 @@ int main() {
     const Edges dense = random_graph(60, 1200);
     for (const std::string method : lcn::start_layout_methods()) {
       const auto xy = lcn::start_layout(method, 60, dense.data(), m_of(dense), 100, 100, 2);
-      const auto ev = lcn::evaluate(xy.data(), 60, dense.data(), m_of(dense), 100, 100);
+      const auto ev = lcn::evaluate(lcn_pairs(xy.data(), 60), lcn_pairs(dense.data(), m_of(dense)), 100, 100);
       CHECK(lb(dense, 60).k <= ev.k, "dense random: bound %lld above the reached k %lld", (long long)lb(dense, 60).k,
             (long long)ev.k);
     }

@@ -44,7 +44,7 @@ double check_planar(const std::string& name, std::int64_t n, const Edges& e) {
   CHECK(xy[2 * n] == -7 && xy[2 * n + 1] == -7, "%s: wrote past n pairs", name.c_str());
   if (!ok) return t;
   const std::int64_t box = std::max<std::int64_t>(n - 2, 1);
-  const lcn::Evaluation ev = lcn::evaluate(xy.data(), n, e.data(), m, box, box);
+  const lcn::Evaluation ev = lcn::evaluate(lcn_pairs(xy.data(), n), lcn_pairs(e.data(), m), box, box);
   CHECK(ev.valid() && ev.total_crossings == 0, "%s: n=%lld m=%lld: %lld crossings, %zu violations", name.c_str(),
         (long long)n, (long long)m, (long long)ev.total_crossings, ev.violations.size());
   return t;
@@ -343,7 +343,7 @@ int main() {
     for (std::int64_t v = 0; v < n; ++v) max_x = std::max(max_x, xy[2 * v]), max_y = std::max(max_y, xy[2 * v + 1]);
     CHECK(max_x <= 5000 && max_x > 5000 - (n - 2) && max_y <= 1000 && max_y > 1000 - (n - 2),
           "scale: max %lld, %lld", (long long)max_x, (long long)max_y);
-    const auto ev = lcn::evaluate(xy.data(), n, g.data(), static_cast<std::int64_t>(g.size() / 2), 5000, 1000);
+    const auto ev = lcn::evaluate(lcn_pairs(xy.data(), n), lcn_pairs(g.data(), static_cast<std::int64_t>(g.size() / 2)), 5000, 1000);
     CHECK(ev.valid() && ev.total_crossings == 0, "scale: %lld crossings", (long long)ev.total_crossings);
   }
 

@@ -34,7 +34,7 @@ bool key_le(const lcn::Evaluation& a, const lcn::Evaluation& b) {
 int main(int argc, char** argv) {
   const bool gpu = argc > 1 && std::strcmp(argv[1], "--gpu") == 0;
   const Instance g = complete(8);
-  const lcn::Evaluation start = lcn::evaluate(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side);
+  const lcn::Evaluation start = lcn::evaluate(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side);
   CHECK(start.valid() && start.k > 3, "start: valid=%d k=%lld", start.valid(), (long long)start.k);
   lcn::SolveOptions o;
   o.time_limit = 0;
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   }
   const auto a = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
   const auto b = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
-  const lcn::Evaluation ev = lcn::evaluate(a.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side);
+  const lcn::Evaluation ev = lcn::evaluate(lcn_pairs(a.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side);
   CHECK(ev.valid() && key_le(ev, start) && ev.k < start.k, "K8: valid=%d k=%lld (start %lld)", ev.valid(),
         (long long)ev.k, (long long)start.k);
   CHECK(ev.k == a.evaluation.k && ev.total_crossings == a.evaluation.total_crossings, "result's evaluation");

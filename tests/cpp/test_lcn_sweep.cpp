@@ -159,7 +159,7 @@ void check_drawing(const Drawing& d) {
   for (int threads : {1, 3}) {
     set_cpu_threads(threads);
     const lcn::Evaluation ev =
-        lcn::evaluate(d.xy.data(), d.n(), d.edges.data(), d.m(), lcn::kMaxCoordinate, lcn::kMaxCoordinate);
+        lcn::evaluate(lcn_pairs(d.xy.data(), d.n()), lcn_pairs(d.edges.data(), d.m()), lcn::kMaxCoordinate, lcn::kMaxCoordinate);
     std::int64_t wrong = 0;
     for (std::int64_t e = 0; e < d.m(); ++e) wrong += ev.edge_crossings[e] != want[e];
     CHECK(wrong == 0, "%s (%d threads): %lld of %lld edges with wrong counts", d.name.c_str(), threads,
@@ -191,7 +191,7 @@ std::int64_t legal = 0;  // candidates found legal, over all checks (both outcom
 
 void check_evaluator(const Drawing& d, Rng& rng, std::int64_t lo, std::int64_t hi) {
   set_cpu_threads(2);
-  lcn::Evaluator ev(d.xy.data(), d.n(), d.edges.data(), d.m(), lcn::kMaxCoordinate, lcn::kMaxCoordinate);
+  lcn::Evaluator ev(lcn_pairs(d.xy.data(), d.n()), lcn_pairs(d.edges.data(), d.m()), lcn::kMaxCoordinate, lcn::kMaxCoordinate);
   Drawing cur = d;
   for (int round = 0; round < 6; ++round) {
     const std::int64_t v = rng.below(d.n());
@@ -217,8 +217,8 @@ void check_evaluator(const Drawing& d, Rng& rng, std::int64_t lo, std::int64_t h
         cand.push_back(lo + rng.below(hi - lo + 1)), cand.push_back(lo + rng.below(hi - lo + 1));
       }
     }
-    std::vector<lcn::CandidateFigures> figs(cand.size() / 2);
-    ev.candidates(v, cand.data(), static_cast<std::int64_t>(figs.size()), figs.data());
+    const std::vector<lcn::CandidateFigures> figs =
+        ev.candidates(v, lcn_pairs(cand.data(), static_cast<std::int64_t>(cand.size()) / 2));
     std::int64_t wrong = 0, illegal = 0;
     for (std::size_t c = 0; c < figs.size(); ++c) {
       Drawing moved = cur;

@@ -55,11 +55,12 @@ struct Evaluation {
 /// writes nothing (an interrupted count_crossings leaves `counts` as it was). Empty: no calls.
 using Progress = std::function<void(std::int64_t done, std::int64_t total)>;
 
-/// Evaluates a drawing: `xy` holds n (x, y) pairs, `edges` m (source, target) vertex indices.
-/// Throws ValueError (before computing anything) for a coordinate, width or height outside
+/// Evaluates a drawing: `xy` (n, 2) holds the vertices' (x, y), `edges` (m, 2) (source, target)
+/// vertex indices, both int64 host arrays, C-contiguous. Throws TypeError/ValueError (before computing
+/// anything) for another dtype, shape, layout or device, a coordinate, width or height outside
 /// [0, 2^30], an edge endpoint outside [0, n), or a self-loop. `progress`: see Progress.
-Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                    std::int64_t width, std::int64_t height, const Progress& progress = {});
+Evaluation evaluate(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+                    const Progress& progress = {});
 
 /// Per-edge crossing counts only (no validity), on the device of the arrays: xy (n, 2) and edges (m, 2)
 /// int64, counts (m,) int64, all C-contiguous, on the host (CPU evaluator) or one CUDA device (all-pairs
@@ -79,35 +80,27 @@ struct CandidateFigures {
 /// the moving vertex's edges change geometry, so a move costs O(degree · m) instead of O(m²).
 class Evaluator {
  public:
-  /// Validates and evaluates the drawing (evaluate(), with `progress`).
-  Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
-            std::int64_t height, const Progress& progress = {});
-  const std::vector<std::int64_t>& edge_crossings() const { return counts_; }
-  std::int64_t position(std::int64_t v, int axis) const { return axis ? p_[v].y : p_[v].x; }
+  /// Validates and evaluates the drawing (evaluate()'s arrays and checks, with `progress`).
+  Evaluator(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+            const Progress& progress = {});
+  ~Evaluator();
+  Evaluator(Evaluator&&) noexcept;
+  Evaluator& operator=(Evaluator&&) noexcept;
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  const std::vector<std::int64_t>& edge_crossings() const;
+  std::int64_t position(std::int64_t v, int axis) const;
   /// Moves v to (x, y) (any point in [0, 2^30]²; legality is the caller's choice) and updates the counts.
   void move(std::int64_t v, std::int64_t x, std::int64_t y);
-  /// The figures the drawing would have with v at each of `count` candidate (x, y) positions, without
-  /// moving it. Runs the candidates across all CPU cores.
-  void candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const;
+  /// The figures the drawing would have with v at each (x, y) row of `xy` (a (count, 2) int64 host
+  /// array), without moving it. Runs the candidates across all CPU cores.
+  std::vector<CandidateFigures> candidates(std::int64_t v, const ArrayView& xy) const;
+
+  struct Impl;
 
  private:
-  struct P {
-    std::int64_t x, y;
-  };
-  struct Segment {  // an edge's endpoint positions, kept with the edge (no gathers in the sweeps)
-    P a, b;
-  };
-  // Crossing-count changes when v goes to q: delta[e] for every edge.
-  void deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
-  // Whether q is a legal position for v apart from lying on a non-incident edge (candidates() tests
-  // that in its sweep of the edges): inside the grid, on no other vertex, no other vertex on v's
-  // edges from q.
-  bool legal_apart_from_edges(std::int64_t v, P q) const;
-  std::vector<P> p_;
-  std::vector<Segment> seg_;
-  std::vector<std::int64_t> s_, t_, counts_;
-  std::vector<std::vector<std::int64_t>> incident_;
-  std::int64_t width_, height_;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Evaluator on a CUDA device: the drawing and its per-edge counts live in device memory; a move is
@@ -116,9 +109,9 @@ class Evaluator {
 /// Calls are synchronous with respect to the host (they wait for `stream`).
 class GpuEvaluator {
  public:
-  /// Host arrays in; validated like evaluate()'s (ValueError) before anything is copied.
-  GpuEvaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
-               std::int64_t height, Device device, Stream stream = nullptr);
+  /// evaluate()'s host arrays in, validated as it validates them before anything is copied.
+  GpuEvaluator(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height, Device device,
+               Stream stream = nullptr);
   ~GpuEvaluator();
   GpuEvaluator(GpuEvaluator&&) noexcept;
   GpuEvaluator& operator=(GpuEvaluator&&) noexcept;
@@ -127,8 +120,7 @@ class GpuEvaluator {
 
   std::vector<std::int64_t> edge_crossings(Stream stream = nullptr) const;
   void move(std::int64_t v, std::int64_t x, std::int64_t y, Stream stream = nullptr);
-  void candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out,
-                  Stream stream = nullptr) const;
+  std::vector<CandidateFigures> candidates(std::int64_t v, const ArrayView& xy, Stream stream = nullptr) const;
 
   struct Impl;
 

@@ -75,7 +75,7 @@ Problem make_problem(const std::int64_t* xy, std::int64_t n, const std::int64_t*
                      std::int64_t width, std::int64_t height, const char* fn) {
   if (n >= (std::int64_t(1) << 31) || m >= (std::int64_t(1) << 30))
     raise<ValueError>(fn, ": at most 2^31 - 1 vertices and 2^30 - 1 edges, got n = ", n, ", m = ", m);
-  const Evaluation ev = evaluate(xy, n, edges, m, width, height);  // validates the input too
+  const Evaluation ev = detail::evaluate_impl(xy, n, edges, m, width, height, true);  // validates the input too
   if (!ev.valid()) {
     const Violation& v = ev.violations.front();
     const char* what = v.kind == Violation::Kind::same_point       ? "two vertices at one point"
@@ -202,8 +202,8 @@ SolveResult run_search(const Problem& p, const SolveOptions& options, std::int64
   } else {
     result.xy.assign(p.xy.begin(), p.xy.end());
   }
-  result.evaluation = evaluate(result.xy.data(), p.n, std::vector<std::int64_t>(p.ends.begin(), p.ends.end()).data(),
-                               p.m, p.width, p.height);
+  const std::vector<std::int64_t> ends(p.ends.begin(), p.ends.end());
+  result.evaluation = detail::evaluate_impl(result.xy.data(), p.n, ends.data(), p.m, p.width, p.height, true);
   const Evaluation& ev = result.evaluation;
   if (!ev.valid() || ev.k != best.k || ev.edges_at_k != best.at_k || ev.total_crossings != best.total)
     raise<Error>("lcn.solve: internal error: the best drawing's exact evaluation (k = ", ev.k, ", valid = ", ev.valid(),

@@ -1,4 +1,5 @@
-// lcn::count_crossings: per-edge crossing counts on the device of the arrays.
+// lcn::count_crossings: per-edge crossing counts on the device of the arrays; the array checks the lcn
+// entry points share.
 #include <cstring>
 
 #include "ironkernels/core/error.hpp"
@@ -11,15 +12,9 @@ namespace ironkernels::lcn {
 
 void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayView& counts, Stream stream,
                      const Progress& progress) {
-  auto check = [](const ArrayView& v, const char* name, int ndim, std::int64_t last) {
-    if (v.dtype != DType::int64) raise<TypeError>("lcn: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: int64");
-    if (v.ndim() != ndim || (ndim == 2 && v.shape[1] != last))
-      raise<ValueError>("lcn: ", name, " has shape ", shape_text(v), "; accepted: ", ndim == 2 ? "(count, 2)" : "(m,)");
-    if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
-  };
-  check(xy, "xy", 2, 2);
-  check(edges, "edges", 2, 2);
-  check(counts, "counts", 1, 0);
+  detail::check_int64_array(xy, "xy", 2);
+  detail::check_int64_array(edges, "edges", 2);
+  detail::check_int64_array(counts, "counts", 1);
   const std::int64_t n = xy.shape[0], m = edges.shape[0];
   if (counts.shape[0] != m) raise<ValueError>("lcn: counts has ", counts.shape[0], " entries for ", m, " edges");
   if (xy.device != edges.device || xy.device != counts.device)
@@ -43,4 +38,21 @@ void count_crossings(const ArrayView& xy, const ArrayView& edges, const ArrayVie
 #endif
 }
 
+namespace detail {
+
+void check_int64_array(const ArrayView& v, const char* name, int ndim) {
+  if (v.dtype != DType::int64) raise<TypeError>("lcn: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: int64");
+  if (v.ndim() != ndim || (ndim == 2 && v.shape[1] != 2))
+    raise<ValueError>("lcn: ", name, " has shape ", shape_text(v), "; accepted: ", ndim == 2 ? "(count, 2)" : "(m,)");
+  if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
+}
+
+const std::int64_t* host_pairs(const ArrayView& v, const char* name) {
+  check_int64_array(v, name, 2);
+  if (v.device.type != DeviceType::cpu)
+    raise<ValueError>("lcn: ", name, " is on ", device_name(v.device), "; accepted: host memory");
+  return static_cast<const std::int64_t*>(v.data);
+}
+
+}  // namespace detail
 }  // namespace ironkernels::lcn

@@ -443,9 +443,11 @@ Evaluation evaluate_impl(const std::int64_t* xy, std::int64_t n, const std::int6
 }
 }  // namespace detail
 
-Evaluation evaluate(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                    std::int64_t width, std::int64_t height, const Progress& progress) {
-  return detail::evaluate_impl(xy, n, edges, m, width, height, true, progress);
+Evaluation evaluate(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+                    const Progress& progress) {
+  const std::int64_t* points = detail::host_pairs(xy, "xy");
+  const std::int64_t* ends = detail::host_pairs(edges, "edges");
+  return detail::evaluate_impl(points, xy.shape[0], ends, edges.shape[0], width, height, true, progress);
 }
 
 }  // namespace ironkernels::lcn

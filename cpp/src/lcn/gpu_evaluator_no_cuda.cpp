@@ -6,8 +6,7 @@ namespace ironkernels::lcn {
 
 struct GpuEvaluator::Impl {};
 
-GpuEvaluator::GpuEvaluator(const std::int64_t*, std::int64_t, const std::int64_t*, std::int64_t, std::int64_t,
-                           std::int64_t, Device, Stream) {
+GpuEvaluator::GpuEvaluator(const ArrayView&, const ArrayView&, std::int64_t, std::int64_t, Device, Stream) {
   raise<UnsupportedError>("lcn: this build of ironkernels has no CUDA backend; use the CPU Evaluator");
 }
 GpuEvaluator::~GpuEvaluator() = default;
@@ -15,6 +14,6 @@ GpuEvaluator::GpuEvaluator(GpuEvaluator&&) noexcept = default;
 GpuEvaluator& GpuEvaluator::operator=(GpuEvaluator&&) noexcept = default;
 std::vector<std::int64_t> GpuEvaluator::edge_crossings(Stream) const { return {}; }
 void GpuEvaluator::move(std::int64_t, std::int64_t, std::int64_t, Stream) {}
-void GpuEvaluator::candidates(std::int64_t, const std::int64_t*, std::int64_t, CandidateFigures*, Stream) const {}
+std::vector<CandidateFigures> GpuEvaluator::candidates(std::int64_t, const ArrayView&, Stream) const { return {}; }
 
 }  // namespace ironkernels::lcn

@@ -3,6 +3,7 @@
 // call, O(m) against the call's O(degree · m) tests).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/threads.hpp"
@@ -18,7 +19,7 @@ namespace {
 using Pt = detail::Point;
 using detail::on_segment;
 
-// The predicates' point from the evaluator's own (header-visible) point type.
+// The predicates' point from the evaluator's own point type.
 template <class Q>
 Pt pt(const Q& q) {
   return {q.x, q.y};
@@ -58,10 +59,36 @@ struct Others {
 
 }  // namespace
 
-Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                     std::int64_t width, std::int64_t height, const Progress& progress)
+struct Evaluator::Impl {
+  struct P {
+    std::int64_t x, y;
+  };
+  struct Segment {  // an edge's endpoint positions, kept with the edge (no gathers in the sweeps)
+    P a, b;
+  };
+
+  Impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
+       std::int64_t height, const Progress& progress);
+  // Crossing-count changes when v goes to q: delta[e] for every edge.
+  void deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const;
+  // Whether q is a legal position for v apart from lying on a non-incident edge (candidates() tests
+  // that in its sweep of the edges): inside the grid, on no other vertex, no other vertex on v's
+  // edges from q.
+  bool legal_apart_from_edges(std::int64_t v, P q) const;
+  void move(std::int64_t v, std::int64_t x, std::int64_t y);
+  void candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const;
+
+  std::vector<P> p_;
+  std::vector<Segment> seg_;
+  std::vector<std::int64_t> s_, t_, counts_;
+  std::vector<std::vector<std::int64_t>> incident_;
+  std::int64_t width_, height_;
+};
+
+Evaluator::Impl::Impl(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
+                      std::int64_t width, std::int64_t height, const Progress& progress)
     : width_(width), height_(height) {
-  const Evaluation ev = evaluate(xy, n, edges, m, width, height, progress);  // validates the input too
+  const Evaluation ev = detail::evaluate_impl(xy, n, edges, m, width, height, true, progress);  // validates too
   counts_ = ev.edge_crossings;
   p_.resize(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) p_[v] = {xy[2 * v], xy[2 * v + 1]};
@@ -78,7 +105,7 @@ Evaluator::Evaluator(const std::int64_t* xy, std::int64_t n, const std::int64_t*
   }
 }
 
-void Evaluator::deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const {
+void Evaluator::Impl::deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) const {
   const std::int64_t m = static_cast<std::int64_t>(s_.size());
   delta.assign(static_cast<std::size_t>(m), 0);
   if (incident_[v].empty()) return;
@@ -103,7 +130,7 @@ void Evaluator::deltas(std::int64_t v, P q, std::vector<std::int64_t>& delta) co
   for (std::size_t i = 0; i < others.edge.size(); ++i) delta[others.edge[i]] += change[i];
 }
 
-bool Evaluator::legal_apart_from_edges(std::int64_t v, P q_in) const {
+bool Evaluator::Impl::legal_apart_from_edges(std::int64_t v, P q_in) const {
   const Pt q = pt(q_in);
   const std::int64_t n = static_cast<std::int64_t>(p_.size());
   if (q.x < 0 || q.x > width_ || q.y < 0 || q.y > height_) return false;
@@ -117,7 +144,7 @@ bool Evaluator::legal_apart_from_edges(std::int64_t v, P q_in) const {
   return true;
 }
 
-void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
+void Evaluator::Impl::move(std::int64_t v, std::int64_t x, std::int64_t y) {
   detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
   detail::check_position(x, y);
   std::vector<std::int64_t> delta;
@@ -131,7 +158,7 @@ void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) {
 // only tests its own new edges (q, w_j) against the others: the same figures as a move and a full
 // evaluation, half the crossing tests of deltas(). An edge sharing w_j shares a point with (q, w_j)
 // and never counts (no index tests).
-void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const {
+void Evaluator::Impl::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t count, CandidateFigures* out) const {
   detail::check_vertex_index(v, static_cast<std::int64_t>(p_.size()));
   detail::check_candidates(xy, count);
   const std::int64_t m = static_cast<std::int64_t>(s_.size());
@@ -200,6 +227,29 @@ void Evaluator::candidates(std::int64_t v, const std::int64_t* xy, std::int64_t 
       out[c] = fig;
     }
   });
+}
+
+Evaluator::Evaluator(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+                     const Progress& progress) {
+  const std::int64_t* points = detail::host_pairs(xy, "xy");
+  const std::int64_t* ends = detail::host_pairs(edges, "edges");
+  impl_ = std::make_unique<Impl>(points, xy.shape[0], ends, edges.shape[0], width, height, progress);
+}
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+
+const std::vector<std::int64_t>& Evaluator::edge_crossings() const { return impl_->counts_; }
+std::int64_t Evaluator::position(std::int64_t v, int axis) const {
+  detail::check_vertex_index(v, static_cast<std::int64_t>(impl_->p_.size()));
+  return axis ? impl_->p_[v].y : impl_->p_[v].x;
+}
+void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) { impl_->move(v, x, y); }
+std::vector<CandidateFigures> Evaluator::candidates(std::int64_t v, const ArrayView& xy) const {
+  const std::int64_t* points = detail::host_pairs(xy, "xy");
+  std::vector<CandidateFigures> out(static_cast<std::size_t>(xy.shape[0]));
+  impl_->candidates(v, points, xy.shape[0], out.data());
+  return out;
 }
 
 }  // namespace ironkernels::lcn
