@@ -1,6 +1,7 @@
 """ironkernels: GPU kernels under stated contracts.
 
-- :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA).
+- :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA); :func:`fwt_quantize` — the
+  rotation quantised to FP8, INT8/4, MXFP4 or NVFP4 in one call (CPU).
 - :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA).
 - :mod:`ironkernels.lcn` — grid drawings: exact crossing counts, validity, incremental moves (CPU and CUDA).
 
@@ -13,12 +14,13 @@ import os as _os
 
 from . import _core, lcn
 from ._fwt import fwt
+from ._fwt_quantize import dequantize, fwt_quantize, rademacher_signs
 from ._gemm import Contract, gemm
 from ._interop import empty
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+__all__ = ["fwt", "fwt_quantize", "dequantize", "rademacher_signs", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
 
 
 def build_info() -> dict:

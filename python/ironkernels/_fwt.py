@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from . import _core
 from ._interop import (core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
-                       raise_unviewable, resolve_stream)
+                       raise_unviewable, resolve_stream, shape_of)
 
 _DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64")
 
@@ -18,18 +18,21 @@ def fwt(
     scale: Optional[float] = None,
     normalized: bool = False,
     order: str = "natural",
+    block: Optional[int] = None,
+    inverse: bool = False,
     out: Any = None,
     stream: Any = None,
 ) -> Any:
     """Fast Walsh–Hadamard transform ``y = scale · H_N · x`` along ``axis``.
 
-    ``H_N`` is the Sylvester Hadamard matrix in natural order, ``H[i, j] = (-1)^popcount(i & j)``,
-    so ``fwt(fwt(x)) == N · x`` and ``fwt(x, normalized=True)`` is orthonormal (scale ``1/√N``).
+    ``H_N`` is the Sylvester Hadamard matrix in natural order, ``H[i, j] = (-1)^popcount(i & j)``
+    (for N = m·2^k, ``H_m ⊗ H_{2^k}``), symmetric with ``H_N · H_N = N · I`` for every N: so
+    ``fwt(fwt(x)) == N · x`` and ``fwt(x, normalized=True)`` is orthonormal (scale ``1/√N``).
 
     Args:
         x: array of float16, bfloat16, float32, float64, complex64, complex128, int32 or int64
             (NumPy, PyTorch, CuPy, or any DLPack producer), with N = 2^k, k ≤ 30, or N = m·2^k,
-            m = 12, 20, 28 (``H_m ⊗ H_{2^k}``, H_m Paley's), along ``axis``;
+            m = 12, 20, 28 (``H_m`` Paley's second construction), along ``axis``;
             every dimension may have any stride (a strided axis is read in place, not transposed).
             float16/bfloat16 are computed in float32 and rounded once (on CUDA, N > 2^15 takes
             two or three passes over memory and rounds once per pass); complex as its real and
@@ -42,6 +45,12 @@ def fwt(
             row with k sign changes) or ``"dyadic"`` (Paley: bit-reversed natural order), for
             N = 2^k. On CUDA the orders take one more pass over memory (in place, through a
             workspace the size of x).
+        block: the block-diagonal transform: ``H_block`` on each run of ``block`` consecutive
+            elements along ``axis`` (a divisor of N of a length above: 16, 32, 128, …);
+            ``normalized`` then scales by ``1/√block``. Default: the whole axis.
+        inverse: undo the transform these arguments make: ``fwt(fwt(x, **kw), inverse=True, **kw)``
+            gives x back (the same transform, scaled by ``1/(N · scale)``; N the block's length
+            with ``block``). Floating and complex dtypes (integers wrap: no inverse).
         out: array of x's shape, dtype and device to write into; may be ``x`` itself (in place).
             Default: a new C-contiguous array of x's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default: the current
@@ -63,6 +72,12 @@ def fwt(
         raise TypeError(f"fwt: normalized must be a bool, got {type(normalized).__name__}")
     if not isinstance(order, str):
         raise TypeError(f"fwt: order must be a str ('natural', 'sequency' or 'dyadic'), got {type(order).__name__}")
+    if block is not None and (isinstance(block, bool) or not isinstance(block, numbers.Integral)):
+        raise TypeError(f"fwt: block must be an int or None, got {type(block).__name__}")
+    if block is not None and block < 1:
+        raise ValueError(f"fwt: block = {block}; accepted: a positive divisor of N (2^k or m·2^k), or None")
+    if not isinstance(inverse, (bool, numbers.Integral)):
+        raise TypeError(f"fwt: inverse must be a bool, got {type(inverse).__name__}")
     x_dev = device_of(x)
     if out is not None:
         framework_of(out, "fwt: out")
@@ -80,9 +95,31 @@ def fwt(
         if framework_of(x) == "dlpack" and dtype_name(x) not in _DTYPES:  # before allocating a result of it
             raise TypeError(f"fwt: x has dtype {dtype_name(x)}; accepted: {', '.join(_DTYPES)}")
         result = empty_like(x)
+    if inverse:
+        scale = _inverse_scale(x, axis, scale, normalized, block)
     try:
         _core.fwt(core_view(x), core_view(result), axis=int(axis), scale=None if scale is None else float(scale),
-                  normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x), order=order)
+                  normalized=bool(normalized) and not inverse, stream=handle, as_bfloat16=is_numpy_bfloat16(x),
+                  order=order, block=0 if block is None else int(block))
     except TypeError as e:  # an array nanobind could not view: say which and why (nothing ran)
         raise_unviewable("fwt", e, {"x": x, "out": result}, ", ".join(_DTYPES))
     return result
+
+
+def _inverse_scale(x: Any, axis: int, scale: Optional[float], normalized: bool, block: Optional[int]) -> float:
+    """The scale that undoes ``fwt(x, scale=scale, normalized=normalized, block=block)``: every H_N is
+    symmetric with H_N·H_N = N·I, so the inverse is the same transform times 1/(N·scale)."""
+    name = "bfloat16" if is_numpy_bfloat16(x) else dtype_name(x)
+    if name.startswith("int"):
+        raise TypeError(f"fwt: inverse=True for x of dtype {name}; the integer transform wraps modulo 2^{name[3:]} "
+                        "and has no inverse; accepted: floating and complex dtypes")
+    shape = shape_of(x, "fwt: x")
+    if not shape or not -len(shape) <= axis < len(shape):
+        return 1.0  # the transform's own checks name the axis
+    n = block if block is not None else shape[axis]
+    if n < 1:
+        return 1.0
+    forward = scale if scale is not None else (n ** -0.5 if normalized else 1.0)
+    if forward == 0:
+        raise ValueError("fwt: inverse=True with scale = 0; the transform it would undo is not invertible")
+    return 1.0 / (n * float(forward))

@@ -152,11 +152,13 @@ def call_core(op: str, call, arrays: dict, accepted: str, writable: Sequence[str
         raise_unviewable(op, e, arrays, accepted, writable)
 
 
-def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
-    """A new C-contiguous array with a's shape (or `shape`), dtype and device, of a's framework; of an
-    array of no framework, in a's Fortran order where a has it (so that copying a into it is one span,
-    which the package's own copy needs)."""
+def empty_like(a: Any, shape: Optional[Sequence[int]] = None, dtype: Optional[str] = None) -> Any:
+    """A new C-contiguous array with a's shape (or `shape`), dtype (or the one named: 'uint8', 'int8',
+    'float32', …) and device, of a's framework; of an array of no framework, in a's Fortran order
+    where a has it (so that copying a into it is one span, which the package's own copy needs)."""
     fw = framework_of(a)
+    if dtype is not None:
+        return _empty_of(a, fw, tuple(shape_of(a) if shape is None else shape), dtype)
     if fw == "torch" and shape is None:
         import torch
 
@@ -187,6 +189,30 @@ def empty_like(a: Any, shape: Optional[Sequence[int]] = None) -> Any:
 
 
 # Every dtype an op returns (fwt's), and bytes for workspaces.
+def _empty_of(a: Any, fw: str, shape: tuple, dtype: str) -> Any:
+    """A C-contiguous array of `dtype` on a's device, of a's framework."""
+    if fw == "numpy":
+        import numpy as np
+
+        return np.empty(shape, dtype=dtype)
+    if fw == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=getattr(torch, dtype), device=a.device)
+    if fw == "cupy":
+        import cupy
+
+        with a.device:
+            return cupy.empty(shape, dtype=dtype)
+    kind, dev = device_of(a)
+    raw = _core.empty(list(shape), dtype, kind, dev)
+    if fw == "jax":
+        import jax.dlpack
+
+        return jax.dlpack.from_dlpack(raw)
+    return raw
+
+
 def _is_fortran(info: dict) -> bool:
     """Whether describe()'s shape and strides are Fortran-contiguous and not also C-contiguous."""
     step, shape, strides = 1, info["shape"], info["strides"]
@@ -197,7 +223,8 @@ def _is_fortran(info: dict) -> bool:
     return sum(n > 1 for n in shape) > 1
 
 
-_EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64", "uint8")
+_EMPTY_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64", "int8",
+                 "uint8")
 
 
 def _dtype_text(dtype: Any) -> str:

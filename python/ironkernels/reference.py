@@ -87,3 +87,56 @@ def lcn_crossing_counts(xy: np.ndarray, edges: np.ndarray, block: int = 512) -> 
         disjoint = (s[None] != si) & (s[None] != ti) & (t[None] != si) & (t[None] != ti)
         counts[i0:i0 + block] = np.count_nonzero(disjoint & (o1 * o2 < 0) & (o3 * o4 < 0), axis=1)
     return counts
+
+
+def quantize_reference(r: np.ndarray, to: str, group: int) -> tuple:
+    """Independent quantiser of already rotated float32 values r (…, N): per group of `group` elements
+    (MX 32, NV 16) the scale and the codes as fwt_quantize defines them, rounded by ml_dtypes' casts
+    (nearest even) after clipping to the format's largest value. Returns (codes, scales[, tensor
+    scale]): codes one per element (4-bit ones unpacked, in 0 … 15), int8 for "int8"."""
+    import ml_dtypes
+
+    r = np.asarray(r, np.float32)
+    g = r.reshape(r.shape[:-1] + (r.shape[-1] // group, group))
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        finite = np.isfinite(g).all(axis=-1, keepdims=True)
+        amax = np.where(finite, np.abs(np.where(np.isfinite(g), g, 0)).max(axis=-1, keepdims=True), np.float32(np.nan))
+        amax = amax.astype(np.float32)
+        if to in ("float8_e4m3fn", "float8_e5m2", "int8", "int4"):
+            qmax = np.float32({"float8_e4m3fn": 448, "float8_e5m2": 57344, "int8": 127, "int4": 7}[to])
+            scale = np.where(finite, np.where(amax > 0, amax / qmax, np.float32(1)), np.float32(np.nan)).astype(np.float32)
+            inv = np.where(finite & (amax > 0), qmax / amax, np.float32(0)).astype(np.float32)
+            v = (g * inv).astype(np.float32)
+            if to.startswith("float8"):
+                dt = getattr(ml_dtypes, to)
+                codes = np.clip(v, -qmax, qmax).astype(dt).view(np.uint8)
+                codes = np.where(finite, codes, np.uint8(0x7F))
+            else:
+                codes = np.clip(np.rint(v), -qmax, qmax).astype(np.int64)
+                codes = np.where(finite, codes, 0)
+                codes = codes.astype(np.int8) if to == "int8" else (codes & 0xF).astype(np.uint8)
+            return codes.reshape(r.shape), scale[..., 0]
+        e2m1 = ml_dtypes.float4_e2m1fn
+        if to == "mxfp4":
+            mant, exp = np.frexp(np.where(finite & (amax > 0), amax, np.float32(1)))
+            code = np.clip(exp.astype(np.int64) - 1 - 2, -127, 127) + 127
+            code = np.where(amax == 0, 0, code)
+            code = np.where(finite, code, 255).astype(np.uint8)
+            v = np.ldexp(g, 127 - code.astype(np.int32)).astype(np.float32)
+            codes = np.clip(v, -6, 6).astype(e2m1).view(np.uint8) & 0xF
+            codes = np.where(code == 255, 0, codes).astype(np.uint8)
+            return codes.reshape(r.shape), code[..., 0]
+        if to == "nvfp4":
+            t = np.abs(r).max() if np.isfinite(r).all() else np.float32(np.nan)
+            encode = np.float32(448 * 6) / np.float32(t) if np.isfinite(t) and t > 0 else np.float32(1)
+            s = ((amax / np.float32(6)).astype(np.float32) * encode).astype(np.float32)
+            scode = np.clip(s, 0, 448).astype(ml_dtypes.float8_e4m3fn)
+            d = scode.astype(np.float32)
+            scode = np.where(finite, scode.view(np.uint8), np.uint8(0x7F)).astype(np.uint8)
+            mult = np.where(finite & (d > 0), (encode / d).astype(np.float32), np.float32(0)).astype(np.float32)
+            v = (g * mult).astype(np.float32)
+            codes = np.clip(v, -6, 6).astype(e2m1).view(np.uint8) & 0xF
+            codes = np.where(mult > 0, codes, 0).astype(np.uint8)
+            return codes.reshape(r.shape), scode[..., 0], np.float32(1) / encode
+    raise ValueError(f"quantize_reference: unknown format {to!r}")
+

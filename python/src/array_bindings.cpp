@@ -37,8 +37,9 @@ nb::dlpack::dtype dlpack_dtype(const std::string& name) {
   if (name == "complex128") return make(code::Complex, 128);
   if (name == "int32") return make(code::Int, 32);
   if (name == "int64") return make(code::Int, 64);
+  if (name == "int8") return make(code::Int, 8);
   if (name == "uint8") return make(code::UInt, 8);
-  raise<TypeError>("empty: dtype '", name, "' is not accepted; accepted: ", kAnyDtype, ", uint8");
+  raise<TypeError>("empty: dtype '", name, "' is not accepted; accepted: ", kAnyDtype, ", int8, uint8");
 }
 }  // namespace
 

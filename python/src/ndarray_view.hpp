@@ -44,6 +44,8 @@ inline DType to_dtype(const nb::dlpack::dtype& dt, const char* arg, bool as_bflo
     if (dt.code == static_cast<std::uint8_t>(code::Bfloat) && dt.bits == 16) return DType::bfloat16;
     if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 64) return DType::int64;
     if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 32) return DType::int32;
+    if (dt.code == static_cast<std::uint8_t>(code::Int) && dt.bits == 8) return DType::int8;
+    if (dt.code == static_cast<std::uint8_t>(code::UInt) && dt.bits == 8) return DType::uint8;
     if (dt.code == static_cast<std::uint8_t>(code::Complex) && dt.bits == 64) return DType::complex64;
     if (dt.code == static_cast<std::uint8_t>(code::Complex) && dt.bits == 128) return DType::complex128;
   }

@@ -3,8 +3,8 @@
 //
 // Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
 // H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
-// N = 2^k, k = 0 … kFwtMaxLog2N, or N = m·2^k, m = 12, 20, 28 (H_N = H_m ⊗ H_{2^k}, H_m Paley's
-// construction), along any axis of any stride; the other dimensions may have any shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
+// N = 2^k, k = 0 … kFwtMaxLog2N, or N = m·2^k, m = 12, 20, 28 (H_N = H_m ⊗ H_{2^k}, H_m Paley's second
+// construction: every H_N is symmetric with H_N·H_N = N·I), along any axis of any stride; the other dimensions may have any shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
 // CUDA, N > 2^15 takes two or three passes over memory and rounds once per pass);
 // float32 in float32; float64 in float64; complex64 and complex128 as their real and imaginary parts
 // (each a float32 / float64 transform); int32 and int64 exactly modulo 2^32 / 2^64 (two's-complement
@@ -32,7 +32,10 @@ struct FwtOptions {
   int axis = -1;                ///< the transformed axis (negative: from the end)
   FwtOrder order = FwtOrder::natural;
   std::optional<double> scale;  ///< overrides `normalized`
-  bool normalized = false;      ///< scale = 1/sqrt(N)
+  bool normalized = false;      ///< scale = 1/sqrt(N) (1/sqrt(block) with a block)
+  /// > 0: the block-diagonal transform, H_block on each run of `block` consecutive elements along
+  /// the axis (a divisor of N of a length the transform takes); the order applies within each block.
+  std::int64_t block = 0;
 };
 
 constexpr int kFwtMaxLog2N = 30;

@@ -5,6 +5,7 @@
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/core/version.hpp"
 #include "ironkernels/fwt.hpp"
+#include "ironkernels/fwt_quantize.hpp"
 #include "ironkernels/gemm.hpp"
 #include "ironkernels/lcn.hpp"
 #include "ironkernels/lcn_solve.hpp"

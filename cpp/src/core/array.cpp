@@ -9,6 +9,8 @@ namespace ironkernels {
 
 std::size_t dtype_size(DType dt) {
   switch (dt) {
+    case DType::int8:
+    case DType::uint8: return 1;
     case DType::float16:
     case DType::bfloat16: return 2;
     case DType::float32:
@@ -31,6 +33,8 @@ const char* dtype_name(DType dt) {
     case DType::int32: return "int32";
     case DType::complex64: return "complex64";
     case DType::complex128: return "complex128";
+    case DType::int8: return "int8";
+    case DType::uint8: return "uint8";
   }
   return "unknown";
 }

@@ -13,6 +13,21 @@ std::vector<std::int8_t> build(int m) {
   return h;
 }
 
+// Checked where the matrices are made: symmetric with entries ±1 and H·H = m·I, so H_N = H_m ⊗ H_{2^k}
+// is symmetric and H_N·H_N = N·I for every N the transform takes.
+constexpr bool symmetric_involution(int m) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) {
+      const int e = hadamard_factor_entry(m, i, j);
+      if ((e != 1 && e != -1) || e != hadamard_factor_entry(m, j, i)) return false;
+      int dot = 0;
+      for (int c = 0; c < m; ++c) dot += hadamard_factor_entry(m, i, c) * hadamard_factor_entry(m, c, j);
+      if (dot != (i == j ? m : 0)) return false;
+    }
+  return true;
+}
+static_assert(symmetric_involution(12) && symmetric_involution(20) && symmetric_involution(28));
+
 }  // namespace
 
 int hadamard_factor_of(std::int64_t n) {

@@ -13,29 +13,39 @@ namespace ironkernels::detail {
 int hadamard_factor_of(std::int64_t n);
 
 namespace paley {
-/// Quadratic character of GF(q), q prime: 0, 1 (a nonzero square) or -1.
+/// Arithmetic of GF(q), q = 5, 9, 13, on the elements 0 … q−1: q prime modulo q; q = 9 as GF(3)[ι],
+/// ι² = −1, element a + 3b standing for a + b·ι.
+IRONKERNELS_HD constexpr int sub(int q, int x, int y) {
+  if (q != 9) return ((x - y) % q + q) % q;
+  return (x % 3 - y % 3 + 3) % 3 + 3 * ((x / 3 - y / 3 + 3) % 3);
+}
+IRONKERNELS_HD constexpr int square(int q, int x) {
+  if (q != 9) return x * x % q;
+  const int a = x % 3, b = x / 3;
+  return ((a * a - b * b) % 3 + 3) % 3 + 3 * (2 * a * b % 3);
+}
+/// Quadratic character of GF(q): 0, 1 (a nonzero square) or −1.
 IRONKERNELS_HD constexpr int chi(int q, int a) {
-  a = ((a % q) + q) % q;
   if (a == 0) return 0;
   for (int x = 1; x < q; ++x)
-    if (x * x % q == a) return 1;
+    if (square(q, x) == a) return 1;
   return -1;
 }
-/// Entry (i, j) of the (q+1)×(q+1) matrix [[0, 1ᵀ], [sign·1, Q]], Q[i][j] = χ(j - i): skew for
-/// q ≡ 3 (mod 4) with sign = -1, symmetric (a conference matrix) for q ≡ 1 (mod 4) with sign = +1.
-IRONKERNELS_HD constexpr int core(int q, int sign, int i, int j) {
-  return i == 0 ? (j == 0 ? 0 : 1) : j == 0 ? sign : chi(q, j - i);
+/// Entry (i, j) of the symmetric conference matrix [[0, 1ᵀ], [1, Q]] of order q + 1, Q[x][y] = χ(y − x)
+/// (q ≡ 1 mod 4: C = Cᵀ, C·C = q·I).
+IRONKERNELS_HD constexpr int conference(int q, int i, int j) {
+  return i == 0 ? (j == 0 ? 0 : 1) : j == 0 ? 1 : chi(q, sub(q, j - 1, i - 1));
 }
 }  // namespace paley
 
-/// H_m[i][j] (±1), H_m·H_mᵀ = m·I: Paley's first construction for 12 and 20 (q = 11, 19: H = I + S,
-/// S skew), the second for 28 (q = 13: H = S ⊗ [[1, 1], [1, -1]] + I ⊗ [[1, -1], [-1, -1]], S
-/// symmetric of order 14). constexpr, so that the CUDA pass's signs are compile-time constants.
+/// H_m[i][j] (±1), m = 12, 20, 28: Paley's second construction from GF(q), q = m/2 − 1 = 5, 9, 13,
+/// H = C ⊗ [[1, 1], [1, −1]] + I ⊗ [[1, −1], [−1, −1]] with C the conference matrix above. Symmetric,
+/// H·H = m·I, so every H_N the FWT applies is its own inverse up to N. constexpr, so that the CUDA
+/// pass's signs are compile-time constants.
 IRONKERNELS_HD constexpr int hadamard_factor_entry(int m, int i, int j) {
-  if (m == 12 || m == 20) return paley::core(m - 1, -1, i, j) + (i == j);
   const int a[2][2] = {{1, 1}, {1, -1}}, b[2][2] = {{1, -1}, {-1, -1}};
   const int u = i & 1, v = j & 1;
-  return paley::core(13, 1, i >> 1, j >> 1) * a[u][v] + (i >> 1 == j >> 1) * b[u][v];
+  return paley::conference(m / 2 - 1, i >> 1, j >> 1) * a[u][v] + (i >> 1 == j >> 1) * b[u][v];
 }
 
 /// H_m row-major, built once per process from hadamard_factor_entry.

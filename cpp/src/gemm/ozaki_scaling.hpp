@@ -67,9 +67,9 @@ struct Budget {
 /// column j may then keep α_i + β_j <= G_ij = top + 12 - log2(kBoundGroup) - ceil_log2(C̄_ij) bits and
 /// still Σ|A'||B'| <= 2^top < P/2; G_ij >= top - ceil_log2(k), the "fast" budget. Where fast keeps
 /// fewer than kMagnitudeBits bits on a side (a handful of moduli for a long k), G_ij is fast's budget.
-/// The grouping makes the product a quarter of a residue product; on the φ = 0.5 and φ = 2 families
-/// it costs about one bit of a line's budget against the per-position bound
-/// (docs/history/bench-notes.md, gemm sections).
+/// The grouping makes the product a quarter of a residue product; against the per-position bound it
+/// costs a line's budget 1 bit at φ = 0.5 and 0–0.2 bit at φ = 2 (NumPy model, k = 16384; groups of 8
+/// rejected: bench/DECISIONS.md, gemm).
 constexpr int kBoundGroupLog2 = 2, kBoundGroup = 1 << kBoundGroupLog2;
 IRONKERNELS_HD std::uint32_t bound_group_max(const std::uint32_t (&v)[kBoundGroup]) {
   std::uint32_t r = v[0];

@@ -12,7 +12,8 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*: named here so that the CUD
 
 namespace IRONKERNELS_EXPORT ironkernels {
 
-enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64, int32, complex64, complex128 };
+/// int8 and uint8: quantised values and packed 4-bit pairs (fwt_quantize); no transform takes them.
+enum class DType : std::uint8_t { float16, bfloat16, float32, float64, int64, int32, complex64, complex128, int8, uint8 };
 
 /// Size of one element in bytes.
 std::size_t dtype_size(DType dt);

@@ -1,0 +1,212 @@
+// fwt_quantize on the host: validation of every argument before a byte is written, the rotation in
+// float32 through fwt() (float64 input in float64, then rounded once), and each group's scale and
+// codes from quantize_formats.hpp.
+#include "ironkernels/fwt_quantize.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/half.hpp"
+#include "core/threads.hpp"
+#include "fwt/fwt_cpu.hpp"
+#include "fwt/hadamard_factors.hpp"
+#include "fwt/quantize_formats.hpp"
+#include "ironkernels/core/error.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "ironkernels/fwt.hpp"
+
+namespace ironkernels {
+namespace {
+namespace qf = detail::quant;
+
+struct Format {
+  const char* name;
+  bool packed;      // two values per byte
+  int fixed_group;  // MX / NV blocks
+  float qmax;       // float8 / int: the largest code's value
+};
+
+Format format_of(QuantFormat f) {
+  switch (f) {
+    case QuantFormat::float8_e4m3fn: return {"float8_e4m3fn", false, 0, 448.0f};
+    case QuantFormat::float8_e5m2: return {"float8_e5m2", false, 0, 57344.0f};
+    case QuantFormat::int8: return {"int8", false, 0, 127.0f};
+    case QuantFormat::int4: return {"int4", true, 0, 7.0f};
+    case QuantFormat::mxfp4: return {"mxfp4", true, 32, 0.0f};
+    case QuantFormat::nvfp4: return {"nvfp4", true, 16, 0.0f};
+  }
+  raise<ValueError>("fwt_quantize: unknown format");
+}
+
+std::vector<std::int64_t> with_last(const ArrayView& x, std::int64_t last) {
+  std::vector<std::int64_t> s = x.shape;
+  s.back() = last;
+  return s;
+}
+
+void check_output(const ArrayView& v, const char* name, DType dtype, const std::vector<std::int64_t>& shape,
+                  const ArrayView& x) {
+  if (v.dtype != dtype)
+    raise<TypeError>("fwt_quantize: ", name, " has dtype ", dtype_name(v.dtype), "; accepted: ", dtype_name(dtype));
+  if (v.shape != shape) {
+    ArrayView want;
+    want.shape = shape;
+    raise<ValueError>("fwt_quantize: ", name, " has shape ", shape_text(v), "; accepted: ", shape_text(want));
+  }
+  if (!v.is_c_contiguous()) raise<ValueError>("fwt_quantize: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
+  if (v.device != x.device)
+    raise<ValueError>("fwt_quantize: ", name, " is on ", device_name(v.device), " but x is on ", device_name(x.device),
+                      "; they must be on one device");
+  if (v.overlaps(x)) raise<ValueError>("fwt_quantize: ", name, " overlaps x; accepted: a separate array");
+}
+
+// The rotated rows in float32: x widened (16-bit exactly; float64 rotated in float64, rounded once).
+std::vector<float> rotate(const ArrayView& x, std::int64_t rows, std::int64_t n, const FwtQuantizeOptions& o) {
+  FwtOptions fo;
+  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized;
+  std::vector<float> r(static_cast<std::size_t>(rows * n));
+  const auto* signs = static_cast<const std::int8_t*>(o.signs.data);
+  auto apply_signs = [&](auto* v) {
+    if (signs)
+      detail::parallel_for(rows, 1, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i)
+          for (std::int64_t j = 0; j < n; ++j)
+            if (signs[j] < 0) v[i * n + j] = -v[i * n + j];
+      });
+  };
+  if (x.dtype == DType::float64) {
+    std::vector<double> w(static_cast<const double*>(x.data), static_cast<const double*>(x.data) + rows * n);
+    apply_signs(w.data());
+    ArrayView wv = ArrayView::contiguous(w.data(), DType::float64, {rows, n});
+    fwt(wv, wv, fo);
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<float>(w[i]);
+    return r;
+  }
+  if (x.dtype == DType::float32) {
+    std::memcpy(r.data(), x.data, r.size() * sizeof(float));
+  } else {
+    const auto f = x.dtype == DType::float16 ? detail::Format16::float16 : detail::Format16::bfloat16;
+    detail::widen_16bit_active(f, static_cast<const std::uint16_t*>(x.data), r.data(), rows * n);
+  }
+  apply_signs(r.data());
+  ArrayView rv = ArrayView::contiguous(r.data(), DType::float32, {rows, n});
+  fwt(rv, rv, fo);
+  return r;
+}
+
+// The largest magnitude of v[0, count), NaN if any element is NaN or infinite.
+float group_amax(const float* v, std::int64_t count) {
+  float amax = 0.0f;
+  bool finite = true;
+  for (std::int64_t j = 0; j < count; ++j) {
+    const float a = std::fabs(v[j]);
+    finite &= std::isfinite(a);
+    amax = a > amax ? a : amax;
+  }
+  return finite ? amax : NAN;
+}
+
+}  // namespace
+
+void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
+                  const FwtQuantizeOptions& o, Stream) {
+  const Format fmt = format_of(o.to);
+  if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
+    raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
+  if (x.ndim() < 1) raise<ValueError>("fwt_quantize: x must have at least one dimension, got a scalar");
+  if (!x.is_c_contiguous())
+    raise<ValueError>("fwt_quantize: x is not C-contiguous (strides ", strides_text(x), "); accepted: C-contiguous rows");
+  const std::int64_t n = x.shape.back(), rows = n ? x.size() / n : 0;
+  const std::int64_t rotation = o.block ? o.block : n;
+  if (rotation < 1 || detail::hadamard_factor_of(rotation) == 0 || n % rotation != 0)
+    raise<ValueError>("fwt_quantize: the rotation's length ", rotation, " (block, else N = x.shape[-1]) for N = ", n,
+                      "; accepted: 2^k or m·2^k (m = 12, 20, 28) dividing N");
+  std::int64_t group = o.group ? o.group : (fmt.fixed_group ? fmt.fixed_group : n);
+  if (fmt.fixed_group && group != fmt.fixed_group)
+    raise<ValueError>("fwt_quantize: group = ", o.group, " for ", fmt.name, ", whose blocks are ", fmt.fixed_group,
+                      "; accepted: None or ", fmt.fixed_group);
+  if (group < 1 || n % group != 0 || (fmt.packed && group % 2 != 0))
+    raise<ValueError>("fwt_quantize: group = ", group, " for N = ", n, "; accepted: a divisor of N",
+                      fmt.packed ? " that is even (two values per byte)" : "");
+  if (o.signs.data) {
+    if (o.signs.dtype != DType::int8 || o.signs.ndim() != 1 || o.signs.shape[0] != n || !o.signs.is_c_contiguous() ||
+        o.signs.device.type != DeviceType::cpu)
+      raise<ValueError>("fwt_quantize: signs must be N = ", n, " int8 values ±1 in host memory, got dtype ",
+                        dtype_name(o.signs.dtype), " shape ", shape_text(o.signs));
+    const auto* s = static_cast<const std::int8_t*>(o.signs.data);
+    for (std::int64_t j = 0; j < n; ++j)
+      if (s[j] != 1 && s[j] != -1) raise<ValueError>("fwt_quantize: signs[", j, "] = ", int(s[j]), "; accepted: +1 or -1");
+  }
+  check_output(q, "q", o.to == QuantFormat::int8 ? DType::int8 : DType::uint8, with_last(x, fmt.packed ? n / 2 : n), x);
+  const DType scale_dtype = fmt.fixed_group ? DType::uint8 : DType::float32;
+  check_output(scales, "scales", scale_dtype, with_last(x, n / group), x);
+  if (o.to == QuantFormat::nvfp4) check_output(tensor_scale, "tensor_scale", DType::float32, {1}, x);
+  if (q.overlaps(scales) || (o.to == QuantFormat::nvfp4 && (tensor_scale.overlaps(q) || tensor_scale.overlaps(scales))))
+    raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
+  if (x.device.type != DeviceType::cpu)
+    raise<UnsupportedError>("fwt_quantize: x is on ", device_name(x.device), "; this build quantises host arrays only");
+  if (rows == 0 || n == 0) return;
+
+  const std::vector<float> r = rotate(x, rows, n, o);
+  // nvfp4: the tensor's encode scale (448 · 6) / amax and its decode scale, stored.
+  float encode = 1.0f;
+  if (o.to == QuantFormat::nvfp4) {
+    const float amax = group_amax(r.data(), rows * n);
+    encode = std::isfinite(amax) && amax > 0.0f ? (448.0f * 6.0f) / amax : 1.0f;
+    *static_cast<float*>(tensor_scale.data) = 1.0f / encode;
+  }
+  const std::int64_t groups = n / group;
+  detail::parallel_for(rows * groups, 64, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t g = b; g < e; ++g) {
+      const float* v = r.data() + g * group;  // groups are consecutive: row-major (rows, groups, group)
+      const float amax = group_amax(v, group);
+      const bool finite = std::isfinite(amax);
+      auto put4 = [&](std::int64_t j, std::uint8_t code) {  // element j of the group, 4 bits
+        auto* byte = static_cast<std::uint8_t*>(q.data) + (g * group + j) / 2;
+        *byte = j % 2 ? std::uint8_t((*byte & 0x0F) | (code << 4)) : std::uint8_t((*byte & 0xF0) | (code & 0x0F));
+      };
+      switch (o.to) {
+        case QuantFormat::float8_e4m3fn:
+        case QuantFormat::float8_e5m2:
+        case QuantFormat::int8:
+        case QuantFormat::int4: {
+          const float scale = !finite ? NAN : amax > 0.0f ? amax / fmt.qmax : 1.0f;
+          const float inv = finite && amax > 0.0f ? fmt.qmax / amax : 0.0f;
+          static_cast<float*>(scales.data)[g] = scale;
+          for (std::int64_t j = 0; j < group; ++j) {
+            const float s = finite ? v[j] * inv : NAN;
+            if (o.to == QuantFormat::int8) {
+              static_cast<std::int8_t*>(q.data)[g * group + j] = std::int8_t(qf::symmetric_int(s, 127));
+            } else if (o.to == QuantFormat::int4) {
+              put4(j, std::uint8_t(qf::symmetric_int(s, 7) & 0x0F));
+            } else {
+              static_cast<std::uint8_t*>(q.data)[g * group + j] =
+                  qf::encode(s, o.to == QuantFormat::float8_e4m3fn ? qf::kE4M3 : qf::kE5M2);
+            }
+          }
+          break;
+        }
+        case QuantFormat::mxfp4: {
+          const std::uint8_t code = qf::mx_scale_code(amax);
+          static_cast<std::uint8_t*>(scales.data)[g] = code;
+          for (std::int64_t j = 0; j < group; ++j)
+            put4(j, code == 255 ? 0 : qf::encode(std::ldexp(v[j], 127 - int(code)), qf::kE2M1));
+          break;
+        }
+        case QuantFormat::nvfp4: {
+          const std::uint8_t code = finite ? qf::encode(amax / 6.0f * encode, qf::kE4M3) : qf::kE4M3.nan_code;
+          static_cast<std::uint8_t*>(scales.data)[g] = code;
+          const float d = qf::decode(code, qf::kE4M3);
+          const float mult = std::isfinite(d) && d > 0.0f ? encode / d : 0.0f;
+          for (std::int64_t j = 0; j < group; ++j) put4(j, mult > 0.0f ? qf::encode(v[j] * mult, qf::kE2M1) : 0);
+          break;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ironkernels

@@ -1,0 +1,83 @@
+#pragma once
+// The element and scale encodings of fwt_quantize, one function each, shared by the CPU path and the
+// CUDA kernels (host and device): float32 values rounded to nearest even with the format's saturation
+// (OCP FP8 E4M3 / E5M2, E2M1 for MXFP4 and NVFP4), the E8M0 power-of-two scale of MX blocks, and the
+// symmetric integers. docs/fwt.md states the arithmetic each format's scale and values follow.
+#include <cmath>
+#include <cstdint>
+
+#include "core/host_device.hpp"
+
+namespace ironkernels::detail::quant {
+
+/// A small float format: exponent and mantissa bits, exponent bias, largest finite value and its code,
+/// the code of NaN (0 for a format without one).
+struct MiniFloat {
+  int exponent, mantissa, bias;
+  float max_finite;
+  std::uint8_t max_code, nan_code;
+};
+inline constexpr MiniFloat kE4M3{4, 3, 7, 448.0f, 0x7E, 0x7F};    // float8_e4m3fn
+inline constexpr MiniFloat kE5M2{5, 2, 15, 57344.0f, 0x7B, 0x7F};  // float8_e5m2 (0x7C, infinity, never made)
+inline constexpr MiniFloat kE2M1{2, 1, 1, 6.0f, 0x7, 0};           // float4_e2m1fn
+
+/// v in `f`, rounded to nearest even; beyond the largest finite value, that value (saturation);
+/// NaN to the format's NaN (or 0 where it has none). Sign in the top bit of the code's width
+/// (bit 7 for the 8-bit formats, bit 3 for E2M1).
+IRONKERNELS_HD std::uint8_t encode(float v, const MiniFloat& f) {
+  const int width = f.exponent + f.mantissa + 1;
+  const std::uint8_t sign = std::signbit(v) ? std::uint8_t(1u << (width - 1)) : 0;
+  if (std::isnan(v)) return f.nan_code ? std::uint8_t(sign | f.nan_code) : 0;
+  float a = std::fabs(v);
+  if (!(a < f.max_finite)) return std::uint8_t(sign | f.max_code);
+  if (a == 0.0f) return sign;
+  const int emin = 1 - f.bias;  // the smallest normal exponent
+  int e = 0;
+  std::frexp(a, &e);
+  e -= 1;  // a = 1.x · 2^e
+  if (e < emin) e = emin;  // subnormals share the smallest normal exponent's quantum
+  const float quantum = std::ldexp(1.0f, e - f.mantissa);
+  a = std::rint(a / quantum) * quantum;  // exact: a power-of-two quantum; rint rounds half to even
+  if (a > f.max_finite) a = f.max_finite;
+  if (a == 0.0f) return sign;
+  int re = 0;
+  std::frexp(a, &re);
+  re -= 1;
+  if (re < emin) return std::uint8_t(sign | int(a / std::ldexp(1.0f, emin - f.mantissa)));  // subnormal
+  const int mant = int(std::ldexp(a, f.mantissa - re)) - (1 << f.mantissa);
+  return std::uint8_t(sign | ((re + f.bias) << f.mantissa) | mant);
+}
+
+/// The value of a code of `f` (the inverse of encode on its results).
+IRONKERNELS_HD float decode(std::uint8_t code, const MiniFloat& f) {
+  const int width = f.exponent + f.mantissa + 1;
+  const bool negative = (code >> (width - 1)) & 1;
+  const int body = code & ((1 << (width - 1)) - 1);
+  if (f.nan_code && body == f.nan_code) return NAN;
+  const int exp_field = body >> f.mantissa, mant = body & ((1 << f.mantissa) - 1);
+  const float a = exp_field == 0 ? std::ldexp(float(mant), 1 - f.bias - f.mantissa)
+                                 : std::ldexp(float(mant + (1 << f.mantissa)), exp_field - f.bias - f.mantissa);
+  return negative ? -a : a;
+}
+
+/// The E8M0 scale of an MX block whose largest magnitude is `amax`: 2^(floor(log2 amax) − emax),
+/// emax = 2 for E2M1 (its largest value 6 = 1.5·2^2), clamped to 2^−127 … 2^127; code = exponent + 127
+/// (255: NaN, for a block holding a NaN or an infinity). amax = 0: 2^−127 (code 0).
+IRONKERNELS_HD std::uint8_t mx_scale_code(float amax) {
+  if (!(amax <= 3.4028235e38f)) return 255;  // NaN or infinity
+  if (amax == 0.0f) return 0;
+  int e = 0;
+  std::frexp(amax, &e);
+  int exponent = (e - 1) - 2;
+  exponent = exponent < -127 ? -127 : exponent > 127 ? 127 : exponent;
+  return std::uint8_t(exponent + 127);
+}
+
+/// round(v) to the nearest integer (half to even), clamped to [−limit, limit].
+IRONKERNELS_HD int symmetric_int(float v, int limit) {
+  if (std::isnan(v)) return 0;
+  const float r = std::rint(v);
+  return r > float(limit) ? limit : r < -float(limit) ? -limit : int(r);
+}
+
+}  // namespace ironkernels::detail::quant

@@ -1,0 +1,166 @@
+"""Rotate and quantise (fwt_quantize), its inverse on the codes (dequantize), and the seeded random signs
+of the randomised Hadamard (rademacher_signs)."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _core
+from ._interop import core_view, device_of, empty_like, framework_of, is_numpy_bfloat16, raise_unviewable, shape_of
+
+FORMATS = ("float8_e4m3fn", "float8_e5m2", "int8", "int4", "mxfp4", "nvfp4")
+_PACKED = {"int4", "mxfp4", "nvfp4"}
+_FIXED_GROUP = {"mxfp4": 32, "nvfp4": 16}
+_E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6] + [-0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
+
+
+def rademacher_signs(n: int, seed: int) -> np.ndarray:
+    """n values ±1 (int8) from `seed`: s_j = -1 where splitmix64(seed + j) is odd, else +1. The same on
+    every machine and device: the randomised Hadamard's D for `fwt_quantize(..., signs=seed)`."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"signs seed must be an int, got {type(seed).__name__}")
+    with np.errstate(over="ignore"):
+        z = (np.uint64(seed % 2**64) + np.arange(n, dtype=np.uint64)) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return np.where(z & np.uint64(1), -1, 1).astype(np.int8)
+
+
+def fwt_quantize(
+    x: Any,
+    *,
+    to: str,
+    block: Optional[int] = None,
+    group: Optional[int] = None,
+    signs: Any = None,
+    normalized: bool = True,
+    out: Any = None,
+    scales: Any = None,
+    stream: Any = None,
+) -> tuple:
+    """Rotate the last axis by a Hadamard and quantise: ``r = H · (signs ∘ x) / √b`` (b = ``block``,
+    else N), then each group of r with one scale. Returns ``(q, scales)`` in x's framework; for
+    ``"nvfp4"`` scales is ``(block_scales, tensor_scale)``.
+
+    Args:
+        x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, host memory (the CUDA kernel
+            is not in this build).
+        to: ``"float8_e4m3fn"``, ``"float8_e5m2"`` (q: uint8 codes, one per value; view them as the
+            framework's float8 dtype), ``"int8"`` (q: int8 in [-127, 127]), ``"int4"`` (two's
+            complement in [-7, 7]), ``"mxfp4"`` (OCP MX: E2M1 values, blocks of 32, E8M0 scales) or
+            ``"nvfp4"`` (E2M1, blocks of 16, E4M3 scales and one float32 tensor scale); the 4-bit
+            formats two per byte, element 2i in the low nibble.
+        block: the rotation's length: H_block on each run of ``block`` elements (16, 32, 128, …),
+            else the whole row.
+        group: elements per scale along the row (float8 / int formats; default the row); MX and NV
+            fix it at 32 and 16.
+        signs: None, an int seed (``rademacher_signs(N, seed)``) or N values ±1: the randomised
+            Hadamard's diagonal, applied to x before H.
+        normalized: scale the rotation by ``1/√b`` (orthonormal); False: unscaled.
+        out, scales: arrays to write into (q's and the scales' shapes and dtypes above; nvfp4's
+            scales a (block_scales, tensor_scale) pair).
+        stream: for CUDA arrays (unused on the host).
+
+    Every element's code is the format's rounding to nearest even, saturating, of ``r · m`` with one
+    multiplier m per group (docs/fwt.md gives m and the scale for each format); ``dequantize``
+    gives back ``code · scale``. Raises TypeError / ValueError before anything is written.
+    """
+    framework_of(x, "fwt_quantize: x")
+    if not isinstance(to, str) or to not in FORMATS:
+        raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
+    for name, v in (("block", block), ("group", group)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
+            raise TypeError(f"fwt_quantize: {name} must be a positive int or None, got {v!r}")
+    shape = shape_of(x, "fwt_quantize: x")
+    if not shape:
+        raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
+    n = shape[-1]
+    sign_array = None
+    if signs is not None:
+        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
+            sign_array = rademacher_signs(n, int(signs))
+        else:
+            values = np.asarray(signs)
+            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
+                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
+                                 f"an int seed, or N = {n} values ±1")
+            sign_array = values.astype(np.int8)
+    packed = to in _PACKED
+    q_shape = tuple(shape[:-1]) + ((n // 2) if packed else n,)
+    g = group if group is not None else _FIXED_GROUP.get(to, n)
+    if to in _FIXED_GROUP and g != _FIXED_GROUP[to]:
+        raise ValueError(f"fwt_quantize: group = {group} for {to}, whose blocks are {_FIXED_GROUP[to]}; accepted: None "
+                         f"or {_FIXED_GROUP[to]}")
+    if g < 1 or n % g:
+        raise ValueError(f"fwt_quantize: group = {g} does not divide N = {n}; accepted: a divisor of N")
+    s_shape = tuple(shape[:-1]) + (n // g,)
+    tensor_scale = None
+    if to == "nvfp4" and scales is not None:
+        if not isinstance(scales, tuple) or len(scales) != 2:
+            raise TypeError("fwt_quantize: scales for nvfp4 must be a (block_scales, tensor_scale) pair")
+        scales, tensor_scale = scales
+    q = out if out is not None else empty_like(x, q_shape, "int8" if to == "int8" else "uint8")
+    s = scales if scales is not None else empty_like(x, s_shape, "uint8" if to in _FIXED_GROUP else "float32")
+    if to == "nvfp4" and tensor_scale is None:
+        tensor_scale = empty_like(x, (1,), "float32")
+    arrays = {"x": x, "q": q, "scales": s, **({"tensor_scale": tensor_scale} if tensor_scale is not None else {})}
+    for name, a in arrays.items():
+        if device_of(a) != device_of(x):
+            raise ValueError(f"fwt_quantize: {name} is on {device_of(a)} but x is on {device_of(x)}; they must be on "
+                             "one device")
+    try:
+        _core.fwt_quantize(core_view(x), core_view(q), core_view(s),
+                           None if tensor_scale is None else core_view(tensor_scale), to=to, block=block or 0,
+                           group=g if to not in _FIXED_GROUP else 0, normalized=bool(normalized), signs=sign_array,
+                           as_bfloat16=is_numpy_bfloat16(x))
+    except TypeError as e:
+        raise_unviewable("fwt_quantize", e, arrays, "float16, bfloat16, float32, float64 (x); uint8, int8, float32 "
+                         "(outputs)", writable=("q", "scales", "tensor_scale"))
+    return q, ((s, tensor_scale) if to == "nvfp4" else s)
+
+
+def dequantize(q: Any, scales: Any, *, to: str) -> np.ndarray:
+    """The values ``fwt_quantize`` encoded: code · scale per group (nvfp4: · the tensor scale), as
+    float32 NumPy arrays of x's shape. The rotated values, not x: ``fwt(dequantize(...),
+    inverse=True, block=..., normalized=...)`` (and the signs again) approximates x."""
+    if not isinstance(to, str) or to not in FORMATS:
+        raise ValueError(f"dequantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
+    tensor = None
+    if to == "nvfp4":
+        if not isinstance(scales, tuple) or len(scales) != 2:
+            raise TypeError("dequantize: scales for nvfp4 must be the (block_scales, tensor_scale) pair")
+        scales, tensor = scales
+    codes, s = _host(q, "q"), _host(scales, "scales")
+    if to in _PACKED:
+        low, high = codes.astype(np.uint8) & 0xF, codes.astype(np.uint8) >> 4
+        codes = np.stack([low, high], axis=-1).reshape(codes.shape[:-1] + (2 * codes.shape[-1],))
+    n = codes.shape[-1]
+    if s.shape[:-1] != codes.shape[:-1] or s.shape[-1] == 0 or n % s.shape[-1]:
+        raise ValueError(f"dequantize: scales has shape {s.shape} for values of shape {codes.shape}; accepted: "
+                         "(…, N / group)")
+    import ml_dtypes
+
+    if to in ("float8_e4m3fn", "float8_e5m2"):
+        values = codes.astype(np.uint8).view(getattr(ml_dtypes, to)).astype(np.float32)
+    elif to == "int8":
+        values = codes.astype(np.int8).astype(np.float32)
+    elif to == "int4":
+        values = ((codes.astype(np.int16) ^ 8) - 8).astype(np.float32)
+    else:
+        values = _E2M1[codes.astype(np.int64)]
+    if to == "mxfp4":
+        scale = np.where(s == 255, np.float32(np.nan), np.ldexp(np.float32(1), s.astype(np.int32) - 127)).astype(np.float32)
+    elif to == "nvfp4":
+        scale = s.astype(np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32) * _host(tensor, "tensor_scale")[0]
+    else:
+        scale = s.astype(np.float32)
+    return values * np.repeat(scale, n // s.shape[-1], axis=-1)
+
+
+def _host(a: Any, name: str) -> np.ndarray:
+    if device_of(a)[0] != "cpu":
+        raise ValueError(f"dequantize: {name} is on {device_of(a)}; accepted: host arrays")
+    return np.asarray(a) if framework_of(a, f"dequantize: {name}") == "numpy" else np.from_dlpack(a)

@@ -1,0 +1,194 @@
+"""fwt_quantize on the host: every format's codes and scales bit for bit those of an independent
+quantiser (ironkernels.reference.quantize_reference: ml_dtypes' casts) applied to the rotated values,
+for every input dtype, rotation block, scale group and signs; dequantize within each format's rounding;
+non-finite and zero groups; every refusal before anything is written."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ironkernels as ik
+from ironkernels.reference import quantize_reference
+
+from fwt_helpers import np_dtype
+
+FORMATS = ["float8_e4m3fn", "float8_e5m2", "int8", "int4", "mxfp4", "nvfp4"]
+FIXED = {"mxfp4": 32, "nvfp4": 16}
+PACKED = {"int4", "mxfp4", "nvfp4"}
+
+
+def rotated(x, block=None, signs=None, normalized=True):
+    """The float32 values fwt_quantize quantises: x's sign-flipped rows through the library's fwt (in
+    float32 from 16-bit input, in float64 then rounded from float64)."""
+    wide = np.asarray(x).astype(np.float64 if np.asarray(x).dtype == np.float64 else np.float32)
+    if signs is not None:
+        wide = wide * signs
+    return ik.fwt(wide, block=block, normalized=normalized).astype(np.float32)
+
+
+def unpack(q, to):
+    q = np.asarray(q)
+    if to not in PACKED:
+        return q
+    return np.stack([q & 0xF, q >> 4], axis=-1).reshape(q.shape[:-1] + (2 * q.shape[-1],))
+
+
+def assert_matches_reference(x, to, block=None, group=None, signs=None, normalized=True):
+    q, s = ik.fwt_quantize(x, to=to, block=block, group=group, signs=signs, normalized=normalized)
+    rng_signs = None
+    if isinstance(signs, int):
+        rng_signs = ik.rademacher_signs(np.asarray(x).shape[-1], signs)
+    elif signs is not None:
+        rng_signs = np.asarray(signs)
+    r = rotated(x, block, rng_signs, normalized)
+    g = FIXED.get(to, group or r.shape[-1])
+    ref = quantize_reference(r, to, g)
+    assert q.dtype == (np.int8 if to == "int8" else np.uint8)
+    np.testing.assert_array_equal(unpack(q, to), ref[0])
+    block_scales = s[0] if to == "nvfp4" else s
+    np.testing.assert_array_equal(np.asarray(block_scales).view(np.uint32 if block_scales.dtype == np.float32 else np.uint8),
+                                  np.asarray(ref[1]).view(np.uint32 if block_scales.dtype == np.float32 else np.uint8))
+    if to == "nvfp4":
+        assert s[1].dtype == np.float32 and s[1].shape == (1,) and s[1][0] == ref[2]
+    return q, s, r
+
+
+@pytest.mark.parametrize("to", FORMATS)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("shape,block,group", [((8, 256), None, None), ((3, 5, 128), 32, 32), ((16, 4096), 128, 128),
+                                               ((4, 12 * 64), 64, 64), ((2, 1024), 16, 64), ((6, 96), None, 32)])
+def test_codes_and_scales_equal_the_reference(rng, to, dtype, shape, block, group):
+    if to in FIXED and shape[-1] % FIXED[to]:
+        pytest.skip("N not a multiple of the format's block")
+    x = (rng.standard_normal(shape) * np.exp(rng.standard_normal(shape[:-1] + (1,)))).astype(np.float32)
+    x = x.astype(np_dtype(dtype))
+    assert_matches_reference(x, to, block, None if to in FIXED else group)
+    assert_matches_reference(x, to, block, None if to in FIXED else group, signs=7)
+
+
+@pytest.mark.parametrize("to", FORMATS)
+def test_dequantize_is_within_the_formats_rounding(rng, to):
+    """|dequantize − r| per element: half a unit of the format at the element's magnitude (relative
+    2^-4, 2^-3, 2^-2 for E4M3, E5M2, E2M1; half the quantum below the normal range; half a unit for
+    integers), scaled back, plus what saturation cut off (MX's shared exponent leaves values up to 8
+    units); an NVFP4 block whose scale underflows E4M3 next to the tensor's largest is all zeros."""
+    x = rng.standard_normal((32, 512)).astype(np.float32) * 3
+    x[3] *= 1e-30  # a tiny row
+    q, s = ik.fwt_quantize(x, to=to, signs=11)
+    r = rotated(x, signs=ik.rademacher_signs(512, 11))
+    back = ik.dequantize(q, s, to=to)
+    assert back.shape == r.shape and back.dtype == np.float32
+    group = FIXED.get(to, 512)
+    g = r.reshape(32, -1, group)
+    if to == "nvfp4":
+        scale = (np.asarray(s[0]).view(__import__("ml_dtypes").float8_e4m3fn).astype(np.float32) * s[1][0])[..., None]
+    elif to == "mxfp4":
+        scale = np.ldexp(np.float32(1), s.astype(np.int32) - 127)[..., None]
+    else:
+        scale = np.asarray(s)[..., None]
+    rel, quantum, top = {"float8_e4m3fn": (2**-4, 2**-9, 448), "float8_e5m2": (2**-3, 2**-16, 57344),
+                         "int8": (0, 1, 127), "int4": (0, 1, 7), "mxfp4": (2**-2, 0.5, 6), "nvfp4": (2**-2, 0.5, 6)}[to]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        units = np.where(scale > 0, np.abs(g) / scale, 0)
+    bound = (np.maximum(rel * units, quantum / 2) + np.maximum(units - top, 0)) * scale * (1 + 2**-20) + 1e-45
+    if to == "nvfp4":  # a block scale below E4M3's smallest half step (2^-10) relative to the tensor's: codes 0
+        bound = np.where(scale > 0, bound, 6 * 2.0**-10 * s[1][0] * (1 + 2**-20))
+    assert (np.abs(back.reshape(g.shape) - g) <= bound).all()
+
+
+@pytest.mark.parametrize("to", FORMATS)
+def test_zero_and_non_finite_groups(rng, to):
+    """A group of zeros: codes 0 (scale 1; MX 2^-127; NV 0). A group holding NaN or an infinity: scale NaN
+    (MX code 255, NV its NaN code), codes 0 (float8: NaN), and the other groups untouched by it."""
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    x[1] = 0.0
+    x[2, 5] = np.inf
+    x[3, 7] = np.nan
+    q, s, r = assert_matches_reference(x, to, block=16, group=None if to in FIXED else 16)
+    assert not unpack(q, to)[1].any()
+
+
+def test_signs_are_seeded_and_given_alike(rng):
+    s = ik.rademacher_signs(4096, 2024)
+    assert s.dtype == np.int8 and set(np.unique(s)) == {-1, 1} and abs(int(s.sum())) < 300
+    np.testing.assert_array_equal(s, ik.rademacher_signs(4096, 2024))
+    assert not np.array_equal(s, ik.rademacher_signs(4096, 2025))
+    def splitmix64(z):  # the documented generator, in Python integers
+        z = (z + 0x9E3779B97F4A7C15) % 2**64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+        return z ^ (z >> 31)
+
+    seed = 2**64 - 3  # wraps past 2^64
+    assert ik.rademacher_signs(8, seed).tolist() == [-1 if splitmix64((seed + j) % 2**64) & 1 else 1 for j in range(8)]
+    x = rng.standard_normal((3, 4096)).astype(np.float32)
+    a, sa = ik.fwt_quantize(x, to="float8_e4m3fn", block=128, signs=2024)
+    b, sb = ik.fwt_quantize(x, to="float8_e4m3fn", block=128, signs=s)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(sa, sb)
+
+
+def test_into_given_arrays_and_torch_tensors(rng):
+    x = rng.standard_normal((5, 128)).astype(np.float32)
+    q, s = np.zeros((5, 64), np.uint8), np.zeros((5, 4), np.uint8)
+    block_scales, tensor = np.zeros((5, 8), np.uint8), np.zeros(1, np.float32)
+    got, gs = ik.fwt_quantize(x, to="nvfp4", out=q, scales=(block_scales, tensor))
+    assert got is q and gs[0] is block_scales and gs[1] is tensor and q.any()
+    got, gs = ik.fwt_quantize(x, to="mxfp4", out=np.zeros((5, 64), np.uint8), scales=s)
+    assert gs is s
+    torch = pytest.importorskip("torch")
+    tq, ts = ik.fwt_quantize(torch.from_numpy(x), to="float8_e4m3fn", group=32)
+    assert isinstance(tq, torch.Tensor) and tq.dtype == torch.uint8 and ts.dtype == torch.float32
+    nq, ns = ik.fwt_quantize(x, to="float8_e4m3fn", group=32)
+    np.testing.assert_array_equal(tq.numpy(), nq)
+
+
+def test_refusals_write_nothing(rng):
+    x = rng.standard_normal((2, 64)).astype(np.float32)
+    q, s = np.full((2, 64), 7, np.uint8), np.full((2, 1), 7.0, np.float32)
+    cases = [
+        (dict(to="float8"), ValueError, "to='float8'"),
+        (dict(to="int8"), TypeError, "q has dtype uint8; accepted: int8"),
+        (dict(to="float8_e4m3fn", block=48), ValueError, "rotation's length 48"),
+        (dict(to="float8_e4m3fn", group=24), ValueError, "group = 24"),
+        (dict(to="mxfp4", group=16), ValueError, "blocks are 32"),
+        (dict(to="float8_e4m3fn", signs=np.ones(63)), ValueError, "signs"),
+        (dict(to="float8_e4m3fn", signs=np.full(64, 2)), ValueError, "signs"),
+        (dict(to="float8_e4m3fn", block=0), TypeError, "block must be a positive int"),
+    ]
+    for kwargs, error, match in cases:
+        with pytest.raises(error, match=match):
+            ik.fwt_quantize(x, out=q, scales=s, **kwargs)
+    with pytest.raises(ValueError, match="scales has shape"):
+        ik.fwt_quantize(x, to="float8_e4m3fn", out=q, scales=np.zeros((2, 2), np.float32))
+    with pytest.raises(ValueError, match="overlap"):
+        ik.fwt_quantize(x, to="float8_e4m3fn", out=q, scales=q.reshape(-1)[:8].view(np.float32).reshape(2, 1))
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        ik.fwt_quantize(np.asfortranarray(np.ones((4, 64), np.float32)), to="int8")
+    with pytest.raises(TypeError, match="x has dtype int32"):
+        ik.fwt_quantize(np.ones((2, 64), np.int32), to="int8")
+    assert (q == 7).all() and (s == 7.0).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_random_shapes_formats_and_scales(data):
+    """Hypothesis: random formats, row counts, N = 2^k or m·2^k, blocks and groups, values spanning
+    2^±40 per row, zeros and ties: always the reference's codes and scales."""
+    to = data.draw(st.sampled_from(FORMATS))
+    n = data.draw(st.sampled_from([32, 64, 96, 128, 160, 224, 512, 1024, 12 * 32]))
+    blocks = [b for b in (None, 16, 32, 64, 128, 12, 20, 28, 96) if b is None or (n % b == 0 and b <= n)]
+    block = data.draw(st.sampled_from(blocks))
+    groups = [g for g in (None, 16, 32, 64, n) if g is None or n % g == 0] if to not in FIXED else [None]
+    group = data.draw(st.sampled_from(groups))
+    if to in FIXED and n % FIXED[to]:
+        return
+    rows = data.draw(st.integers(1, 6))
+    seed = data.draw(st.integers(0, 2**32))
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, n)) * np.ldexp(1.0, rng.integers(-40, 40, size=(rows, 1)))
+    if data.draw(st.booleans()):
+        x = np.round(x * 4) / 4  # ties after the rotation
+    x = x.astype(data.draw(st.sampled_from([np.float32, np.float64])))
+    assert_matches_reference(x, to, block, group, signs=seed if data.draw(st.booleans()) else None,
+                             normalized=data.draw(st.booleans()))
