@@ -13,7 +13,25 @@ from ._interop import core_view, device_of, empty_like, framework_of, is_numpy_b
 FORMATS = ("float8_e4m3fn", "float8_e5m2", "int8", "int4", "mxfp4", "nvfp4")
 _PACKED = {"int4", "mxfp4", "nvfp4"}
 _FIXED_GROUP = {"mxfp4": 32, "nvfp4": 16}
-_E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6] + [-0.0, -0.5, -1, -1.5, -2, -3, -4, -6], np.float32)
+
+
+def _float_table(exponent: int, mantissa: int, nan_codes: tuple, inf_codes: tuple = ()) -> np.ndarray:
+    """The value of every code of a small float format (sign, exponent, mantissa; bias 2^(e-1) - 1)."""
+    codes = np.arange(1 << (1 + exponent + mantissa))
+    sign = np.where(codes >> (exponent + mantissa) & 1, -1.0, 1.0)
+    e, m = codes >> mantissa & ((1 << exponent) - 1), codes & ((1 << mantissa) - 1)
+    bias = (1 << (exponent - 1)) - 1
+    value = np.where(e == 0, np.ldexp(m.astype(np.float64), 1 - bias - mantissa),
+                     np.ldexp((m + (1 << mantissa)).astype(np.float64), e - bias - mantissa))
+    body = codes & ((1 << (exponent + mantissa)) - 1)
+    value = np.where(np.isin(body, inf_codes), np.inf, value)
+    value = np.where(np.isin(body, nan_codes), np.nan, value)
+    return (sign * value).astype(np.float32)
+
+
+_E4M3 = _float_table(4, 3, (0x7F,))
+_E5M2 = _float_table(5, 2, (0x7D, 0x7E, 0x7F), (0x7C,))
+_E2M1 = _float_table(2, 1, ())
 
 
 def rademacher_signs(n: int, seed: int) -> np.ndarray:
@@ -141,10 +159,8 @@ def dequantize(q: Any, scales: Any, *, to: str) -> np.ndarray:
     if s.shape[:-1] != codes.shape[:-1] or s.shape[-1] == 0 or n % s.shape[-1]:
         raise ValueError(f"dequantize: scales has shape {s.shape} for values of shape {codes.shape}; accepted: "
                          "(…, N / group)")
-    import ml_dtypes
-
     if to in ("float8_e4m3fn", "float8_e5m2"):
-        values = codes.astype(np.uint8).view(getattr(ml_dtypes, to)).astype(np.float32)
+        values = (_E4M3 if to == "float8_e4m3fn" else _E5M2)[codes.astype(np.uint8)]
     elif to == "int8":
         values = codes.astype(np.int8).astype(np.float32)
     elif to == "int4":
@@ -154,7 +170,7 @@ def dequantize(q: Any, scales: Any, *, to: str) -> np.ndarray:
     if to == "mxfp4":
         scale = np.where(s == 255, np.float32(np.nan), np.ldexp(np.float32(1), s.astype(np.int32) - 127)).astype(np.float32)
     elif to == "nvfp4":
-        scale = s.astype(np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float32) * _host(tensor, "tensor_scale")[0]
+        scale = _E4M3[s.astype(np.uint8)] * _host(tensor, "tensor_scale")[0]
     else:
         scale = s.astype(np.float32)
     return values * np.repeat(scale, n // s.shape[-1], axis=-1)

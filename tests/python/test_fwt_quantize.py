@@ -192,3 +192,19 @@ def test_random_shapes_formats_and_scales(data):
     x = x.astype(data.draw(st.sampled_from([np.float32, np.float64])))
     assert_matches_reference(x, to, block, group, signs=seed if data.draw(st.booleans()) else None,
                              normalized=data.draw(st.booleans()))
+
+
+@pytest.mark.parametrize("to", ["float8_e4m3fn", "float8_e5m2", "mxfp4"])
+def test_dequantize_decodes_every_code_as_ml_dtypes_does(to):
+    """dequantize's own code tables (the package does not need ml_dtypes) against ml_dtypes' casts."""
+    import ml_dtypes
+
+    if to == "mxfp4":
+        q = np.arange(256, dtype=np.uint8).reshape(8, 32)  # every pair of E2M1 codes, scale 2^0
+        got = ik.dequantize(q, np.full((8, 2), 127, np.uint8), to=to)
+        want = unpack(q, to).astype(np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    else:
+        q = np.arange(256, dtype=np.uint8).reshape(1, 256)
+        got = ik.dequantize(q, np.ones((1, 1), np.float32), to=to)
+        want = q.view(getattr(ml_dtypes, to)).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
