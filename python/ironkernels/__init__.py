@@ -12,11 +12,32 @@ from __future__ import annotations
 
 import os as _os
 
-from . import _core, lcn
-from ._fwt import fwt
-from ._fwt_quantize import dequantize, fwt_quantize, rademacher_signs
-from ._gemm import Contract, gemm
-from ._interop import empty
+
+def _load_pip_cublas() -> None:
+    """cuBLAS from NVIDIA's pip wheel (`pip install "ironkernels[cublas]"`), loaded before the library
+    opens it by name, so that its dlopen finds it loaded; the system's is used otherwise."""
+    try:
+        import nvidia  # namespace package of NVIDIA's CUDA wheels
+    except ImportError:
+        return
+    import ctypes
+
+    for base in getattr(nvidia, "__path__", []):
+        lib = _os.path.join(base, "cu13", "lib")
+        names = ("libcublasLt.so.13", "libcublas.so.13")
+        if all(_os.path.exists(_os.path.join(lib, n)) for n in names):
+            for n in names:
+                ctypes.CDLL(_os.path.join(lib, n), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
+_load_pip_cublas()
+
+from . import _core, lcn  # noqa: E402
+from ._fwt import fwt  # noqa: E402
+from ._fwt_quantize import dequantize, fwt_quantize, rademacher_signs  # noqa: E402
+from ._gemm import Contract, gemm  # noqa: E402
+from ._interop import empty  # noqa: E402
 
 __version__: str = _core.__version__
 

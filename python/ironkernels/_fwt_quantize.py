@@ -55,6 +55,7 @@ def fwt_quantize(
     group: Optional[int] = None,
     signs: Any = None,
     normalized: bool = True,
+    scale_layout: str = "row-major",
     out: Any = None,
     scales: Any = None,
     stream: Any = None,
@@ -78,6 +79,10 @@ def fwt_quantize(
         signs: None, an int seed (``rademacher_signs(N, seed)``) or N values ±1: the randomised
             Hadamard's diagonal, applied to x before H.
         normalized: scale the rotation by ``1/√b`` (orthonormal); False: unscaled.
+        scale_layout: ``"row-major"`` (scales of shape (…, N / group)) or ``"swizzled-128x4"``: the
+            tiles block-scaled GEMMs read (cuBLASLt, CUTLASS): 128 rows × 4 groups per 512-entry
+            tile, tiles in row-major order, entry (r % 32)·16 + (r // 32 % 4)·4 + c % 4 within one,
+            padded with zeros; a flat array (rows = the product of x's leading dimensions).
         out, scales: arrays to write into (q's and the scales' shapes and dtypes above; nvfp4's
             scales a (block_scales, tensor_scale) pair).
         stream: for CUDA arrays (unused on the host).
@@ -114,7 +119,11 @@ def fwt_quantize(
                          f"or {_FIXED_GROUP[to]}")
     if g < 1 or n % g:
         raise ValueError(f"fwt_quantize: group = {g} does not divide N = {n}; accepted: a divisor of N")
-    s_shape = tuple(shape[:-1]) + (n // g,)
+    if scale_layout not in ("row-major", "swizzled-128x4"):
+        raise ValueError(f"fwt_quantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    s_shape = (tuple(shape[:-1]) + (n // g,) if scale_layout == "row-major"
+               else (-(-rows // 128) * 128 * (-(-(n // g) // 4) * 4),))
     tensor_scale = None
     if to == "nvfp4" and scales is not None:
         if not isinstance(scales, tuple) or len(scales) != 2:
@@ -133,17 +142,30 @@ def fwt_quantize(
         _core.fwt_quantize(core_view(x), core_view(q), core_view(s),
                            None if tensor_scale is None else core_view(tensor_scale), to=to, block=block or 0,
                            group=g if to not in _FIXED_GROUP else 0, normalized=bool(normalized), signs=sign_array,
-                           as_bfloat16=is_numpy_bfloat16(x))
+                           as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout)
     except TypeError as e:
         raise_unviewable("fwt_quantize", e, arrays, "float16, bfloat16, float32, float64 (x); uint8, int8, float32 "
                          "(outputs)", writable=("q", "scales", "tensor_scale"))
     return q, ((s, tensor_scale) if to == "nvfp4" else s)
 
 
-def dequantize(q: Any, scales: Any, *, to: str) -> np.ndarray:
+def unswizzle_scales(scales: Any, rows: int, groups: int) -> np.ndarray:
+    """Row-major (rows, groups) scales from the swizzled-128x4 layout (see fwt_quantize)."""
+    flat = _host(scales, "scales").reshape(-1)
+    tiles_r, tiles_c = -(-rows // 128), -(-groups // 4)
+    if flat.size != tiles_r * 128 * tiles_c * 4:
+        raise ValueError(f"scales has {flat.size} entries; the swizzled-128x4 layout of {rows} × {groups} scales has "
+                         f"{tiles_r * 128 * tiles_c * 4}")
+    r, c = np.arange(rows)[:, None], np.arange(groups)[None, :]
+    at = ((r // 128) * tiles_c + c // 4) * 512 + (r % 32) * 16 + (r // 32 % 4) * 4 + c % 4
+    return flat[at]
+
+
+def dequantize(q: Any, scales: Any, *, to: str, scale_layout: str = "row-major", group: Optional[int] = None) -> np.ndarray:
     """The values ``fwt_quantize`` encoded: code · scale per group (nvfp4: · the tensor scale), as
     float32 NumPy arrays of x's shape. The rotated values, not x: ``fwt(dequantize(...),
-    inverse=True, block=..., normalized=...)`` (and the signs again) approximates x."""
+    inverse=True, block=..., normalized=...)`` (and the signs again) approximates x. Swizzled scales
+    need the ``group`` they were made with (MX and NV imply theirs)."""
     if not isinstance(to, str) or to not in FORMATS:
         raise ValueError(f"dequantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
     tensor = None
@@ -156,6 +178,12 @@ def dequantize(q: Any, scales: Any, *, to: str) -> np.ndarray:
         low, high = codes.astype(np.uint8) & 0xF, codes.astype(np.uint8) >> 4
         codes = np.stack([low, high], axis=-1).reshape(codes.shape[:-1] + (2 * codes.shape[-1],))
     n = codes.shape[-1]
+    if scale_layout == "swizzled-128x4":
+        rows = int(np.prod(codes.shape[:-1], dtype=np.int64))
+        group = _FIXED_GROUP.get(to) or group or n  # the swizzled layout does not show the groups
+        s = unswizzle_scales(s, rows, n // group).reshape(codes.shape[:-1] + (n // group,))
+    elif scale_layout != "row-major":
+        raise ValueError(f"dequantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
     if s.shape[:-1] != codes.shape[:-1] or s.shape[-1] == 0 or n % s.shape[-1]:
         raise ValueError(f"dequantize: scales has shape {s.shape} for values of shape {codes.shape}; accepted: "
                          "(…, N / group)")

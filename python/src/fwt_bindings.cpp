@@ -39,7 +39,7 @@ void bind_fwt(nb::module_& m) {
 
   m.def("fwt_quantize", [](nb::ndarray<nb::ro> x, nb::ndarray<> q, nb::ndarray<> scales, std::optional<nb::ndarray<>> tensor_scale,
                            const std::string& to, std::int64_t block, std::int64_t group, bool normalized,
-                           std::optional<nb::ndarray<nb::ro>> signs, bool as_bfloat16) {
+                           std::optional<nb::ndarray<nb::ro>> signs, bool as_bfloat16, const std::string& scale_layout) {
     FwtQuantizeOptions opt;
     if (to == "float8_e4m3fn") opt.to = QuantFormat::float8_e4m3fn;
     else if (to == "float8_e5m2") opt.to = QuantFormat::float8_e5m2;
@@ -49,6 +49,9 @@ void bind_fwt(nb::module_& m) {
     else if (to == "nvfp4") opt.to = QuantFormat::nvfp4;
     else raise<ValueError>("fwt_quantize: to='", to, "'; accepted: 'float8_e4m3fn', 'float8_e5m2', 'int8', 'int4', 'mxfp4', 'nvfp4'");
     opt.block = block, opt.group = group, opt.normalized = normalized;
+    if (scale_layout == "row-major") opt.scale_layout = ScaleLayout::row_major;
+    else if (scale_layout == "swizzled-128x4") opt.scale_layout = ScaleLayout::swizzled_128x4;
+    else raise<ValueError>("fwt_quantize: scale_layout='", scale_layout, "'; accepted: 'row-major', 'swizzled-128x4'");
     constexpr const char* kQuantDtypes = "int8, uint8, float32";
     if (signs) opt.signs = python::to_view(*signs, "fwt_quantize: signs", false, "int8");
     const ArrayView xv = python::to_view(x, "fwt_quantize: x", as_bfloat16, python::kFloatDtypes);
@@ -60,5 +63,6 @@ void bind_fwt(nb::module_& m) {
   }, nb::arg("x").noconvert(), nb::arg("q").noconvert(), nb::arg("scales").noconvert(),
      nb::arg("tensor_scale").noconvert() = nb::none(), nb::arg("to"), nb::arg("block") = 0, nb::arg("group") = 0,
      nb::arg("normalized") = true, nb::arg("signs").noconvert() = nb::none(), nb::arg("as_bfloat16") = false,
+     nb::arg("scale_layout") = "row-major",
      "Rotate and quantise x into q and scales (and nvfp4's tensor_scale). See ironkernels.fwt_quantize.");
 }

@@ -208,3 +208,25 @@ def test_dequantize_decodes_every_code_as_ml_dtypes_does(to):
         got = ik.dequantize(q, np.ones((1, 1), np.float32), to=to)
         want = q.view(getattr(ml_dtypes, to)).astype(np.float32)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("to,rows,n", [("mxfp4", 300, 256), ("nvfp4", 129, 96), ("float8_e4m3fn", 5, 64)])
+def test_swizzled_scales_are_the_row_major_ones_in_128x4_tiles(rng, to, rows, n):
+    """scale_layout="swizzled-128x4": the same scales, entry (r, c) at tile (r // 128, c // 4), offset
+    (r % 32)·16 + (r // 32 % 4)·4 + c % 4 (cuBLASLt's block-scale layout, built here independently by
+    reshapes), zeros in the padding; the same codes; dequantize reads it back."""
+    x = rng.standard_normal((rows, n)).astype(np.float32)
+    group = None if to in FIXED else 16
+    q, s = ik.fwt_quantize(x, to=to, group=group)
+    qs, ss = ik.fwt_quantize(x, to=to, group=group, scale_layout="swizzled-128x4")
+    np.testing.assert_array_equal(q, qs)
+    flat_rm, flat_sw = (s[0], ss[0]) if to == "nvfp4" else (s, ss)
+    g = flat_rm.shape[-1]
+    padded = np.zeros((-(-rows // 128) * 128, -(-g // 4) * 4), flat_rm.dtype)
+    padded[:rows, :g] = flat_rm
+    tiles = padded.reshape(padded.shape[0] // 128, 128, padded.shape[1] // 4, 4).transpose(0, 2, 1, 3)
+    want = tiles.reshape(-1, 4, 32, 4).transpose(0, 2, 1, 3).reshape(-1)
+    assert flat_sw.shape == want.shape
+    np.testing.assert_array_equal(flat_sw.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(ik.dequantize(qs, ss, to=to, scale_layout="swizzled-128x4", group=group),
+                                  ik.dequantize(q, s, to=to))

@@ -12,6 +12,12 @@ namespace IRONKERNELS_EXPORT ironkernels {
 
 enum class QuantFormat { float8_e4m3fn, float8_e5m2, int8, int4, mxfp4, nvfp4 };
 
+/// Where the scale of row r, group c goes: row-major (…, N/group), or the swizzled tiles block-scaled
+/// GEMMs read (cuBLASLt's and CUTLASS's): tiles of 128 rows × 4 groups in row-major tile order, within
+/// a tile at (r % 32)·16 + (r / 32 % 4)·4 + c % 4, rows and groups padded with zeros to whole tiles
+/// (scales then a flat array of that many entries).
+enum class ScaleLayout { row_major, swizzled_128x4 };
+
 struct FwtQuantizeOptions {
   QuantFormat to = QuantFormat::float8_e4m3fn;
   std::int64_t block = 0;  ///< the rotation: H_block on each run of `block` elements of a row; 0: the row
@@ -19,6 +25,7 @@ struct FwtQuantizeOptions {
   /// (32 and 16; 0 or that value).
   std::int64_t group = 0;
   bool normalized = true;  ///< the rotation scaled by 1/√(block, or N): orthonormal
+  ScaleLayout scale_layout = ScaleLayout::row_major;
   ArrayView signs;         ///< empty, or N values ±1 (int8, host) multiplying x before the rotation
 };
 

@@ -142,7 +142,10 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   }
   check_output(q, "q", o.to == QuantFormat::int8 ? DType::int8 : DType::uint8, with_last(x, fmt.packed ? n / 2 : n), x);
   const DType scale_dtype = fmt.fixed_group ? DType::uint8 : DType::float32;
-  check_output(scales, "scales", scale_dtype, with_last(x, n / group), x);
+  const std::int64_t groups = n / group;
+  const bool swizzled = o.scale_layout == ScaleLayout::swizzled_128x4;
+  const std::int64_t tiled = ((rows + 127) / 128 * 128) * ((groups + 3) / 4 * 4);
+  check_output(scales, "scales", scale_dtype, swizzled ? std::vector<std::int64_t>{tiled} : with_last(x, groups), x);
   if (o.to == QuantFormat::nvfp4) check_output(tensor_scale, "tensor_scale", DType::float32, {1}, x);
   if (q.overlaps(scales) || (o.to == QuantFormat::nvfp4 && (tensor_scale.overlaps(q) || tensor_scale.overlaps(scales))))
     raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
@@ -158,7 +161,9 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     encode = std::isfinite(amax) && amax > 0.0f ? (448.0f * 6.0f) / amax : 1.0f;
     *static_cast<float*>(tensor_scale.data) = 1.0f / encode;
   }
-  const std::int64_t groups = n / group;
+  // The scales row-major; swizzled ones are placed afterwards (a permutation of rows·groups entries).
+  std::vector<std::uint32_t> staged(swizzled ? std::size_t(rows * groups) : 0);
+  auto* scale_out = swizzled ? static_cast<void*>(staged.data()) : scales.data;
   detail::parallel_for(rows * groups, 64, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t g = b; g < e; ++g) {
       const float* v = r.data() + g * group;  // groups are consecutive: row-major (rows, groups, group)
@@ -175,7 +180,7 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
         case QuantFormat::int4: {
           const float scale = !finite ? NAN : amax > 0.0f ? amax / fmt.qmax : 1.0f;
           const float inv = finite && amax > 0.0f ? fmt.qmax / amax : 0.0f;
-          static_cast<float*>(scales.data)[g] = scale;
+          static_cast<float*>(scale_out)[g] = scale;
           for (std::int64_t j = 0; j < group; ++j) {
             const float s = finite ? v[j] * inv : NAN;
             if (o.to == QuantFormat::int8) {
@@ -191,14 +196,14 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
         }
         case QuantFormat::mxfp4: {
           const std::uint8_t code = qf::mx_scale_code(amax);
-          static_cast<std::uint8_t*>(scales.data)[g] = code;
+          static_cast<std::uint8_t*>(scale_out)[g] = code;
           for (std::int64_t j = 0; j < group; ++j)
             put4(j, code == 255 ? 0 : qf::encode(std::ldexp(v[j], 127 - int(code)), qf::kE2M1));
           break;
         }
         case QuantFormat::nvfp4: {
           const std::uint8_t code = finite ? qf::encode(amax / 6.0f * encode, qf::kE4M3) : qf::kE4M3.nan_code;
-          static_cast<std::uint8_t*>(scales.data)[g] = code;
+          static_cast<std::uint8_t*>(scale_out)[g] = code;
           const float d = qf::decode(code, qf::kE4M3);
           const float mult = std::isfinite(d) && d > 0.0f ? encode / d : 0.0f;
           for (std::int64_t j = 0; j < group; ++j) put4(j, mult > 0.0f ? qf::encode(v[j] * mult, qf::kE2M1) : 0);
@@ -207,6 +212,17 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
       }
     }
   });
+  if (swizzled) {
+    const std::size_t bytes = dtype_size(scale_dtype);
+    auto* dst = static_cast<unsigned char*>(scales.data);
+    std::memset(dst, 0, std::size_t(tiled) * bytes);
+    const std::int64_t col_tiles = (groups + 3) / 4;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < groups; ++c) {
+        const std::int64_t at = ((r / 128) * col_tiles + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4;
+        std::memcpy(dst + at * bytes, reinterpret_cast<const unsigned char*>(staged.data()) + (r * groups + c) * bytes, bytes);
+      }
+  }
 }
 
 }  // namespace ironkernels
