@@ -1,3 +1,4 @@
+"""`python -m ironkernels`: the command line (cli.main)."""
 import sys
 
 from .cli import main

@@ -1,3 +1,5 @@
+// ArrayView and DType: element sizes and names, contiguity, overlap and distinct-element checks, and
+// the shape and stride texts messages print.
 #include "ironkernels/core/array.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The runtime: build facts, CUDA devices, host/device buffers, copies and fills, events, the CPU ISA
+// choice (IRONKERNELS_CPU_ISA) and the development overrides (IRONKERNELS_DEV_OVERRIDES).
 #include "ironkernels/core/runtime.hpp"
 
 #include <cstdlib>

@@ -1,3 +1,5 @@
+// The CPU thread pool: cpu_threads() from IRONKERNELS_NUM_THREADS or the cores, parallel_for over
+// contiguous chunks, and parallel_chunks with progress polls and cancellation.
 #include "core/threads.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
 #pragma once
+// CPU parallelism for the kernels: parallel_for and parallel_chunks over cpu_threads() threads.
 #include <cstdint>
 #include <functional>
 

@@ -1,3 +1,5 @@
+// The m×m Hadamard factors of N = m·2^k: which m a length takes, the matrices built once per process,
+// and the build-time proof that each is symmetric with H·H = m·I.
 #include "fwt/hadamard_factors.hpp"
 
 #include <map>
