@@ -1,0 +1,76 @@
+"""ironkernels.jax: fwt as an XLA FFI call under jit, vmap and grad, equal to ironkernels.fwt on the same
+values (the host transform, or the CUDA kernels where JAX has a GPU), refusals at trace time."""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+ikj = pytest.importorskip("ironkernels.jax", reason="this copy was built without the JAX door (_jax_ffi)")
+
+import ironkernels as ik  # noqa: E402
+
+from fwt_helpers import np_dtype  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "complex64", "int32", "int64"])
+@pytest.mark.parametrize("shape,axis,kw", [((4, 64), -1, {}), ((3, 96), 1, {"normalized": True}),
+                                           ((256, 5), 0, {"scale": 3}), ((2, 1024), -1, {"block": 32}),
+                                           ((6, 128), -1, {"order": "sequency"})])
+def test_equals_the_package_transform(rng, dtype, shape, axis, kw):
+    if dtype.startswith("int") and kw.get("normalized"):
+        kw = {}
+    x = (rng.standard_normal(shape) * 8).astype(np.float32)
+    x = (x + 1j * x[::-1]).astype(dtype) if dtype.startswith("complex") else x.astype(np_dtype(dtype))
+    got = ikj.fwt(jnp.asarray(x), axis=axis, **kw)
+    assert isinstance(got, jax.Array) and got.dtype == jnp.asarray(x).dtype and got.shape == x.shape
+    np.testing.assert_array_equal(np.asarray(got), ik.fwt(x, axis=axis, **kw))
+
+
+def test_jit_vmap_and_grad(rng):
+    x = rng.standard_normal((4, 8, 64))
+    jitted = jax.jit(lambda a: ikj.fwt(a, axis=1, block=4, normalized=True) + 1.0)
+    np.testing.assert_allclose(np.asarray(jitted(x)), ik.fwt(x, axis=1, block=4, normalized=True) + 1.0, rtol=0,
+                               atol=1e-12)
+    for in_axes, out_axes in ((0, 0), (2, 2), (1, 0)):
+        mapped = jax.vmap(lambda a: ikj.fwt(a, axis=0), in_axes=in_axes, out_axes=out_axes)(x)
+        moved = np.moveaxis(x, in_axes, 0)  # each slice's axis 0 is the first of its two remaining axes
+        want = np.moveaxis(ik.fwt(moved, axis=1), 0, out_axes)
+        np.testing.assert_array_equal(np.asarray(mapped), want)
+    w = rng.standard_normal(64)
+    loss = lambda a: jnp.sum(ikj.fwt(a, normalized=True, order="dyadic") * w)  # noqa: E731
+    grad = np.asarray(jax.grad(loss)(x[0]))
+    # d/dx Σ w·(H x) = Hᵀ w = H w for every row
+    np.testing.assert_allclose(grad, np.broadcast_to(ik.fwt(w, normalized=True, order="dyadic"), grad.shape), atol=1e-12)
+    value, vjp = jax.vjp(lambda a: ikj.fwt(a, scale=0.5), x[0])
+    np.testing.assert_allclose(np.asarray(vjp(jnp.ones_like(value))[0]), ik.fwt(np.ones_like(x[0]), scale=0.5))
+
+
+def test_refused_when_traced():
+    x = jnp.ones((4, 12))
+    with pytest.raises(ValueError, match="axis=2"):
+        ikj.fwt(x, axis=2)
+    with pytest.raises(ValueError, match="order='walsh'"):
+        ikj.fwt(x, order="walsh")
+    with pytest.raises(TypeError, match="dtype uint8"):
+        ikj.fwt(jnp.ones((4, 8), jnp.uint8))
+    with pytest.raises(ValueError, match="integer transforms"):
+        ikj.fwt(jnp.ones((4, 8), jnp.int32), normalized=True)
+    with pytest.raises(Exception, match="block = 5"):  # found by the transform itself, inside the call
+        jax.block_until_ready(ikj.fwt(x, block=5))
+
+
+@pytest.mark.gpu
+def test_on_the_gpu_equals_the_package_transform(rng):
+    try:
+        gpu = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("JAX has no GPU backend here (pip install 'jax[cuda13]')")
+    x = rng.standard_normal((64, 4096)).astype(np.float32)
+    got = jax.jit(lambda a: ikj.fwt(a, normalized=True))(jax.device_put(x, gpu))
+    assert got.devices() == {gpu}
+    want = ik.fwt(x, normalized=True)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=1e-5 * np.abs(want).max())
+    grad = jax.grad(lambda a: jnp.sum(ikj.fwt(a, block=128) ** 2))(jax.device_put(x[:4], gpu))
+    np.testing.assert_allclose(np.asarray(grad), 2 * 128 * x[:4], rtol=1e-4, atol=1e-3)
