@@ -221,7 +221,14 @@ def run(force_cpu: bool = False) -> int:
     devices = [] if force_cpu else _core.cuda_devices()
     gpu = devices[0]["id"] if devices else None
     info = _core.build_info()
-    where = f"GPU {devices[0]['name']} (cuda:{gpu})" if devices else "CPU (no CUDA device found)" if not force_cpu else "CPU (--cpu)"
+    if force_cpu:
+        where = "CPU (--cpu)"
+    elif devices:
+        where = f"GPU {devices[0]['name']} (cuda:{gpu})"
+    elif not info["cuda"]:  # a GPU may well be there: this copy cannot use it
+        where = "CPU (this copy was built without CUDA; for the GPU kernels see docs/building.md)"
+    else:
+        where = "CPU (no CUDA device found)"
     print(f"ironkernels {info['version']} demo on {where}")
     print("fwt: y = H_N x along the last axis, checked against a float64 NumPy reference (relative L2 error)\n")
     rows = demo_fwt(gpu, megabytes=256 if gpu is not None else 32)

@@ -24,7 +24,8 @@ def _info(as_json: bool) -> int:
     if info["cuda"]:
         print(f"  CUDA backend: on (nvcc {info['cuda_version']}, architectures {info['cuda_archs']})")
     else:
-        print("  CUDA backend: off (CPU-only build)")
+        print("  CUDA backend: off (CPU-only build: no CUDA compiler when it was built; for the GPU kernels "
+              "see docs/building.md)")
     print(f"  cuBLAS:       {'found at build time' if info['cublas'] else 'not found'}")
     try:
         threads = f"{_core.cpu_threads()} threads"

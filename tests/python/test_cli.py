@@ -228,3 +228,16 @@ def test_lcn_check_answers_a_real_ctrl_c(tmp_path):
     assert time.monotonic() - t0 < 1.5
     assert proc.returncode == 130, err
     assert err.strip() == "ironkernels: interrupted" and "Traceback" not in err
+
+
+def test_a_cpu_only_build_says_so_and_how_to_get_the_gpu_one():
+    """A CPU-only copy on a machine that may have a GPU: info and the demo say the copy was built
+    without CUDA and point to the GPU build, instead of "no CUDA device found"."""
+    import ironkernels
+
+    if ironkernels.build_info()["cuda"]:
+        pytest.skip("this copy was built with CUDA")
+    info = run("info")
+    assert "CPU-only build" in info.stdout and "docs/building.md" in info.stdout
+    demo = run("demo")
+    assert demo.returncode == 0 and "built without CUDA" in demo.stdout.splitlines()[0]
