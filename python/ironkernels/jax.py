@@ -1,6 +1,7 @@
-"""JAX's own door: ``ironkernels.jax.fwt`` as an XLA FFI call (the CPU transform on host buffers, the CUDA
-kernels on XLA's stream), so it runs inside ``jax.jit``, batches under ``jax.vmap`` and differentiates
-under ``jax.grad`` (every Hadamard the transform applies is symmetric: it is its own transpose).
+"""JAX's own door: ``fwt``, ``gemm`` and ``fwt_quantize`` as XLA FFI calls (the CPU paths on host buffers,
+the CUDA kernels on XLA's stream and scratch memory; fwt_quantize on the host), so they run inside
+``jax.jit`` and batch under ``jax.vmap``; ``fwt`` and ``gemm`` differentiate under ``jax.grad`` (every
+Hadamard the transform applies is symmetric, its own transpose; gemm's cotangents are gemms).
 
 Needs a copy of ironkernels built with jaxlib present (``pip install jax && pip install
 --no-build-isolation .``: the ``_jax_ffi`` module); the rest of the package never imports JAX."""
@@ -20,7 +21,7 @@ except ImportError as e:  # a build without jaxlib's headers
     raise ImportError("ironkernels.jax: this copy of ironkernels was built without the JAX door (_jax_ffi); "
                       "rebuild with jax installed: pip install jax && pip install --no-build-isolation .") from e
 
-__all__ = ["fwt"]
+__all__ = ["fwt", "gemm", "fwt_quantize"]
 
 _ORDERS = {"natural": 0, "sequency": 1, "dyadic": 2}
 _DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64")
@@ -29,9 +30,10 @@ _DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128
 @functools.lru_cache(maxsize=None)
 def _register() -> None:
     handlers = _jax_ffi.handlers()
-    jax.ffi.register_ffi_target("ironkernels_fwt", handlers["fwt_cpu"], platform="cpu")
-    if "fwt_cuda" in handlers:
-        jax.ffi.register_ffi_target("ironkernels_fwt", handlers["fwt_cuda"], platform="CUDA")
+    for op in ("fwt", "gemm", "fwt_quantize"):
+        jax.ffi.register_ffi_target(f"ironkernels_{op}", handlers[f"{op}_cpu"], platform="cpu")
+        if f"{op}_cuda" in handlers:
+            jax.ffi.register_ffi_target(f"ironkernels_{op}", handlers[f"{op}_cuda"], platform="CUDA")
 
 
 def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = False, order: str = "natural",
@@ -73,3 +75,98 @@ def _fwt_backward(axis, scale, normalized, order, block, _, g):
 
 
 _fwt.defvjp(_fwt_forward, _fwt_backward)
+
+
+def gemm(a, b, *, trans_a: bool = False, trans_b: bool = False, contract=None):
+    """``op(a) · op(b)`` in float64 by ``ironkernels.gemm`` under ``contract`` (default
+    ``Contract.native()``; its contract: docs/gemm.md), traced as one XLA FFI call: the CPU reference on
+    host buffers, the CUDA plan (tuned once, its workspace XLA's scratch memory) on the GPU."""
+    from ._gemm import Contract, MAX_K
+
+    _register()
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    for name, x in (("a", a), ("b", b)):
+        if x.dtype != jnp.float64:
+            raise TypeError(f"gemm: {name} has dtype {jnp.dtype(x.dtype).name}; accepted: float64 (jax_enable_x64)")
+        if x.ndim != 2:
+            raise ValueError(f"gemm: {name} has shape {x.shape}; accepted: a matrix")
+    m, k = a.shape[::-1] if trans_a else a.shape
+    kb, n = b.shape[::-1] if trans_b else b.shape
+    if k != kb:
+        raise ValueError(f"gemm: op(a) is {m}x{k} but op(b) is {kb}x{n}; inner dimensions must match")
+    if k > MAX_K:
+        raise ValueError(f"gemm: k = {k} is above the supported maximum {MAX_K}")
+    contract = Contract.native() if contract is None else contract
+    if not isinstance(contract, Contract):
+        raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
+    rtol = 0.0 if contract.is_native or not contract.certified else contract.rtol_at(k)
+    key = (bool(trans_a), bool(trans_b), int(contract.moduli or 0),
+           {"fast": 0, "accurate": 1, "norm": 2}[contract.scaling], bool(contract.is_native), float(rtol))
+    return _gemm(a, b, key)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2,))
+def _gemm(a, b, key):
+    trans_a, trans_b, moduli, scaling, native, rtol = key
+    m = a.shape[1] if trans_a else a.shape[0]
+    n = b.shape[0] if trans_b else b.shape[1]
+    call = jax.ffi.ffi_call("ironkernels_gemm", jax.ShapeDtypeStruct((m, n), jnp.float64), vmap_method="sequential")
+    return call(a, b, trans_a=trans_a, trans_b=trans_b, moduli=np.int64(moduli), scaling=np.int64(scaling),
+                native=native, rtol=np.float64(rtol))
+
+
+def _gemm_forward(a, b, key):
+    return _gemm(a, b, key), (a, b)
+
+
+def _gemm_backward(key, saved, g):
+    # C = op(A)·op(B): d op(A) = G·op(B)ᵀ and d op(B) = op(A)ᵀ·G, transposed back where op transposes
+    # (dA = op(B)·Gᵀ, dB = Gᵀ·op(A)); each a gemm under the same contract.
+    a, b = saved
+    trans_a, trans_b = key[0], key[1]
+    rest = key[2:]
+    da = _gemm(b, g, (trans_b, True) + rest) if trans_a else _gemm(g, b, (False, not trans_b) + rest)
+    db = _gemm(g, a, (True, trans_a) + rest) if trans_b else _gemm(a, g, (not trans_a, False) + rest)
+    return da, db
+
+
+_gemm.defvjp(_gemm_forward, _gemm_backward)
+
+
+def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int] = None, signs=None,
+                 normalized: bool = True, scale_layout: str = "row-major"):
+    """``ironkernels.fwt_quantize`` on a JAX array (host buffers), traced as one XLA FFI call: returns
+    JAX arrays ``(q, scales)``, for nvfp4 ``(q, (block_scales, tensor_scale))``."""
+    from ._fwt_quantize import _FIXED_GROUP, _PACKED, FORMATS, rademacher_signs
+
+    _register()
+    x = jnp.asarray(x)
+    if to not in FORMATS:
+        raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
+    if scale_layout not in ("row-major", "swizzled-128x4"):
+        raise ValueError(f"fwt_quantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
+    if x.ndim < 1:
+        raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
+    n = x.shape[-1]
+    g = group if group is not None else _FIXED_GROUP.get(to, n)
+    if g < 1 or n % g or (to in _FIXED_GROUP and g != _FIXED_GROUP[to]):
+        raise ValueError(f"fwt_quantize: group = {g} for {to} and N = {n}; accepted: a divisor of N "
+                         f"({_FIXED_GROUP.get(to, 'any')} for this format)")
+    sign_array = None
+    if signs is not None:
+        sign_array = rademacher_signs(n, signs) if isinstance(signs, numbers.Integral) else np.asarray(signs, np.int8)
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    q_shape = x.shape[:-1] + ((n // 2) if to in _PACKED else n,)
+    s_shape = (x.shape[:-1] + (n // g,) if scale_layout == "row-major"
+               else (-(-rows // 128) * 128 * (-(-(n // g) // 4) * 4),))
+    results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
+               jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),
+               jax.ShapeDtypeStruct((1,), jnp.float32))
+    call = jax.ffi.ffi_call("ironkernels_fwt_quantize", results,
+                            vmap_method="broadcast_all" if scale_layout == "row-major" else "sequential")
+    q, s, t = call(x, to=np.int64(FORMATS.index(to)), block=np.int64(block or 0),
+                   group=np.int64(g if to not in _FIXED_GROUP else 0), normalized=bool(normalized),
+                   scale_layout=np.int64(scale_layout != "row-major"), has_signs=sign_array is not None,
+                   signs=sign_array if sign_array is not None else np.ones(1, np.int8))
+    return q, ((s, t) if to == "nvfp4" else s)
+

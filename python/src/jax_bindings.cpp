@@ -1,15 +1,19 @@
-// The JAX door: XLA FFI handlers for fwt (host and CUDA) that ironkernels.jax registers with
-// jax.ffi, so the transform runs inside jit-compiled programs on XLA's own buffers and stream. A
-// module of its own (_jax_ffi), built where jaxlib's FFI headers are found at configure time.
+// The JAX door: XLA FFI handlers that ironkernels.jax registers with jax.ffi — fwt and gemm on the
+// host and on CUDA (XLA's buffers, stream and scratch memory), fwt_quantize on the host — so the ops
+// run inside jit-compiled programs. A module of its own (_jax_ffi), built where jaxlib's FFI headers
+// are found at configure time.
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/fwt.hpp"
+#include "ironkernels/fwt_quantize.hpp"
+#include "ironkernels/gemm.hpp"
 #include "xla/ffi/api/ffi.h"
 
 #if IRONKERNELS_WITH_CUDA
@@ -32,7 +36,9 @@ DType dtype_of(ffi::DataType t) {
     case ffi::DataType::C128: return DType::complex128;
     case ffi::DataType::S32: return DType::int32;
     case ffi::DataType::S64: return DType::int64;
-    default: raise<TypeError>("fwt: x has an XLA element type fwt does not take");
+    case ffi::DataType::S8: return DType::int8;
+    case ffi::DataType::U8: return DType::uint8;
+    default: raise<TypeError>("ironkernels.jax: an XLA element type the library does not take");
   }
 }
 
@@ -41,6 +47,18 @@ ArrayView view_of(const ffi::AnyBuffer& b, Device device) {
   const auto dims = b.dimensions();
   return ArrayView::contiguous(b.untyped_data(), dtype_of(b.element_type()),
                                std::vector<std::int64_t>(dims.begin(), dims.end()), device);
+}
+
+// Errors of the library as XLA errors (the Python wrappers check the arguments before tracing; what
+// only the data shows, such as an invalid length inside a call, arrives here).
+template <class F>
+ffi::Error guarded(F&& f) {
+  try {
+    f();
+    return ffi::Error::Success();
+  } catch (const std::exception& e) {
+    return ffi::Error(ffi::ErrorCode::kInvalidArgument, e.what());
+  }
 }
 
 FwtOptions options_of(std::int64_t axis, double scale, bool has_scale, bool normalized, std::int64_t order,
@@ -54,31 +72,123 @@ FwtOptions options_of(std::int64_t axis, double scale, bool has_scale, bool norm
   return o;
 }
 
-ffi::Error run_fwt(const ffi::AnyBuffer& x, ffi::Result<ffi::AnyBuffer>& y, const FwtOptions& o, Device device,
-                   Stream stream) {
-  try {
-    fwt(view_of(x, device), view_of(*y, device), o, stream);
-    return ffi::Error::Success();
-  } catch (const std::exception& e) {
-    return ffi::Error(ffi::ErrorCode::kInvalidArgument, e.what());
-  }
-}
 
 ffi::Error fwt_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int64_t axis, double scale, bool has_scale,
                     bool normalized, std::int64_t order, std::int64_t block) {
-  return run_fwt(x, y, options_of(axis, scale, has_scale, normalized, order, block), Device{}, Stream());
+  return guarded([&] {
+    fwt(view_of(x, Device{}), view_of(*y, Device{}), options_of(axis, scale, has_scale, normalized, order, block));
+  });
 }
 
 #if IRONKERNELS_WITH_CUDA
 ffi::Error fwt_cuda(cudaStream_t stream, std::int32_t device, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
                     std::int64_t axis, double scale, bool has_scale, bool normalized, std::int64_t order,
                     std::int64_t block) {
-  return run_fwt(x, y, options_of(axis, scale, has_scale, normalized, order, block), Device{DeviceType::cuda, device},
-                 Stream(stream));
+  const Device dev{DeviceType::cuda, device};
+  return guarded([&] {
+    fwt(view_of(x, dev), view_of(*y, dev), options_of(axis, scale, has_scale, normalized, order, block), Stream(stream));
+  });
 }
 #endif
 
+GemmOptions gemm_options(bool trans_a, bool trans_b, std::int64_t moduli, std::int64_t scaling, bool native,
+                         double rtol) {
+  GemmOptions o;
+  o.trans_a = trans_a, o.trans_b = trans_b;
+  o.contract.moduli = static_cast<int>(moduli);
+  o.contract.scaling = scaling == 1 ? GemmScaling::accurate : scaling == 2 ? GemmScaling::norm : GemmScaling::fast;
+  o.contract.native = native, o.contract.rtol = rtol;
+  return o;
+}
+
+ffi::Error gemm_host(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> c, bool trans_a, bool trans_b,
+                     std::int64_t moduli, std::int64_t scaling, bool native, double rtol) {
+  return guarded([&] {
+    gemm_reference(view_of(a, Device{}), view_of(b, Device{}), view_of(*c, Device{}),
+                   gemm_options(trans_a, trans_b, moduli, scaling, native, rtol));
+  });
+}
+
+#if IRONKERNELS_WITH_CUDA
+ffi::Error gemm_cuda(cudaStream_t stream, std::int32_t device, ffi::ScratchAllocator scratch, ffi::AnyBuffer a,
+                     ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> c, bool trans_a, bool trans_b, std::int64_t moduli,
+                     std::int64_t scaling, bool native, double rtol) {
+  return guarded([&] {
+    const Device dev{DeviceType::cuda, device};
+    const ArrayView av = view_of(a, dev), bv = view_of(b, dev), cv = view_of(*c, dev);
+    const GemmOptions o = gemm_options(trans_a, trans_b, moduli, scaling, native, rtol);
+    const std::int64_t m = cv.shape[0], n = cv.shape[1], k = trans_a ? av.shape[0] : av.shape[1];
+    const auto plan = gemm_plan(m, n, k, trans_a, trans_b, o.contract, dev);
+    const std::size_t bytes = plan->workspace_bytes();
+    const std::optional<void*> workspace = scratch.Allocate(bytes ? bytes : 1, 256);
+    if (!workspace) raise<ValueError>("gemm: XLA could not allocate the plan's workspace of ", bytes, " bytes");
+    plan->tune_once(*workspace, bytes, Stream(stream));
+    plan->run(av, bv, cv, 1.0, 0.0, *workspace, bytes, Stream(stream));
+  });
+}
+#endif
+
+// The signs travel as an attribute (a constant of the program, unbatched under vmap).
+ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ffi::Result<ffi::AnyBuffer> scales,
+                             ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to, std::int64_t block,
+                             std::int64_t group, bool normalized, std::int64_t scale_layout, bool has_signs,
+                             ffi::Span<const std::int8_t> signs) {
+  return guarded([&] {
+    FwtQuantizeOptions o;
+    o.to = static_cast<QuantFormat>(to);
+    o.block = block, o.group = group, o.normalized = normalized;
+    o.scale_layout = scale_layout ? ScaleLayout::swizzled_128x4 : ScaleLayout::row_major;
+    if (has_signs)
+      o.signs = ArrayView::contiguous(const_cast<std::int8_t*>(signs.begin()), DType::int8,
+                                      {static_cast<std::int64_t>(signs.size())});
+    // The element types of q and the scales as the library names them (XLA: U8 / S8 / F32).
+    fwt_quantize(view_of(x, Device{}), view_of(*q, Device{}), view_of(*scales, Device{}),
+                 o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, Device{}) : ArrayView{}, o);
+  });
+}
+
 }  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<bool>("trans_a")
+                                  .Attr<bool>("trans_b")
+                                  .Attr<std::int64_t>("moduli")
+                                  .Attr<std::int64_t>("scaling")
+                                  .Attr<bool>("native")
+                                  .Attr<double>("rtol"));
+#if IRONKERNELS_WITH_CUDA
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_cuda, gemm_cuda,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Ctx<ffi::DeviceOrdinal>()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<bool>("trans_a")
+                                  .Attr<bool>("trans_b")
+                                  .Attr<std::int64_t>("moduli")
+                                  .Attr<std::int64_t>("scaling")
+                                  .Attr<bool>("native")
+                                  .Attr<double>("rtol"));
+#endif
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_host, fwt_quantize_host,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Attr<std::int64_t>("to")
+                                  .Attr<std::int64_t>("block")
+                                  .Attr<std::int64_t>("group")
+                                  .Attr<bool>("normalized")
+                                  .Attr<std::int64_t>("scale_layout")
+                                  .Attr<bool>("has_signs")
+                                  .Attr<ffi::Span<const std::int8_t>>("signs"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_host, fwt_host,
                               ffi::Ffi::Bind()
@@ -112,7 +222,10 @@ NB_MODULE(_jax_ffi, m) {
     out["fwt_cpu"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_host));
 #if IRONKERNELS_WITH_CUDA
     out["fwt_cuda"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_cuda));
+    out["gemm_cuda"] = nb::capsule(reinterpret_cast<void*>(ironkernels_gemm_cuda));
 #endif
+    out["gemm_cpu"] = nb::capsule(reinterpret_cast<void*>(ironkernels_gemm_host));
+    out["fwt_quantize_cpu"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_quantize_host));
     return out;
-  }, "{target: PyCapsule of its XLA FFI handler}: fwt_cpu, and fwt_cuda in CUDA builds.");
+  }, "{target: PyCapsule of its XLA FFI handler}: fwt_cpu, gemm_cpu, fwt_quantize_cpu; fwt_cuda, gemm_cuda in CUDA builds.");
 }

@@ -1,5 +1,6 @@
-"""ironkernels.jax: fwt as an XLA FFI call under jit, vmap and grad, equal to ironkernels.fwt on the same
-values (the host transform, or the CUDA kernels where JAX has a GPU), refusals at trace time."""
+"""ironkernels.jax: fwt, gemm and fwt_quantize as XLA FFI calls under jit and vmap (fwt and gemm under
+grad too), equal to the package's calls on the same values (the host paths, or the CUDA kernels where
+JAX has a GPU), refusals at trace time."""
 import numpy as np
 import pytest
 
@@ -61,6 +62,44 @@ def test_refused_when_traced():
         jax.block_until_ready(ikj.fwt(x, block=5))
 
 
+def test_gemm_equals_the_package_gemm_and_differentiates(rng):
+    a, b = rng.standard_normal((30, 70)), rng.standard_normal((70, 20))
+    for contract in (None, ik.Contract(rtol=1e-8), ik.Contract(moduli=15, scaling="accurate")):
+        got = jax.jit(lambda x, y: ikj.gemm(x, y, contract=contract))(a, b)
+        np.testing.assert_array_equal(np.asarray(got), ik.gemm(a, b, contract=contract or ik.Contract.native()))
+    for ta in (False, True):
+        for tb in (False, True):
+            x, y = (a.T.copy() if ta else a), (b.T.copy() if tb else b)
+            loss = lambda p, q: jnp.sum(jnp.sin(ikj.gemm(p, q, trans_a=ta, trans_b=tb)))  # noqa: E731
+            exact = lambda p, q: jnp.sum(jnp.sin((p.T if ta else p) @ (q.T if tb else q)))  # noqa: E731
+            for got, want in zip(jax.grad(loss, (0, 1))(x, y), jax.grad(exact, (0, 1))(x, y)):
+                np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+    batched = jax.vmap(ikj.gemm)(np.stack([a, 2 * a]), np.stack([b, b]))
+    np.testing.assert_array_equal(np.asarray(batched[1]), ik.gemm(2 * a, b))
+    with pytest.raises(TypeError, match="float64"):
+        ikj.gemm(a.astype(np.float32), b.astype(np.float32))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ikj.gemm(a, a)
+
+
+@pytest.mark.parametrize("to", ["float8_e4m3fn", "int4", "mxfp4", "nvfp4"])
+def test_fwt_quantize_equals_the_package_call(rng, to):
+    x = rng.standard_normal((3, 4, 256)).astype(np.float32)
+    kw = dict(to=to, block=128, signs=5, **({} if to in ("mxfp4", "nvfp4") else {"group": 64}))
+    got = jax.jit(lambda v: ikj.fwt_quantize(v, **kw))(x)
+    want = ik.fwt_quantize(x, **kw)
+    np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+    flat = lambda s: s if isinstance(s, tuple) else (s,)  # noqa: E731
+    for g, w in zip(flat(got[1]), flat(want[1])):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    if to != "nvfp4":  # nvfp4's tensor scale spans the batch
+        mapped = jax.vmap(lambda v: ikj.fwt_quantize(v, **kw)[0])(x)
+        np.testing.assert_array_equal(np.asarray(mapped), want[0])
+    swizzled = ikj.fwt_quantize(x[0], **kw, scale_layout="swizzled-128x4")
+    np.testing.assert_array_equal(np.asarray(flat(swizzled[1])[0]),
+                                  flat(ik.fwt_quantize(x[0], **kw, scale_layout="swizzled-128x4")[1])[0])
+
+
 @pytest.mark.gpu
 def test_on_the_gpu_equals_the_package_transform(rng):
     try:
@@ -74,3 +113,8 @@ def test_on_the_gpu_equals_the_package_transform(rng):
     np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=1e-5 * np.abs(want).max())
     grad = jax.grad(lambda a: jnp.sum(ikj.fwt(a, block=128) ** 2))(jax.device_put(x[:4], gpu))
     np.testing.assert_allclose(np.asarray(grad), 2 * 128 * x[:4], rtol=1e-4, atol=1e-3)
+    a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 200))
+    got = jax.jit(ikj.gemm)(jax.device_put(a, gpu), jax.device_put(b, gpu))
+    want = ik.gemm(a, b)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=1e-13 * np.abs(want).max())
+
