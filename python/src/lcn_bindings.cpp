@@ -197,8 +197,8 @@ void bind_lcn(nb::module_& m) {
     std::vector<std::int64_t> out(xy.data(), xy.data() + 2 * xy.shape(0));
     {
       nb::gil_scoped_release release;
-      lcn::legalise(out.data(), static_cast<std::int64_t>(xy.shape(0)), edges.data(),
-                    static_cast<std::int64_t>(edges.shape(0)), width, height, seed);
+      lcn::legalise(ArrayView::contiguous(out.data(), DType::int64, {std::int64_t(xy.shape(0)), 2}), view_of(edges),
+                    width, height, seed);
     }
     return to_numpy(out);
   }, nb::arg("xy").noconvert(), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"), nb::arg("seed") = 0,
@@ -208,7 +208,7 @@ void bind_lcn(nb::module_& m) {
     std::vector<std::int64_t> out;
     {
       nb::gil_scoped_release release;
-      out = lcn::start_layout(method, n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), width, height, seed);
+      out = lcn::start_layout(method, n, view_of(edges), width, height, seed);
     }
     return to_numpy(out);
   }, nb::arg("method"), nb::arg("n"), nb::arg("edges").noconvert(), nb::arg("width"), nb::arg("height"),
@@ -228,7 +228,7 @@ void bind_lcn(nb::module_& m) {
     lcn::KLowerBound b;
     {
       nb::gil_scoped_release release;
-      b = lcn::k_lower_bound(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), known);
+      b = lcn::k_lower_bound(n, view_of(edges), known);
     }
     return nb::make_tuple(b.k, b.reason);
   }, nb::arg("n"), nb::arg("edges").noconvert(), nb::arg("planar") = nb::none(),
@@ -237,7 +237,7 @@ void bind_lcn(nb::module_& m) {
   // Planarity and planar straight-line grid drawings (ironkernels/lcn_planar.hpp).
   m.def("lcn_is_planar", [](IndexPairs edges, std::int64_t n) {
     nb::gil_scoped_release release;
-    return lcn::is_planar(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)));
+    return lcn::is_planar(n, view_of(edges));
   }, nb::arg("edges").noconvert(), nb::arg("n"),
      "Whether the graph on n vertices with (m, 2) int64 `edges` is planar (duplicates allowed, no self-loops).");
   m.def("lcn_planar_drawing", [](IndexPairs edges, std::int64_t n) -> nb::object {
@@ -247,7 +247,7 @@ void bind_lcn(nb::module_& m) {
     bool planar;
     {
       nb::gil_scoped_release release;
-      planar = lcn::planar_grid_drawing(n, edges.data(), static_cast<std::int64_t>(edges.shape(0)), xy);
+      planar = lcn::planar_grid_drawing(n, view_of(edges), ArrayView::contiguous(xy, DType::int64, {n, 2}));
     }
     if (!planar) return nb::none();
     return nb::cast(nb::ndarray<nb::numpy, std::int64_t, nb::shape<-1, 2>>(xy, {static_cast<std::size_t>(n), 2}, owner));

@@ -96,12 +96,14 @@ void bind_lcn_solve(nb::module_& m) {
     lcn::SolveResult r;
     {
       nb::gil_scoped_release release;
-      const std::int64_t n = static_cast<std::int64_t>(xy.shape(0)), ne = static_cast<std::int64_t>(edges.shape(0));
+      const ArrayView xv = ArrayView::contiguous(const_cast<std::int64_t*>(xy.data()), DType::int64,
+                                                 {std::int64_t(xy.shape(0)), 2});
+      const ArrayView ev = ArrayView::contiguous(const_cast<std::int64_t*>(edges.data()), DType::int64,
+                                                 {std::int64_t(edges.shape(0)), 2});
       if (device == "cuda")
-        r = lcn::solve_cuda(xy.data(), n, edges.data(), ne, width, height, options, Device{DeviceType::cuda, device_id},
-                            nullptr, poll.callback());
+        r = lcn::solve_cuda(xv, ev, width, height, options, Device{DeviceType::cuda, device_id}, nullptr, poll.callback());
       else
-        r = lcn::solve_cpu(xy.data(), n, edges.data(), ne, width, height, options, poll.callback());
+        r = lcn::solve_cpu(xv, ev, width, height, options, poll.callback());
     }
     poll.reraise_if_any();
     nb::list history;

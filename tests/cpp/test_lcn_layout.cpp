@@ -71,7 +71,7 @@ std::int64_t legalise_checked(const char* what, std::vector<std::int64_t> xy, co
   const std::vector<std::int64_t> before = xy;
   const std::int64_t n = static_cast<std::int64_t>(xy.size()) / 2;
   try {
-    lcn::legalise(xy.data(), n, e.data(), m_of(e), w, h, seed);
+    lcn::legalise(lcn_pairs(xy.data(), n), lcn_pairs(e.data(), m_of(e)), w, h, seed);
   } catch (const Error& err) {
     CHECK(false, "%s: threw %s", what, err.what());
     return -1;
@@ -154,19 +154,19 @@ int main() {
   {  // Impossible: too few points; K9 on 3 x 3 points (some three are collinear); a star K_{1,3} on a line.
     std::vector<std::int64_t> xy(2 * 10, 0);
     const Edges e = cycle(10);
-    CHECK(throws_value_error([&] { lcn::legalise(xy.data(), 10, e.data(), 10, 2, 2, 1); }, "distinct points"),
+    CHECK(throws_value_error([&] { lcn::legalise(lcn_pairs(xy.data(), 10), lcn_pairs(e.data(), 10), 2, 2, 1); }, "distinct points"),
           "10 vertices on 9 points");
     std::vector<std::int64_t> k9(18, 1);
     const std::vector<std::int64_t> k9_before = k9;
     const Edges e9 = complete(9);
-    CHECK(throws_value_error([&] { lcn::legalise(k9.data(), 9, e9.data(), m_of(e9), 2, 2, 1); }, "too small"),
+    CHECK(throws_value_error([&] { lcn::legalise(lcn_pairs(k9.data(), 9), lcn_pairs(e9.data(), m_of(e9)), 2, 2, 1); }, "too small"),
           "K9 on 3x3 points");
     CHECK(k9 == k9_before, "a refused legalise changed its input");
     std::vector<std::int64_t> star(8, 0);
     const Edges e3 = {0, 1, 0, 2, 0, 3};
-    CHECK(throws_value_error([&] { lcn::legalise(star.data(), 4, e3.data(), 3, 100, 0, 1); }), "K_{1,3} on a line");
+    CHECK(throws_value_error([&] { lcn::legalise(lcn_pairs(star.data(), 4), lcn_pairs(e3.data(), 3), 100, 0, 1); }), "K_{1,3} on a line");
     const Edges loop = {0, 0};
-    CHECK(throws_value_error([&] { lcn::legalise(star.data(), 4, loop.data(), 1, 10, 10, 1); }, "self-loop"), "self-loop");
+    CHECK(throws_value_error([&] { lcn::legalise(lcn_pairs(star.data(), 4), lcn_pairs(loop.data(), 1), 10, 10, 1); }, "self-loop"), "self-loop");
   }
   {  // Start layouts: valid, deterministic for a seed, different for another; disconnected graphs.
     Edges two = grid_graph(8, 8);
@@ -174,34 +174,34 @@ int main() {
     for (std::size_t i = 0; i < c.size(); ++i) two.push_back(c[i] + 64);  // + 6 isolated vertices (94 .. 99)
     const std::int64_t n = 100;
     for (const std::string method : lcn::start_layout_methods()) {
-      const auto a = lcn::start_layout(method, n, two.data(), m_of(two), 200, 100, 5);
-      const auto b = lcn::start_layout(method, n, two.data(), m_of(two), 200, 100, 5);
-      const auto d = lcn::start_layout(method, n, two.data(), m_of(two), 200, 100, 6);
+      const auto a = lcn::start_layout(method, n, lcn_pairs(two.data(), m_of(two)), 200, 100, 5);
+      const auto b = lcn::start_layout(method, n, lcn_pairs(two.data(), m_of(two)), 200, 100, 5);
+      const auto d = lcn::start_layout(method, n, lcn_pairs(two.data(), m_of(two)), 200, 100, 6);
       CHECK(valid(a, two, 200, 100), "%s: not valid", method.c_str());
       CHECK(a == b, "%s: not deterministic", method.c_str());
       if (method != "circle") CHECK(a != d, "%s: the seed changes nothing", method.c_str());
       // Tight box too.
-      const auto t = lcn::start_layout(method, n, two.data(), m_of(two), 10, 9, 5);
+      const auto t = lcn::start_layout(method, n, lcn_pairs(two.data(), m_of(two)), 10, 9, 5);
       CHECK(valid(t, two, 10, 9), "%s on 11x10 points: not valid", method.c_str());
     }
     // A tree on the circle, in depth-first order, has no crossings.
     Edges tree;
     for (std::int64_t v = 1; v < 200; ++v) tree.insert(tree.end(), {next(v), v});
-    const auto xy = lcn::start_layout("circle", 200, tree.data(), m_of(tree), 4000, 4000, 1);
+    const auto xy = lcn::start_layout("circle", 200, lcn_pairs(tree.data(), m_of(tree)), 4000, 4000, 1);
     const auto ev = lcn::evaluate(lcn_pairs(xy.data(), 200), lcn_pairs(tree.data(), m_of(tree)), 4000, 4000);
     CHECK(ev.valid() && ev.k == 0, "tree on a circle: k = %lld", (long long)ev.k);
     // Stress unfolds a grid graph: few crossings (a planar start for SA).
     const Edges g = grid_graph(20, 20);
-    const auto s = lcn::start_layout("stress", 400, g.data(), m_of(g), 400, 400, 3);
+    const auto s = lcn::start_layout("stress", 400, lcn_pairs(g.data(), m_of(g)), 400, 400, 3);
     const auto evs = lcn::evaluate(lcn_pairs(s.data(), 400), lcn_pairs(g.data(), m_of(g)), 400, 400);
     CHECK(evs.valid() && evs.k <= 1, "stress on a 20x20 grid graph: k = %lld, %lld crossings", (long long)evs.k,
           (long long)evs.total_crossings);
-    CHECK(throws_value_error([&] { lcn::start_layout("spring", 400, g.data(), m_of(g), 400, 400, 3); }, "spring"),
+    CHECK(throws_value_error([&] { lcn::start_layout("spring", 400, lcn_pairs(g.data(), m_of(g)), 400, 400, 3); }, "spring"),
           "unknown method");
   }
   {  // Lower bounds: exact small cases, and never above a k that a drawing reaches.
     auto lb = [](const Edges& e, std::int64_t n, lcn::Planarity p = lcn::Planarity::unknown) {
-      return lcn::k_lower_bound(n, e.data(), m_of(e), p);
+      return lcn::k_lower_bound(n, lcn_pairs(e.data(), m_of(e)), p);
     };
     CHECK(lb(complete(4), 4).k == 0, "K4");
     CHECK(lb(complete(5), 5).k == 1 && lb(complete(5), 5).reason == "k-planar density", "K5: %lld",
@@ -227,7 +227,7 @@ int main() {
     // Every lower bound stays below the k of the drawings our layouts reach.
     const Edges dense = random_graph(60, 1200);
     for (const std::string method : lcn::start_layout_methods()) {
-      const auto xy = lcn::start_layout(method, 60, dense.data(), m_of(dense), 100, 100, 2);
+      const auto xy = lcn::start_layout(method, 60, lcn_pairs(dense.data(), m_of(dense)), 100, 100, 2);
       const auto ev = lcn::evaluate(lcn_pairs(xy.data(), 60), lcn_pairs(dense.data(), m_of(dense)), 100, 100);
       CHECK(lb(dense, 60).k <= ev.k, "dense random: bound %lld above the reached k %lld", (long long)lb(dense, 60).k,
             (long long)ev.k);
@@ -239,7 +239,7 @@ int main() {
     const Edges e = random_graph(n, 2 * n);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::int64_t> xy(2 * n, 5000);
-    lcn::legalise(xy.data(), n, e.data(), m_of(e), n, n, 1);
+    lcn::legalise(lcn_pairs(xy.data(), n), lcn_pairs(e.data(), m_of(e)), n, n, 1);
     const double t_point = seconds_since(t0);
     CHECK(valid(xy, e, n, n), "10^4 at one point: not valid");
     std::printf("legalise, 10^4 vertices at one point (2*10^4 edges): %.3f s\n", t_point);
@@ -248,7 +248,7 @@ int main() {
     for (const std::string method : lcn::start_layout_methods()) {
       for (const auto* graph : {&e, &g}) {
         t0 = std::chrono::steady_clock::now();
-        const auto s = lcn::start_layout(method, n, graph->data(), m_of(*graph), n, n, 1);
+        const auto s = lcn::start_layout(method, n, lcn_pairs(graph->data(), m_of(*graph)), n, n, 1);
         const double t = seconds_since(t0);
         CHECK(valid(s, *graph, n, n), "%s on 10^4 vertices: not valid", method.c_str());
         std::printf("start_layout %-6s 10^4 vertices, %s: %.3f s\n", method.c_str(),

@@ -37,10 +37,10 @@ double check_planar(const std::string& name, std::int64_t n, const Edges& e) {
   const std::int64_t m = static_cast<std::int64_t>(e.size() / 2);
   std::vector<std::int64_t> xy(2 * n + 2, -7);
   const auto t0 = std::chrono::steady_clock::now();
-  const bool ok = lcn::planar_grid_drawing(n, e.data(), m, xy.data());
+  const bool ok = lcn::planar_grid_drawing(n, lcn_pairs(e.data(), m), lcn_pairs(xy.data(), n));
   const double t = seconds_since(t0);
   CHECK(ok, "%s: planar graph (n=%lld m=%lld) refused", name.c_str(), (long long)n, (long long)m);
-  CHECK(lcn::is_planar(n, e.data(), m), "%s: is_planar false", name.c_str());
+  CHECK(lcn::is_planar(n, lcn_pairs(e.data(), m)), "%s: is_planar false", name.c_str());
   CHECK(xy[2 * n] == -7 && xy[2 * n + 1] == -7, "%s: wrote past n pairs", name.c_str());
   if (!ok) return t;
   const std::int64_t box = std::max<std::int64_t>(n - 2, 1);
@@ -53,9 +53,9 @@ double check_planar(const std::string& name, std::int64_t n, const Edges& e) {
 void check_nonplanar(const std::string& name, std::int64_t n, const Edges& e) {
   const std::int64_t m = static_cast<std::int64_t>(e.size() / 2);
   std::vector<std::int64_t> xy(2 * n, -7);
-  CHECK(!lcn::is_planar(n, e.data(), m), "%s: non-planar graph (n=%lld m=%lld) called planar", name.c_str(),
+  CHECK(!lcn::is_planar(n, lcn_pairs(e.data(), m)), "%s: non-planar graph (n=%lld m=%lld) called planar", name.c_str(),
         (long long)n, (long long)m);
-  CHECK(!lcn::planar_grid_drawing(n, e.data(), m, xy.data()), "%s: drawing of a non-planar graph", name.c_str());
+  CHECK(!lcn::planar_grid_drawing(n, lcn_pairs(e.data(), m), lcn_pairs(xy.data(), n)), "%s: drawing of a non-planar graph", name.c_str());
   CHECK(std::all_of(xy.begin(), xy.end(), [](std::int64_t c) { return c == -7; }), "%s: wrote a refused drawing",
         name.c_str());
 }
@@ -301,14 +301,14 @@ int main() {
     bool named = false;
     const Edges loop = {0, 1, 1, 2, 2, 2};
     try {
-      lcn::planar_grid_drawing(3, loop.data(), 3, xy);
+      lcn::planar_grid_drawing(3, lcn_pairs(loop.data(), 3), lcn_pairs(xy, 3));
     } catch (const ValueError& err) {
       named = std::strstr(err.what(), "edge 2") != nullptr && std::strstr(err.what(), "self-loop") != nullptr;
     }
     CHECK(named, "self-loop not reported by its edge");
     named = false;
     try {
-      lcn::is_planar(3, loop.data(), 3);
+      lcn::is_planar(3, lcn_pairs(loop.data(), 3));
     } catch (const ValueError& err) {
       named = std::strstr(err.what(), "edge 2") != nullptr;
     }
@@ -316,14 +316,14 @@ int main() {
     bool threw = false;
     const Edges out_of_range = {0, 3};
     try {
-      lcn::is_planar(3, out_of_range.data(), 1);
+      lcn::is_planar(3, lcn_pairs(out_of_range.data(), 1));
     } catch (const ValueError&) {
       threw = true;
     }
     CHECK(threw, "endpoint outside [0, n)");
     threw = false;
     try {
-      lcn::is_planar(-1, nullptr, 0);
+      lcn::is_planar(-1, lcn_pairs(nullptr, 0));
     } catch (const ValueError&) {
       threw = true;
     }
@@ -335,10 +335,10 @@ int main() {
     const std::int64_t n = 300;
     const Edges g = random_maximal_planar(n, rng, 1000);
     std::vector<std::int64_t> xy(2 * n);
-    CHECK(lcn::planar_grid_drawing(n, g.data(), static_cast<std::int64_t>(g.size() / 2), xy.data()), "scale: draw");
+    CHECK(lcn::planar_grid_drawing(n, lcn_pairs(g.data(), static_cast<std::int64_t>(g.size() / 2)), lcn_pairs(xy.data(), n)), "scale: draw");
     std::vector<std::int64_t> small = xy;
-    CHECK(!lcn::scale_to_box(small.data(), n, n - 3, 5000) && small == xy, "scale: a box too small accepted");
-    CHECK(lcn::scale_to_box(xy.data(), n, 5000, 1000), "scale: refused");
+    CHECK(!lcn::scale_to_box(lcn_pairs(small.data(), n), n - 3, 5000) && small == xy, "scale: a box too small accepted");
+    CHECK(lcn::scale_to_box(lcn_pairs(xy.data(), n), 5000, 1000), "scale: refused");
     std::int64_t max_x = 0, max_y = 0;
     for (std::int64_t v = 0; v < n; ++v) max_x = std::max(max_x, xy[2 * v]), max_y = std::max(max_y, xy[2 * v + 1]);
     CHECK(max_x <= 5000 && max_x > 5000 - (n - 2) && max_y <= 1000 && max_y > 1000 - (n - 2),

@@ -43,14 +43,14 @@ int main(int argc, char** argv) {
   o.chains = 3;
   if (gpu) {
     if (cuda_devices().empty()) return 77;
-    const auto a = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
-    const auto b = lcn::solve_cuda(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o, Device{DeviceType::cuda, 0});
+    const auto a = lcn::solve_cpu(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, o);
+    const auto b = lcn::solve_cuda(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, o, Device{DeviceType::cuda, 0});
     CHECK(a.xy == b.xy && a.moves == b.moves, "CUDA chains differ from the CPU chains");
     CHECK(b.evaluation.valid(), "CUDA result invalid");
     return report_and_exit_code();
   }
-  const auto a = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
-  const auto b = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
+  const auto a = lcn::solve_cpu(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, o);
+  const auto b = lcn::solve_cpu(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, o);
   const lcn::Evaluation ev = lcn::evaluate(lcn_pairs(a.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side);
   CHECK(ev.valid() && key_le(ev, start) && ev.k < start.k, "K8: valid=%d k=%lld (start %lld)", ev.valid(),
         (long long)ev.k, (long long)start.k);
@@ -61,8 +61,7 @@ int main(int argc, char** argv) {
   int calls = 0;
   lcn::SolveOptions timed;
   timed.time_limit = 30;
-  const auto c = lcn::solve_cpu(g.xy.data(), g.n, g.edges.data(), g.m, g.side, g.side, timed,
-                                [&](const lcn::SolveSnapshot&) { return ++calls < 2; });
+  const auto c = lcn::solve_cpu(lcn_pairs(g.xy.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, timed, [&](const lcn::SolveSnapshot&) { return ++calls < 2; });
   CHECK(c.stopped_by_callback && c.seconds < 5 && c.evaluation.valid(), "callback stop: %d %g", c.stopped_by_callback,
         c.seconds);
 
@@ -70,7 +69,7 @@ int main(int argc, char** argv) {
   bad[2] = bad[0], bad[3] = bad[1];  // two vertices on one point
   bool threw = false;
   try {
-    lcn::solve_cpu(bad.data(), g.n, g.edges.data(), g.m, g.side, g.side, o);
+    lcn::solve_cpu(lcn_pairs(bad.data(), g.n), lcn_pairs(g.edges.data(), g.m), g.side, g.side, o);
   } catch (const ValueError& e) {
     threw = std::string(e.what()).find("must be valid") != std::string::npos;
   }

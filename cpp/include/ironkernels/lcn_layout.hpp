@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "ironkernels/core/array.hpp"
 #include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {
 namespace lcn {
 
-/// Makes the drawing in `xy` (n (x, y) pairs, any int64 values) valid, in place: coordinates are
+/// Makes the drawing in `xy` ((n, 2) int64 host array, any values; edges (m, 2)) valid, in place: coordinates are
 /// clamped into the box, then every vertex that shares a point with a lower-numbered vertex, lies
 /// on a non-incident edge, or whose edges would pass through another vertex, moves to the nearest
 /// legal grid point of its position (a square spiral, then random points). Vertices that are
@@ -25,10 +26,9 @@ namespace lcn {
 /// finds no valid drawing within its budget (then `xy` is left as it was given): more points than
 /// vertices do not make a valid drawing possible (K_9 has none on 3 × 3 points, where some three of
 /// its vertices are collinear; on a line only paths fit), and the budget is the only way to stop.
-void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
-              std::int64_t height, std::uint64_t seed);
+void legalise(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height, std::uint64_t seed);
 
-/// A valid drawing (2n coordinates) computed from the graph alone: "circle" (vertices on an ellipse
+/// A valid drawing (2n coordinates) computed from the graph alone (n vertices, edges (m, 2) int64 host): "circle" (vertices on an ellipse
 /// filling the box, in depth-first order so that neighbours sit close, a tree never crosses),
 /// "stress" (stress minimisation on hop distances: pivot MDS, then stochastic gradient descent on
 /// all pairs, or on the sparse pivot model above 2000 vertices), "pivotmds" (that pivot MDS alone:
@@ -36,8 +36,8 @@ void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::
 /// Connected components are laid out apart and packed side by side; the real layout is scaled to
 /// fill the box (separately in x and y: an affine map keeps every crossing), rounded to grid points
 /// and legalised. ValueError for another method or as legalise().
-std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const std::int64_t* edges,
-                                       std::int64_t m, std::int64_t width, std::int64_t height, std::uint64_t seed);
+std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const ArrayView& edges,
+                                       std::int64_t width, std::int64_t height, std::uint64_t seed);
 
 /// The methods start_layout() accepts.
 std::vector<std::string> start_layout_methods();
@@ -56,12 +56,11 @@ enum class Planarity : int { unknown = -1, no = 0, yes = 1 };
 /// exceeds n(n-1)/2 or either count is negative or above 2^36). Planarity::no adds k >= 1.
 KLowerBound k_lower_bound(std::int64_t n, std::int64_t m, Planarity planar = Planarity::unknown);
 
-/// The same for an edge list (vertices 0 … n-1): duplicate edges and isolated vertices are left out,
+/// The same for an edge list ((m, 2) int64 host array; vertices 0 … n-1): duplicate edges and isolated vertices are left out,
 /// bipartite graphs get the stronger bipartite bounds, and the bounds are also taken over every
 /// connected component and every subgraph of a min-degree peeling (k of a subgraph's drawing never
 /// exceeds k of the whole). ValueError for an edge to an unknown vertex or a self-loop.
-KLowerBound k_lower_bound(std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                          Planarity planar = Planarity::unknown);
+KLowerBound k_lower_bound(std::int64_t n, const ArrayView& edges, Planarity planar = Planarity::unknown);
 
 }  // namespace lcn
 }  // namespace ironkernels

@@ -20,24 +20,25 @@
 // a self-loop (named by its edge index), or n above 2^32.
 #include <cstdint>
 
+#include "ironkernels/core/array.hpp"
 #include "ironkernels/core/export.hpp"
 
 namespace IRONKERNELS_EXPORT ironkernels {
 namespace lcn {
 
-/// Whether the graph has a crossing-free drawing in the plane.
-bool is_planar(std::int64_t n, const std::int64_t* edges, std::int64_t m);
+/// Whether the graph (n vertices, edges (m, 2) int64 host) has a crossing-free drawing in the plane.
+bool is_planar(std::int64_t n, const ArrayView& edges);
 
 /// A planar straight-line drawing on Schnyder's (n-2) × (n-2) grid: writes n (x, y) pairs to xy_out
-/// and returns true, or returns false (writing nothing) when the graph is not planar.
+/// ((n, 2) int64 host) and returns true, or returns false (writing nothing) when the graph is not planar.
 /// n = 1: (0, 0); n = 2: (0, 0), (1, 0).
-bool planar_grid_drawing(std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t* xy_out);
+bool planar_grid_drawing(std::int64_t n, const ArrayView& edges, const ArrayView& xy_out);
 
-/// Scales a drawing with non-negative integer coordinates into [0, width] × [0, height]: x by
+/// Scales a drawing ((n, 2) int64 host) with non-negative coordinates into [0, width] × [0, height]: x by
 /// floor(width / max x) and y by floor(height / max y) (an axis whose maximum is 0 stays). Returns
 /// false, writing nothing, when the drawing does not fit (max x > width or max y > height).
 /// ValueError: a negative coordinate, width or height.
-bool scale_to_box(std::int64_t* xy, std::int64_t n, std::int64_t width, std::int64_t height);
+bool scale_to_box(const ArrayView& xy, std::int64_t width, std::int64_t height);
 
 }  // namespace lcn
 }  // namespace ironkernels

@@ -47,16 +47,15 @@ struct SolveResult {
   bool stopped_by_callback = false;
 };
 
-/// Improves the valid drawing `xy` (n pairs; edges m pairs) on the CPU. Throws ValueError for an invalid
+/// Improves the valid drawing `xy` ((n, 2) int64 host; edges (m, 2)) on the CPU. Throws ValueError for an invalid
 /// drawing or bad options before any work.
-SolveResult solve_cpu(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                      std::int64_t width, std::int64_t height, const SolveOptions& options,
-                      const SolveCallback& callback = {});
+SolveResult solve_cpu(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+                      const SolveOptions& options, const SolveCallback& callback = {});
 
 /// The same search on a CUDA device (all chains resident there; `stream` orders its work).
-SolveResult solve_cuda(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                       std::int64_t width, std::int64_t height, const SolveOptions& options, Device device,
-                       Stream stream = nullptr, const SolveCallback& callback = {});
+SolveResult solve_cuda(const ArrayView& xy, const ArrayView& edges, std::int64_t width, std::int64_t height,
+                       const SolveOptions& options, Device device, Stream stream = nullptr,
+                       const SolveCallback& callback = {});
 
 }  // namespace lcn
 }  // namespace ironkernels

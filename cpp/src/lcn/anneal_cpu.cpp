@@ -9,6 +9,7 @@
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/lcn_solve.hpp"
 #include "lcn/anneal_driver.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace anneal {
@@ -224,9 +225,11 @@ class CpuBackend final : public Backend {
 
 }  // namespace anneal
 
-SolveResult solve_cpu(const std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m,
-                      std::int64_t width, std::int64_t height, const SolveOptions& options,
-                      const SolveCallback& callback) {
+SolveResult solve_cpu(const ArrayView& xy_view, const ArrayView& edge_view, std::int64_t width, std::int64_t height,
+                      const SolveOptions& options, const SolveCallback& callback) {
+  const std::int64_t* xy = detail::host_pairs(xy_view, "xy");
+  const std::int64_t* edges = detail::host_pairs(edge_view, "edges");
+  const std::int64_t n = xy_view.shape[0], m = edge_view.shape[0];
   if (options.chains < 0) raise<ValueError>("lcn.solve: chains must be >= 0, got ", options.chains);
   if (options.max_moves < 0) raise<ValueError>("lcn.solve: max_moves must be >= 0, got ", options.max_moves);
   const anneal::Problem p = anneal::make_problem(xy, n, edges, m, width, height, "lcn.solve");

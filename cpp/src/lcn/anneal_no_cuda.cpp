@@ -4,8 +4,8 @@
 
 namespace ironkernels::lcn {
 
-SolveResult solve_cuda(const std::int64_t*, std::int64_t, const std::int64_t*, std::int64_t, std::int64_t,
-                       std::int64_t, const SolveOptions&, Device, Stream, const SolveCallback&) {
+SolveResult solve_cuda(const ArrayView&, const ArrayView&, std::int64_t, std::int64_t, const SolveOptions&, Device,
+                       Stream, const SolveCallback&) {
   raise<UnsupportedError>("lcn.solve: this build of ironkernels has no CUDA backend; use device='cpu'");
 }
 

@@ -29,6 +29,7 @@
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn_layout.hpp"
 #include "lcn/layout_graph.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace {
@@ -93,7 +94,9 @@ KLowerBound k_lower_bound(std::int64_t n, std::int64_t m, Planarity planar) {
   return result(best);
 }
 
-KLowerBound k_lower_bound(std::int64_t n, const std::int64_t* edges, std::int64_t m, Planarity planar) {
+KLowerBound k_lower_bound(std::int64_t n, const ArrayView& edge_view, Planarity planar) {
+  const std::int64_t* edges = detail::host_pairs(edge_view, "edges");
+  const std::int64_t m = edge_view.shape[0];
   check_counts(n, m);
   const detail::Csr g = detail::simple_graph(n, edges, m);
   // Two-colouring and components in one sweep.

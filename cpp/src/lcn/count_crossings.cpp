@@ -47,11 +47,11 @@ void check_int64_array(const ArrayView& v, const char* name, int ndim) {
   if (!v.is_c_contiguous()) raise<ValueError>("lcn: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
 }
 
-const std::int64_t* host_pairs(const ArrayView& v, const char* name) {
+std::int64_t* host_pairs(const ArrayView& v, const char* name) {
   check_int64_array(v, name, 2);
   if (v.device.type != DeviceType::cpu)
     raise<ValueError>("lcn: ", name, " is on ", device_name(v.device), "; accepted: host memory");
-  return static_cast<const std::int64_t*>(v.data);
+  return static_cast<std::int64_t*>(v.data);
 }
 
 }  // namespace detail

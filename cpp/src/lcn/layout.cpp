@@ -8,6 +8,7 @@
 #include "ironkernels/lcn_layout.hpp"
 #include "lcn/layout_graph.hpp"
 #include "lcn/layout_internal.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace {
@@ -141,8 +142,10 @@ std::vector<std::int64_t> to_grid(const std::vector<double>& xy, std::int64_t n,
 
 std::vector<std::string> start_layout_methods() { return {"circle", "stress", "pivotmds", "random"}; }
 
-std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const std::int64_t* edges,
-                                       std::int64_t m, std::int64_t width, std::int64_t height, std::uint64_t seed) {
+std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n, const ArrayView& edge_view,
+                                       std::int64_t width, std::int64_t height, std::uint64_t seed) {
+  const std::int64_t* edges = detail::host_pairs(edge_view, "edges");
+  const std::int64_t m = edge_view.shape[0];
   if (method != "circle" && method != "stress" && method != "pivotmds" && method != "random")
     raise<ValueError>("lcn.start_layout: method '", method, "' is not one of circle, stress, pivotmds, random");
   if (n < 0 || m < 0) raise<ValueError>("lcn.start_layout: n = ", n, " and m = ", m, " must be non-negative");
@@ -163,7 +166,7 @@ std::vector<std::int64_t> start_layout(const std::string& method, std::int64_t n
                                       : component_layouts(g, width, height, seed, detail::pivot_mds_layout),
                  n, width, height);
   }
-  legalise(xy.data(), n, edges, m, width, height, seed);
+  legalise(ArrayView::contiguous(xy.data(), DType::int64, {n, 2}), edge_view, width, height, seed);
   return xy;
 }
 

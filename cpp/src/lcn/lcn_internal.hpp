@@ -18,7 +18,7 @@ void check_position(std::int64_t x, std::int64_t y);
 void check_candidates(const std::int64_t* xy, std::int64_t count);
 
 /// The (count, 2) int64 C-contiguous host array `v` as pairs (TypeError/ValueError naming `name`).
-const std::int64_t* host_pairs(const ArrayView& v, const char* name);
+std::int64_t* host_pairs(const ArrayView& v, const char* name);
 /// count_crossings' checks of one array: int64, C-contiguous, (count, 2) or, for ndim 1, (m,).
 void check_int64_array(const ArrayView& v, const char* name, int ndim);
 

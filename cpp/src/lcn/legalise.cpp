@@ -17,6 +17,7 @@
 #include "ironkernels/lcn_layout.hpp"
 #include "lcn/layout_graph.hpp"
 #include "lcn/point_index.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace {
@@ -428,8 +429,11 @@ class Legaliser {
 
 }  // namespace
 
-void legalise(std::int64_t* xy, std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t width,
-              std::int64_t height, std::uint64_t seed) {
+void legalise(const ArrayView& xy_view, const ArrayView& edge_view, std::int64_t width, std::int64_t height,
+              std::uint64_t seed) {
+  std::int64_t* xy = detail::host_pairs(xy_view, "xy");
+  const std::int64_t* edges = detail::host_pairs(edge_view, "edges");
+  const std::int64_t n = xy_view.shape[0], m = edge_view.shape[0];
   if (n < 0 || m < 0) raise<ValueError>("lcn.legalise: n = ", n, " and m = ", m, " must be non-negative");
   if (width < 0 || width > kMaxCoordinate || height < 0 || height > kMaxCoordinate)
     raise<ValueError>("lcn.legalise: width and height must lie in [0, 2^30], got ", width, " and ", height);

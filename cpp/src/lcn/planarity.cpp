@@ -8,6 +8,7 @@
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn_planar.hpp"
 #include "lcn/planar_internal.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace detail {
@@ -432,8 +433,9 @@ bool lr_planar(std::int64_t n, const std::vector<std::int64_t>& pairs, Embedding
 
 }  // namespace detail
 
-bool is_planar(std::int64_t n, const std::int64_t* edges, std::int64_t m) {
-  const std::vector<std::int64_t> pairs = detail::simple_edges(n, edges, m, "lcn is_planar");
+bool is_planar(std::int64_t n, const ArrayView& edges) {
+  const std::vector<std::int64_t> pairs =
+      detail::simple_edges(n, detail::host_pairs(edges, "edges"), edges.shape[0], "lcn is_planar");
   return detail::lr_planar(n, pairs, nullptr);
 }
 

@@ -20,6 +20,7 @@
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/lcn_planar.hpp"
 #include "lcn/planar_internal.hpp"
+#include "lcn/lcn_internal.hpp"
 
 namespace ironkernels::lcn {
 namespace detail {
@@ -146,9 +147,12 @@ void schnyder_coordinates(const Wood& w, std::int64_t n, std::int64_t* xy) {
 }  // namespace
 }  // namespace detail
 
-bool planar_grid_drawing(std::int64_t n, const std::int64_t* edges, std::int64_t m, std::int64_t* xy_out) {
-  const std::vector<std::int64_t> pairs = detail::simple_edges(n, edges, m, "lcn planar_grid_drawing");
-  if (n > 0 && xy_out == nullptr) raise<ValueError>("lcn planar_grid_drawing: xy_out is null with n = ", n);
+bool planar_grid_drawing(std::int64_t n, const ArrayView& edges, const ArrayView& xy_view) {
+  const std::vector<std::int64_t> pairs =
+      detail::simple_edges(n, detail::host_pairs(edges, "edges"), edges.shape[0], "lcn planar_grid_drawing");
+  std::int64_t* xy_out = detail::host_pairs(xy_view, "xy_out");
+  if (xy_view.shape[0] != n)
+    raise<ValueError>("lcn planar_grid_drawing: xy_out has ", xy_view.shape[0], " rows for n = ", n, " vertices");
   if (n <= 2) {
     for (std::int64_t v = 0; v < n; ++v) xy_out[2 * v] = v, xy_out[2 * v + 1] = 0;
     return true;
@@ -162,11 +166,11 @@ bool planar_grid_drawing(std::int64_t n, const std::int64_t* edges, std::int64_t
   return true;
 }
 
-bool scale_to_box(std::int64_t* xy, std::int64_t n, std::int64_t width, std::int64_t height) {
-  if (n < 0) raise<ValueError>("lcn scale_to_box: n = ", n, " is negative");
+bool scale_to_box(const ArrayView& xy_view, std::int64_t width, std::int64_t height) {
+  std::int64_t* xy = detail::host_pairs(xy_view, "xy");
+  const std::int64_t n = xy_view.shape[0];
   if (width < 0 || height < 0)
     raise<ValueError>("lcn scale_to_box: width = ", width, ", height = ", height, "; accepted: both >= 0");
-  if (n > 0 && xy == nullptr) raise<ValueError>("lcn scale_to_box: xy is null with n = ", n);
   std::int64_t max_x = 0, max_y = 0;
   for (std::int64_t v = 0; v < n; ++v) {
     if (xy[2 * v] < 0 || xy[2 * v + 1] < 0)
