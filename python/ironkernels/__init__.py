@@ -26,8 +26,11 @@ def _load_pip_cublas() -> None:
         lib = _os.path.join(base, "cu13", "lib")
         names = ("libcublasLt.so.13", "libcublas.so.13")
         if all(_os.path.exists(_os.path.join(lib, n)) for n in names):
-            for n in names:
-                ctypes.CDLL(_os.path.join(lib, n), mode=ctypes.RTLD_GLOBAL)
+            try:
+                for n in names:
+                    ctypes.CDLL(_os.path.join(lib, n), mode=ctypes.RTLD_GLOBAL)
+            except OSError:  # a broken or mismatched wheel: the system's cuBLAS, if any, is used instead
+                pass
             return
 
 

@@ -39,6 +39,8 @@ def rademacher_signs(n: int, seed: int) -> np.ndarray:
     every machine and device: the randomised Hadamard's D for `fwt_quantize(..., signs=seed)`."""
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"signs seed must be an int, got {type(seed).__name__}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"rademacher_signs: n = {n!r}; accepted: an int >= 0")
     with np.errstate(over="ignore"):
         z = (np.uint64(seed % 2**64) + np.arange(n, dtype=np.uint64)) + np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -95,8 +97,10 @@ def fwt_quantize(
     if not isinstance(to, str) or to not in FORMATS:
         raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
     for name, v in (("block", block), ("group", group)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1):
-            raise TypeError(f"fwt_quantize: {name} must be a positive int or None, got {v!r}")
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+            raise TypeError(f"fwt_quantize: {name} must be an int or None, got {type(v).__name__}")
+        if v is not None and v < 1:
+            raise ValueError(f"fwt_quantize: {name} = {v}; accepted: a positive divisor of N, or None")
     shape = shape_of(x, "fwt_quantize: x")
     if not shape:
         raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
@@ -180,7 +184,12 @@ def dequantize(q: Any, scales: Any, *, to: str, scale_layout: str = "row-major",
     n = codes.shape[-1]
     if scale_layout == "swizzled-128x4":
         rows = int(np.prod(codes.shape[:-1], dtype=np.int64))
-        group = _FIXED_GROUP.get(to) or group or n  # the swizzled layout does not show the groups
+        if to not in _FIXED_GROUP and group is None:
+            raise ValueError(f"dequantize: scale_layout='swizzled-128x4' for {to} needs the group the scales were "
+                             "made with (the layout does not show it)")
+        group = _FIXED_GROUP.get(to) or group
+        if n % group:
+            raise ValueError(f"dequantize: group = {group} does not divide N = {n}")
         s = unswizzle_scales(s, rows, n // group).reshape(codes.shape[:-1] + (n // group,))
     elif scale_layout != "row-major":
         raise ValueError(f"dequantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")

@@ -51,11 +51,26 @@ def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = 
         raise ValueError(f"fwt: order={order!r} is not an order; accepted: 'natural', 'sequency', 'dyadic'")
     if block is not None and (isinstance(block, bool) or not isinstance(block, numbers.Integral) or block < 1):
         raise ValueError(f"fwt: block = {block!r}; accepted: a positive divisor of N (2^k or m·2^k), or None")
+    n = x.shape[axis]
+    length = block or n
+    if not _transform_length(length) or n % length:
+        raise ValueError(f"fwt: the transform length {length} (block, else N = x.shape[{axis}] = {n}); accepted: "
+                         "2^k or m·2^k (m = 12, 20, 28) dividing N")
+    if order != "natural" and length & (length - 1):
+        raise ValueError(f"fwt: order={order!r} is defined for lengths 2^k; {length} takes order='natural'")
     if dtype.startswith("int") and (normalized or (scale is not None and float(scale) != int(scale))):
         raise ValueError("fwt: integer transforms take an integer scale and no normalization")
     # A negative axis: the leading dimensions vmap adds leave it pointing at the same one.
     return _fwt(x, axis - x.ndim if axis >= 0 else axis, None if scale is None else float(scale), bool(normalized),
                 _ORDERS[order], int(block or 0))
+
+
+def _transform_length(n: int) -> bool:
+    """Whether the transform takes length n: 2^k, or m·2^k with m = 12, 20, 28 and n >= m."""
+    if n < 1:
+        return False
+    odd = n // (n & -n)
+    return odd == 1 or (odd in (3, 5, 7) and n >= 4 * odd)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3, 4, 5))
@@ -122,8 +137,12 @@ def _gemm_forward(a, b, key):
 def _gemm_backward(key, saved, g):
     # C = op(A)·op(B): d op(A) = G·op(B)ᵀ and d op(B) = op(A)ᵀ·G, transposed back where op transposes
     # (dA = op(B)·Gᵀ, dB = Gᵀ·op(A)); each a gemm under the same contract.
+    from ._gemm import MAX_K
+
     a, b = saved
     trans_a, trans_b = key[0], key[1]
+    if max(g.shape) > MAX_K:  # the cotangents contract over m (for dB) and n (for dA)
+        raise ValueError(f"gemm: the gradient contracts over {max(g.shape)}, above the supported maximum {MAX_K}")
     rest = key[2:]
     da = _gemm(b, g, (trans_b, True) + rest) if trans_a else _gemm(g, b, (False, not trans_b) + rest)
     db = _gemm(g, a, (True, trans_a) + rest) if trans_b else _gemm(a, g, (not trans_a, False) + rest)
@@ -141,6 +160,9 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
 
     _register()
     x = jnp.asarray(x)
+    if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
+                        "float64")
     if to not in FORMATS:
         raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
     if scale_layout not in ("row-major", "swizzled-128x4"):
@@ -152,9 +174,20 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     if g < 1 or n % g or (to in _FIXED_GROUP and g != _FIXED_GROUP[to]):
         raise ValueError(f"fwt_quantize: group = {g} for {to} and N = {n}; accepted: a divisor of N "
                          f"({_FIXED_GROUP.get(to, 'any')} for this format)")
+    length = block or n
+    if not _transform_length(length) or n % length:
+        raise ValueError(f"fwt_quantize: the rotation's length {length} (block, else N = {n}); accepted: 2^k or "
+                         "m·2^k (m = 12, 20, 28) dividing N")
     sign_array = None
     if signs is not None:
-        sign_array = rademacher_signs(n, signs) if isinstance(signs, numbers.Integral) else np.asarray(signs, np.int8)
+        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
+            sign_array = rademacher_signs(n, signs)
+        else:
+            values = np.asarray(signs)
+            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
+                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
+                                 f"an int seed, or N = {n} values ±1")
+            sign_array = values.astype(np.int8)
     rows = int(np.prod(x.shape[:-1], dtype=np.int64))
     q_shape = x.shape[:-1] + ((n // 2) if to in _PACKED else n,)
     s_shape = (x.shape[:-1] + (n // g,) if scale_layout == "row-major"
@@ -162,8 +195,11 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),
                jax.ShapeDtypeStruct((1,), jnp.float32))
+    # Batched alike only where each slice's outputs are its own rows: swizzled tiles span rows, and
+    # nvfp4's tensor scale spans the tensor, so those run slice by slice.
+    batchable = scale_layout == "row-major" and to != "nvfp4"
     call = jax.ffi.ffi_call("ironkernels_fwt_quantize", results,
-                            vmap_method="broadcast_all" if scale_layout == "row-major" else "sequential")
+                            vmap_method="broadcast_all" if batchable else "sequential")
     q, s, t = call(x, to=np.int64(FORMATS.index(to)), block=np.int64(block or 0),
                    group=np.int64(g if to not in _FIXED_GROUP else 0), normalized=bool(normalized),
                    scale_layout=np.int64(scale_layout != "row-major"), has_signs=sign_array is not None,

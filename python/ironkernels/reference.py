@@ -127,8 +127,10 @@ def quantize_reference(r: np.ndarray, to: str, group: int) -> tuple:
             codes = np.where(code == 255, 0, codes).astype(np.uint8)
             return codes.reshape(r.shape), code[..., 0]
         if to == "nvfp4":
-            t = np.abs(r).max() if np.isfinite(r).all() else np.float32(np.nan)
-            encode = np.float32(448 * 6) / np.float32(t) if np.isfinite(t) and t > 0 else np.float32(1)
+            finite_r = np.abs(r[np.isfinite(r)])
+            t = np.float32(finite_r.max()) if finite_r.size else np.float32(0)
+            encode = (np.float32(min(np.float32(448 * 6) / t, np.finfo(np.float32).max)) if t > 0
+                      else np.float32(1))
             s = ((amax / np.float32(6)).astype(np.float32) * encode).astype(np.float32)
             scode = np.clip(s, 0, 448).astype(ml_dtypes.float8_e4m3fn)
             d = scode.astype(np.float32)

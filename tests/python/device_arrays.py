@@ -97,7 +97,7 @@ class OwnArray:
 
     def __getitem__(self, index):
         view = self._layout[index]
-        if not isinstance(view, np.ndarray) or not np.shares_memory(view, self._layout):
+        if not isinstance(view, np.ndarray) or view.base is None:  # a copy: advanced indexing
             raise TypeError("OwnArray takes basic indexing (slices and integers) only")
         return self._view(view)
 

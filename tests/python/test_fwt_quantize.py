@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ironkernels as ik
-from ironkernels.reference import quantize_reference
+from ironkernels.reference import fwt_reference, quantize_reference
 
 from fwt_helpers import np_dtype
 
@@ -19,11 +19,22 @@ PACKED = {"int4", "mxfp4", "nvfp4"}
 
 def rotated(x, block=None, signs=None, normalized=True):
     """The float32 values fwt_quantize quantises: x's sign-flipped rows through the library's fwt (in
-    float32 from 16-bit input, in float64 then rounded from float64)."""
+    float32 from 16-bit input, in float64 then rounded from float64), checked against the textbook
+    rotation (fwt_reference on each block, float64) within float32's rounding, so that the block,
+    normalisation and signs are wired independently of the library."""
     wide = np.asarray(x).astype(np.float64 if np.asarray(x).dtype == np.float64 else np.float32)
     if signs is not None:
         wide = wide * signs
-    return ik.fwt(wide, block=block, normalized=normalized).astype(np.float32)
+    r = ik.fwt(wide, block=block, normalized=normalized).astype(np.float32)
+    n = wide.shape[-1]
+    b = block or n
+    if b & (b - 1) == 0 and np.isfinite(wide).all():
+        blocks = np.asarray(wide, np.float64).reshape(wide.shape[:-1] + (n // b, b))
+        exact = fwt_reference(blocks, b ** -0.5 if normalized else 1.0).reshape(wide.shape)
+        norm = np.sqrt(np.sum(exact.reshape(blocks.shape) ** 2, axis=-1, keepdims=True))
+        tol = (2e-6 * np.abs(exact.reshape(blocks.shape)) + 2e-6 * norm).reshape(wide.shape) + 1e-300
+        assert np.all(np.abs(r - exact) <= tol), "the rotation is not H · (signs ∘ x) per block"
+    return r
 
 
 def unpack(q, to):
@@ -104,14 +115,29 @@ def test_zero_and_non_finite_groups(rng, to):
     x[1] = 0.0
     x[2, 5] = np.inf
     x[3, 7] = np.nan
+    x[0] *= 1e-3  # small values next to an infinity (nvfp4's tensor scale ignores the infinity)
     q, s, r = assert_matches_reference(x, to, block=16, group=None if to in FIXED else 16)
     assert not unpack(q, to)[1].any()
+    assert unpack(q, to)[0].any(), "a finite row lost to another row's infinity"
+
+
+def test_nvfp4_empty_and_tiny_tensors():
+    """No values: the tensor scale of a zero tensor (1). Values so small that 2688 / amax overflows:
+    the encode scale stops at FLT_MAX, zero groups stay zero (not NaN)."""
+    q, (s, t) = ik.fwt_quantize(np.zeros((0, 16), np.float32), to="nvfp4")
+    assert q.shape == (0, 8) and t[0] == 1.0
+    x = np.zeros((2, 32), np.float32)
+    x[0, 3] = 1e-37
+    q, (s, t) = ik.fwt_quantize(x, to="nvfp4", normalized=False)
+    assert np.isfinite(t[0]) and t[0] > 0 and (s != 0x7F).all()
 
 
 def test_signs_are_seeded_and_given_alike(rng):
     s = ik.rademacher_signs(4096, 2024)
     assert s.dtype == np.int8 and set(np.unique(s)) == {-1, 1} and abs(int(s.sum())) < 300
     np.testing.assert_array_equal(s, ik.rademacher_signs(4096, 2024))
+    with pytest.raises(ValueError, match="n = -5"):
+        ik.rademacher_signs(-5, 1)
     assert not np.array_equal(s, ik.rademacher_signs(4096, 2025))
     def splitmix64(z):  # the documented generator, in Python integers
         z = (z + 0x9E3779B97F4A7C15) % 2**64
@@ -154,7 +180,8 @@ def test_refusals_write_nothing(rng):
         (dict(to="mxfp4", group=16), ValueError, "blocks are 32"),
         (dict(to="float8_e4m3fn", signs=np.ones(63)), ValueError, "signs"),
         (dict(to="float8_e4m3fn", signs=np.full(64, 2)), ValueError, "signs"),
-        (dict(to="float8_e4m3fn", block=0), TypeError, "block must be a positive int"),
+        (dict(to="float8_e4m3fn", block=0), ValueError, "block = 0"),
+        (dict(to="float8_e4m3fn", block=16.0), TypeError, "block must be an int"),
     ]
     for kwargs, error, match in cases:
         with pytest.raises(error, match=match):
@@ -230,3 +257,6 @@ def test_swizzled_scales_are_the_row_major_ones_in_128x4_tiles(rng, to, rows, n)
     np.testing.assert_array_equal(flat_sw.view(np.uint8), want.view(np.uint8))
     np.testing.assert_array_equal(ik.dequantize(qs, ss, to=to, scale_layout="swizzled-128x4", group=group),
                                   ik.dequantize(q, s, to=to))
+    if group is not None:
+        with pytest.raises(ValueError, match="needs the group"):
+            ik.dequantize(qs, ss, to=to, scale_layout="swizzled-128x4")

@@ -58,8 +58,16 @@ def test_refused_when_traced():
         ikj.fwt(jnp.ones((4, 8), jnp.uint8))
     with pytest.raises(ValueError, match="integer transforms"):
         ikj.fwt(jnp.ones((4, 8), jnp.int32), normalized=True)
-    with pytest.raises(Exception, match="block = 5"):  # found by the transform itself, inside the call
-        jax.block_until_ready(ikj.fwt(x, block=5))
+    with pytest.raises(ValueError, match="transform length 5"):
+        ikj.fwt(x, block=5)
+    with pytest.raises(ValueError, match="transform length 6"):
+        ikj.fwt(jnp.ones((4, 6)))
+    with pytest.raises(ValueError, match="order='dyadic' is defined for lengths 2\\^k"):
+        ikj.fwt(x, order="dyadic")
+    with pytest.raises(TypeError, match="x has dtype int32"):
+        ikj.fwt_quantize(jnp.ones((2, 16), jnp.int32), to="int8")
+    with pytest.raises(ValueError, match="signs"):
+        ikj.fwt_quantize(jnp.ones((2, 16)), to="int8", signs=np.ones(15))
 
 
 def test_gemm_equals_the_package_gemm_and_differentiates(rng):
@@ -92,9 +100,9 @@ def test_fwt_quantize_equals_the_package_call(rng, to):
     flat = lambda s: s if isinstance(s, tuple) else (s,)  # noqa: E731
     for g, w in zip(flat(got[1]), flat(want[1])):
         np.testing.assert_array_equal(np.asarray(g), w)
-    if to != "nvfp4":  # nvfp4's tensor scale spans the batch
-        mapped = jax.vmap(lambda v: ikj.fwt_quantize(v, **kw)[0])(x)
-        np.testing.assert_array_equal(np.asarray(mapped), want[0])
+    mapped = jax.vmap(lambda v: ikj.fwt_quantize(v, **kw)[0])(x)  # each slice its own call's (nvfp4: its tensor scale)
+    want_each = np.stack([ik.fwt_quantize(v, **kw)[0] for v in x])
+    np.testing.assert_array_equal(np.asarray(mapped), want_each)
     swizzled = ikj.fwt_quantize(x[0], **kw, scale_layout="swizzled-128x4")
     np.testing.assert_array_equal(np.asarray(flat(swizzled[1])[0]),
                                   flat(ik.fwt_quantize(x[0], **kw, scale_layout="swizzled-128x4")[1])[0])

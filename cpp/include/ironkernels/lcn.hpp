@@ -100,6 +100,7 @@ class Evaluator {
   struct Impl;
 
  private:
+  Impl& state() const;  // ValueError for a moved-from Evaluator
   std::unique_ptr<Impl> impl_;
 };
 

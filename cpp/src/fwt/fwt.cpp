@@ -151,7 +151,8 @@ namespace {
 void fwt_blocks(const ArrayView& x, const ArrayView& out, const FwtOptions& options, Stream stream) {
   const int nd = x.ndim();
   const int axis = options.axis < 0 ? options.axis + nd : options.axis;
-  if (nd < 1 || axis < 0 || axis >= nd) {
+  const bool strides_given = x.strides.size() == x.shape.size() && out.strides.size() == out.shape.size();
+  if (nd < 1 || axis < 0 || axis >= nd || !strides_given) {
     FwtOptions whole = options;
     whole.block = 0;
     return ironkernels::fwt(x, out, whole, stream);  // make_plan's errors

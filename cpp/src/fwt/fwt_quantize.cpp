@@ -56,7 +56,8 @@ void check_output(const ArrayView& v, const char* name, DType dtype, const std::
     want.shape = shape;
     raise<ValueError>("fwt_quantize: ", name, " has shape ", shape_text(v), "; accepted: ", shape_text(want));
   }
-  if (!v.is_c_contiguous()) raise<ValueError>("fwt_quantize: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
+  if (v.size() && !v.is_c_contiguous())  // (an empty array's strides are whatever its producer wrote)
+    raise<ValueError>("fwt_quantize: ", name, " is not C-contiguous; accepted: C-contiguous arrays");
   if (v.device != x.device)
     raise<ValueError>("fwt_quantize: ", name, " is on ", device_name(v.device), " but x is on ", device_name(x.device),
                       "; they must be on one device");
@@ -117,7 +118,9 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
     raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
   if (x.ndim() < 1) raise<ValueError>("fwt_quantize: x must have at least one dimension, got a scalar");
-  if (!x.is_c_contiguous())
+  for (const ArrayView* v : {&x, &q, &scales, &tensor_scale, &o.signs})
+    if (v->strides.size() != v->shape.size()) raise<ValueError>("fwt_quantize: an array's strides and shape lengths differ");
+  if (x.size() && !x.is_c_contiguous())
     raise<ValueError>("fwt_quantize: x is not C-contiguous (strides ", strides_text(x), "); accepted: C-contiguous rows");
   const std::int64_t n = x.shape.back(), rows = n ? x.size() / n : 0;
   const std::int64_t rotation = o.block ? o.block : n;
@@ -151,14 +154,19 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
   if (x.device.type != DeviceType::cpu)
     raise<UnsupportedError>("fwt_quantize: x is on ", device_name(x.device), "; this build quantises host arrays only");
-  if (rows == 0 || n == 0) return;
+  if (rows == 0 || n == 0) {
+    if (o.to == QuantFormat::nvfp4) *static_cast<float*>(tensor_scale.data) = 1.0f;  // as a zero tensor's
+    return;
+  }
 
   const std::vector<float> r = rotate(x, rows, n, o);
-  // nvfp4: the tensor's encode scale (448 · 6) / amax and its decode scale, stored.
+  // nvfp4: the tensor's encode scale (448 · 6) / amax over its finite values (at most FLT_MAX, 1 for a
+  // tensor without a nonzero finite value), and its decode scale, stored.
   float encode = 1.0f;
   if (o.to == QuantFormat::nvfp4) {
-    const float amax = group_amax(r.data(), rows * n);
-    encode = std::isfinite(amax) && amax > 0.0f ? (448.0f * 6.0f) / amax : 1.0f;
+    float amax = 0.0f;
+    for (float v : r) amax = std::isfinite(v) && std::fabs(v) > amax ? std::fabs(v) : amax;
+    encode = amax > 0.0f ? std::fmin((448.0f * 6.0f) / amax, 3.4028235e38f) : 1.0f;
     *static_cast<float*>(tensor_scale.data) = 1.0f / encode;
   }
   // The scales row-major; swizzled ones are placed afterwards (a permutation of rows·groups entries).

@@ -239,16 +239,21 @@ Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 
-const std::vector<std::int64_t>& Evaluator::edge_crossings() const { return impl_->counts_; }
+Evaluator::Impl& Evaluator::state() const {
+  if (!impl_) raise<ValueError>("lcn: this Evaluator was moved from; accepted: the Evaluator it was moved to");
+  return *impl_;
+}
+const std::vector<std::int64_t>& Evaluator::edge_crossings() const { return state().counts_; }
 std::int64_t Evaluator::position(std::int64_t v, int axis) const {
-  detail::check_vertex_index(v, static_cast<std::int64_t>(impl_->p_.size()));
+  detail::check_vertex_index(v, static_cast<std::int64_t>(state().p_.size()));
   return axis ? impl_->p_[v].y : impl_->p_[v].x;
 }
-void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) { impl_->move(v, x, y); }
+void Evaluator::move(std::int64_t v, std::int64_t x, std::int64_t y) { state().move(v, x, y); }
 std::vector<CandidateFigures> Evaluator::candidates(std::int64_t v, const ArrayView& xy) const {
+  Impl& self = state();
   const std::int64_t* points = detail::host_pairs(xy, "xy");
   std::vector<CandidateFigures> out(static_cast<std::size_t>(xy.shape[0]));
-  impl_->candidates(v, points, xy.shape[0], out.data());
+  self.candidates(v, points, xy.shape[0], out.data());
   return out;
 }
 
