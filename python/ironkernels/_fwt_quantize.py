@@ -3,7 +3,7 @@ of the randomised Hadamard (rademacher_signs)."""
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -47,6 +47,68 @@ def rademacher_signs(n: int, seed: int) -> np.ndarray:
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z ^= z >> np.uint64(31)
     return np.where(z & np.uint64(1), -1, 1).astype(np.int8)
+
+
+class Plan(NamedTuple):
+    """What fwt_quantize's arguments come to: the signs (int8, or None), the scale group, and the
+    shapes of q and of the scales."""
+
+    signs: Optional[np.ndarray]
+    group: int
+    q_shape: tuple
+    s_shape: tuple
+
+
+def _transform_length(n: int) -> bool:
+    """Whether the transform takes length n: 2^k, or m·2^k with m = 12, 20, 28 and n >= m."""
+    if n < 1:
+        return False
+    odd = n // (n & -n)
+    return odd == 1 or (odd in (3, 5, 7) and n >= 4 * odd)
+
+
+def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], signs: Any, scale_layout: str) -> Plan:
+    """The checks of fwt_quantize's arguments that need only x's shape (shared with ironkernels.jax,
+    where they run when traced): TypeError / ValueError naming the argument."""
+    if not isinstance(to, str) or to not in FORMATS:
+        raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
+    for name, v in (("block", block), ("group", group)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+            raise TypeError(f"fwt_quantize: {name} must be an int or None, got {type(v).__name__}")
+        if v is not None and v < 1:
+            raise ValueError(f"fwt_quantize: {name} = {v}; accepted: a positive divisor of N, or None")
+    if scale_layout not in ("row-major", "swizzled-128x4"):
+        raise ValueError(f"fwt_quantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
+    shape = tuple(shape)
+    if not shape:
+        raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
+    n = shape[-1]
+    length = block or n
+    if n and (not _transform_length(length) or n % length):
+        raise ValueError(f"fwt_quantize: the rotation's length {length} (block, else N = x.shape[-1]) for N = {n}; "
+                         "accepted: 2^k or m·2^k (m = 12, 20, 28) dividing N")
+    sign_array = None
+    if signs is not None:
+        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
+            sign_array = rademacher_signs(n, int(signs))
+        else:
+            values = np.asarray(signs)
+            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
+                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
+                                 f"an int seed, or N = {n} values ±1")
+            sign_array = values.astype(np.int8)
+    g = group if group is not None else _FIXED_GROUP.get(to, n)
+    if to in _FIXED_GROUP and g != _FIXED_GROUP[to]:
+        raise ValueError(f"fwt_quantize: group = {group} for {to}, whose blocks are {_FIXED_GROUP[to]}; accepted: None "
+                         f"or {_FIXED_GROUP[to]}")
+    if n and (g < 1 or n % g):
+        raise ValueError(f"fwt_quantize: group = {g} does not divide N = {n}; accepted: a divisor of N")
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    q_shape = shape[:-1] + ((n // 2) if to in _PACKED else n,)
+    groups = n // g if g else 0
+    s_shape = (shape[:-1] + (groups,) if scale_layout == "row-major"
+               else (-(-rows // 128) * 128 * (-(-groups // 4) * 4),))
+    return Plan(sign_array, g, q_shape, s_shape)
 
 
 def fwt_quantize(
@@ -94,40 +156,8 @@ def fwt_quantize(
     gives back ``code · scale``. Raises TypeError / ValueError before anything is written.
     """
     framework_of(x, "fwt_quantize: x")
-    if not isinstance(to, str) or to not in FORMATS:
-        raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
-    for name, v in (("block", block), ("group", group)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
-            raise TypeError(f"fwt_quantize: {name} must be an int or None, got {type(v).__name__}")
-        if v is not None and v < 1:
-            raise ValueError(f"fwt_quantize: {name} = {v}; accepted: a positive divisor of N, or None")
-    shape = shape_of(x, "fwt_quantize: x")
-    if not shape:
-        raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
-    n = shape[-1]
-    sign_array = None
-    if signs is not None:
-        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
-            sign_array = rademacher_signs(n, int(signs))
-        else:
-            values = np.asarray(signs)
-            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
-                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
-                                 f"an int seed, or N = {n} values ±1")
-            sign_array = values.astype(np.int8)
-    packed = to in _PACKED
-    q_shape = tuple(shape[:-1]) + ((n // 2) if packed else n,)
-    g = group if group is not None else _FIXED_GROUP.get(to, n)
-    if to in _FIXED_GROUP and g != _FIXED_GROUP[to]:
-        raise ValueError(f"fwt_quantize: group = {group} for {to}, whose blocks are {_FIXED_GROUP[to]}; accepted: None "
-                         f"or {_FIXED_GROUP[to]}")
-    if g < 1 or n % g:
-        raise ValueError(f"fwt_quantize: group = {g} does not divide N = {n}; accepted: a divisor of N")
-    if scale_layout not in ("row-major", "swizzled-128x4"):
-        raise ValueError(f"fwt_quantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
-    rows = int(np.prod(shape[:-1], dtype=np.int64))
-    s_shape = (tuple(shape[:-1]) + (n // g,) if scale_layout == "row-major"
-               else (-(-rows // 128) * 128 * (-(-(n // g) // 4) * 4),))
+    p = plan(shape_of(x, "fwt_quantize: x"), to, block, group, signs, scale_layout)
+    sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     tensor_scale = None
     if to == "nvfp4" and scales is not None:
         if not isinstance(scales, tuple) or len(scales) != 2:

@@ -51,6 +51,8 @@ def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = 
         raise ValueError(f"fwt: order={order!r} is not an order; accepted: 'natural', 'sequency', 'dyadic'")
     if block is not None and (isinstance(block, bool) or not isinstance(block, numbers.Integral) or block < 1):
         raise ValueError(f"fwt: block = {block!r}; accepted: a positive divisor of N (2^k or m·2^k), or None")
+    from ._fwt_quantize import _transform_length
+
     n = x.shape[axis]
     length = block or n
     if not _transform_length(length) or n % length:
@@ -63,14 +65,6 @@ def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = 
     # A negative axis: the leading dimensions vmap adds leave it pointing at the same one.
     return _fwt(x, axis - x.ndim if axis >= 0 else axis, None if scale is None else float(scale), bool(normalized),
                 _ORDERS[order], int(block or 0))
-
-
-def _transform_length(n: int) -> bool:
-    """Whether the transform takes length n: 2^k, or m·2^k with m = 12, 20, 28 and n >= m."""
-    if n < 1:
-        return False
-    odd = n // (n & -n)
-    return odd == 1 or (odd in (3, 5, 7) and n >= 4 * odd)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3, 4, 5))
@@ -156,42 +150,15 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
                  normalized: bool = True, scale_layout: str = "row-major"):
     """``ironkernels.fwt_quantize`` on a JAX array (host buffers), traced as one XLA FFI call: returns
     JAX arrays ``(q, scales)``, for nvfp4 ``(q, (block_scales, tensor_scale))``."""
-    from ._fwt_quantize import _FIXED_GROUP, _PACKED, FORMATS, rademacher_signs
+    from ._fwt_quantize import _FIXED_GROUP, FORMATS, plan
 
     _register()
     x = jnp.asarray(x)
     if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
         raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
                         "float64")
-    if to not in FORMATS:
-        raise ValueError(f"fwt_quantize: to={to!r}; accepted: {', '.join(repr(f) for f in FORMATS)}")
-    if scale_layout not in ("row-major", "swizzled-128x4"):
-        raise ValueError(f"fwt_quantize: scale_layout={scale_layout!r}; accepted: 'row-major', 'swizzled-128x4'")
-    if x.ndim < 1:
-        raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
-    n = x.shape[-1]
-    g = group if group is not None else _FIXED_GROUP.get(to, n)
-    if g < 1 or n % g or (to in _FIXED_GROUP and g != _FIXED_GROUP[to]):
-        raise ValueError(f"fwt_quantize: group = {g} for {to} and N = {n}; accepted: a divisor of N "
-                         f"({_FIXED_GROUP.get(to, 'any')} for this format)")
-    length = block or n
-    if not _transform_length(length) or n % length:
-        raise ValueError(f"fwt_quantize: the rotation's length {length} (block, else N = {n}); accepted: 2^k or "
-                         "m·2^k (m = 12, 20, 28) dividing N")
-    sign_array = None
-    if signs is not None:
-        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
-            sign_array = rademacher_signs(n, signs)
-        else:
-            values = np.asarray(signs)
-            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
-                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
-                                 f"an int seed, or N = {n} values ±1")
-            sign_array = values.astype(np.int8)
-    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
-    q_shape = x.shape[:-1] + ((n // 2) if to in _PACKED else n,)
-    s_shape = (x.shape[:-1] + (n // g,) if scale_layout == "row-major"
-               else (-(-rows // 128) * 128 * (-(-(n // g) // 4) * 4),))
+    p = plan(x.shape, to, block, group, signs, scale_layout)
+    sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),
                jax.ShapeDtypeStruct((1,), jnp.float32))
