@@ -214,6 +214,9 @@ def gemm(
     Args:
         a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host or CUDA arrays), any strides; host
             arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
+            complex128 (NumPy, PyTorch, CuPy): the four real products of the parts, each under
+            ``contract``, then combined (docs/gemm.md); alpha and beta may then be complex, and the
+            report holds each product's report under ``parts``.
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
             (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
@@ -256,6 +259,12 @@ def gemm(
                          f"engine is engine=: {', '.join(map(repr, ENGINES))})")
     if not isinstance(engine, str) or engine not in ENGINES:
         raise ValueError(f"gemm: engine = {engine!r}; accepted: {', '.join(map(repr, ENGINES))}")
+    framework_of(a, "gemm: a"), framework_of(b, "gemm: b")
+    if "complex128" in (dtype_name(a), dtype_name(b)):
+        from ._gemm_complex import gemm_complex  # ZGEMM: four real products
+
+        return gemm_complex(a, b, c=c, alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b, contract=contract,
+                            backend=backend, engine=engine, out=out, stream=stream, report=report)
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")

@@ -384,3 +384,15 @@ def test_certified_contract_refuses_a_graph_capture(rng):
             gemm(a, b, out=out)
     torch.cuda.synchronize()
     assert bool((out == 7.0).all())
+
+
+def test_complex_products_on_the_gpu_equal_the_cpu(dev, rng):
+    """ZGEMM on CUDA arrays: the four real products' bits are the CPU's, so the complex result is too."""
+    if dev.name == "ironkernels' own":
+        pytest.skip("complex gemm takes NumPy, PyTorch or CuPy arrays (their .real / .imag views)")
+    a = gemm_family(rng, (70, 90), 1.0) + 1j * gemm_family(rng, (70, 90), 1.0)
+    b = gemm_family(rng, (90, 40), 1.0) + 1j * gemm_family(rng, (90, 40), 1.0)
+    got, rep = gemm(dev.put(a), dev.put(b), report=True)
+    want = gemm(a, b)
+    np.testing.assert_array_equal(get(got), want)
+    assert rep["backend"] == "cuda" and rep["certified"]

@@ -1,0 +1,74 @@
+"""gemm on complex128 (ZGEMM): op(a)·op(b) from the four real products of the parts, each emulated under
+the call's contract, combined in float64; docs/gemm.md states the bound this gives every element."""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from ._interop import dtype_name, framework_of, shape_of
+
+_FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays with .real / .imag views
+
+
+def _complex(re: Any, im: Any, fw: str) -> Any:
+    if fw == "torch":
+        import torch
+
+        return torch.complex(re, im)
+    return re + 1j * im
+
+
+def gemm_complex(a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool, contract: Any,
+                 backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
+    """gemm's complex128 path: Re = ReA·ReB − ImA·ImB and Im = ReA·ImB + ImA·ReB by four real calls of
+    gemm (the same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
+    from ._gemm import gemm
+
+    arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
+    fw = framework_of(a, "gemm: a")
+    for name, x in arrays.items():
+        x_fw = framework_of(x, f"gemm: {name}")
+        if dtype_name(x) != "complex128":
+            raise TypeError(f"gemm: {name} has dtype {dtype_name(x)} beside a complex128 operand; accepted: all "
+                            "float64 or all complex128")
+        if x_fw not in _FRAMEWORKS or x_fw != fw:
+            raise TypeError(f"gemm: complex128 {name} is a {x_fw} array beside a {fw} one; accepted: NumPy, PyTorch or "
+                            "CuPy arrays of one framework (their .real and .imag views feed the real products)")
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Complex):
+            raise TypeError(f"gemm: {name} must be a number, got {type(v).__name__}")
+    if c is None and beta != 0:
+        raise ValueError(f"gemm: beta = {beta} but c is None; give c= to add beta·c, or beta=0")
+    sa, sb = shape_of(a, "gemm: a"), shape_of(b, "gemm: b")
+    m = sa[1] if trans_a else sa[0]
+    n = sb[0] if trans_b else sb[1]
+    for name in ("c", "out"):
+        if name in arrays and tuple(shape_of(arrays[name])) != (m, n):
+            raise ValueError(f"gemm: {name} has shape {tuple(shape_of(arrays[name]))}; expected ({m}, {n})")
+    kw = dict(trans_a=trans_a, trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream,
+              report=True)
+    (rr, rep_rr), (ii, rep_ii), (ri, rep_ri), (ir, rep_ir) = (
+        gemm(x, y, **kw) for x, y in ((a.real, b.real), (a.imag, b.imag), (a.real, b.imag), (a.imag, b.real)))
+    z = _complex(rr - ii, ri + ir, fw)
+    if alpha != 1:
+        z = z * alpha
+    if c is not None and beta != 0:
+        z = z + beta * c
+    if out is not None:
+        out[...] = z
+        z = out
+    if not report:
+        return z
+    parts = [rep_rr, rep_ii, rep_ri, rep_ir]
+    paths = {p["path"] for p in parts}
+    rep = {
+        "path": paths.pop() if len(paths) == 1 else "mixed",
+        "moduli": max(p["moduli"] for p in parts),
+        "certified": all(p["certified"] for p in parts),
+        "rtol": rep_rr["rtol"],
+        "bound": max(p["bound"] for p in parts),
+        "backend": rep_rr["backend"],
+        "contract": rep_rr["contract"],
+        "parts": dict(zip(("re·re", "im·im", "re·im", "im·re"), parts)),
+    }
+    return z, rep

@@ -1,0 +1,68 @@
+"""gemm on complex128 (ZGEMM by four real products of the parts): every element of the real and the
+imaginary part within the contract's bound of the exact complex product, checked in exact arithmetic
+(Re = [ReA, ImA]·[ReB; −ImB], Im = [ReA, ImA]·[ImB; ReB] as real products over 2k); transposes,
+alpha, beta and c, out; refusals before anything is written."""
+import numpy as np
+import pytest
+
+import ironkernels as ik
+from gemm_exact import check_certified
+from ironkernels.reference import gemm_family
+
+CERTIFIED = [ik.Contract.native(), ik.Contract(rtol=1e-10), ik.Contract(rtol=1e-6)]
+U = 2.0**-53
+
+
+def stacked(a, b):
+    """Real (m × 2k) and (2k × n) matrices whose products are Re(ab) and Im(ab)."""
+    a2 = np.hstack([a.real, a.imag])
+    return a2, np.vstack([b.real, -b.imag]), np.vstack([b.imag, b.real])
+
+
+@pytest.mark.parametrize("contract", CERTIFIED, ids=repr)
+@pytest.mark.parametrize("phi,m,k,n", [(0.5, 20, 30, 17), (2.0, 33, 70, 9), (4.0, 8, 300, 12), (1.0, 1, 1, 1)])
+def test_every_part_within_the_bound_of_the_exact_product(rng, contract, phi, m, k, n):
+    a = gemm_family(rng, (m, k), phi) + 1j * gemm_family(rng, (m, k), phi)
+    b = gemm_family(rng, (k, n), phi) + 1j * gemm_family(rng, (k, n), phi)
+    c, rep = ik.gemm(a, b, contract=contract, report=True)
+    assert c.dtype == np.complex128 and c.shape == (m, n) and set(rep["parts"]) == {"re·re", "im·im", "re·im", "im·re"}
+    assert rep["certified"] == all(p["certified"] for p in rep["parts"].values())
+    a2, b_re, b_im = stacked(a, b)
+    # each real product within bound·(|X||Y|) plus its rounding, then one more rounding for the sum:
+    # (bound + 2u) over the 2k-long products (|ReA||ReB| + |ImA||ImB| and its imaginary twin)
+    rtol = rep["bound"] + 2 * U
+    assert not check_certified(c.real, a2, b_re, rtol)
+    assert not check_certified(c.imag, a2, b_im, rtol)
+
+
+def test_transposes_scalars_c_and_out(rng):
+    a = rng.standard_normal((6, 9)) + 1j * rng.standard_normal((6, 9))
+    b = rng.standard_normal((9, 4)) + 1j * rng.standard_normal((9, 4))
+    c = rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))
+    want = (0.5 - 2j) * (a @ b) + 1j * c
+    got = ik.gemm(np.ascontiguousarray(a.T), np.ascontiguousarray(b.T), trans_a=True, trans_b=True, alpha=0.5 - 2j,
+                  beta=1j, c=c)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max())
+    out = np.zeros((6, 4), np.complex128)
+    assert ik.gemm(a, b, out=out) is out
+    np.testing.assert_allclose(out, a @ b, rtol=0, atol=1e-13 * np.abs(a @ b).max())
+    exact = np.round(rng.standard_normal((5, 5)) * 8) + 1j * np.round(rng.standard_normal((5, 5)) * 8)
+    np.testing.assert_array_equal(ik.gemm(exact, exact), exact @ exact)  # small integers: exact
+
+
+def test_refusals_write_nothing(rng):
+    a = np.ones((3, 4), np.complex128)
+    out = np.full((3, 2), 7 + 7j)
+    with pytest.raises(TypeError, match="b has dtype float64 beside a complex128"):
+        ik.gemm(a, np.ones((4, 2)), out=out)
+    with pytest.raises(ValueError, match="out has shape"):
+        ik.gemm(a, np.ones((4, 2), np.complex128), out=np.zeros((2, 2), np.complex128))
+    with pytest.raises(ValueError, match="beta = 1j but c is None"):
+        ik.gemm(a, np.ones((4, 2), np.complex128), beta=1j, out=out)
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ik.gemm(a, np.ones((3, 2), np.complex128), out=out)
+    from refusal_helpers import NoShape
+
+    with pytest.raises(TypeError, match="NumPy, PyTorch or CuPy"):
+        ik.gemm(NoShape(a), NoShape(np.ones((4, 2), np.complex128)))
+    assert (out == 7 + 7j).all()
