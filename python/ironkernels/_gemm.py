@@ -123,7 +123,7 @@ class Contract:
 def _shape2(x: Any, name: str) -> tuple:
     shape = shape_of(x, f"gemm: {name}")
     if len(shape) != 2:
-        raise ValueError(f"gemm: {name} must be two-dimensional, got shape {shape}")
+        raise ValueError(f"gemm: {name} has shape {shape}; accepted: a matrix, or a batch of them (batch, rows, cols)")
     return shape
 
 
@@ -216,7 +216,9 @@ def gemm(
             arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
             complex128 (NumPy, PyTorch, CuPy): the four real products of the parts, each under
             ``contract``, then combined (docs/gemm.md); alpha and beta may then be complex, and the
-            report holds each product's report under ``parts``.
+            report holds each product's report under ``parts``. Batches (NumPy, PyTorch, CuPy):
+            a (batch, m, k) and/or b (batch, k, n), the other operand shared, c and out batched
+            alike: one certified product per matrix (the report's ``batch`` lists their reports).
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
             (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
@@ -260,6 +262,11 @@ def gemm(
     if not isinstance(engine, str) or engine not in ENGINES:
         raise ValueError(f"gemm: engine = {engine!r}; accepted: {', '.join(map(repr, ENGINES))}")
     framework_of(a, "gemm: a"), framework_of(b, "gemm: b")
+    if 3 in (len(shape_of(a, "gemm: a")), len(shape_of(b, "gemm: b"))):
+        from ._gemm_batched import gemm_batched  # one certified product per matrix of the batch
+
+        return gemm_batched(a, b, c=c, out=out, report=report, alpha=alpha, beta=beta, trans_a=trans_a,
+                            trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream)
     if "complex128" in (dtype_name(a), dtype_name(b)):
         from ._gemm_complex import gemm_complex  # ZGEMM: four real products
 

@@ -1,0 +1,51 @@
+"""gemm on batches: (batch, m, k) · (batch, k, n), either operand shared; each product is the 2-D call's
+(the same bits, its own certificate and report), with c, out, transposes and complex128; refusals
+before anything is written."""
+import numpy as np
+import pytest
+
+import ironkernels as ik
+from ironkernels.reference import gemm_family
+
+
+@pytest.mark.parametrize("shared", [None, "a", "b"])
+def test_each_product_is_the_matrix_calls(rng, shared):
+    a = gemm_family(rng, (5, 12, 30), 2.0)
+    b = gemm_family(rng, (5, 30, 8), 2.0)
+    if shared == "a":
+        a = a[0]
+    if shared == "b":
+        b = b[0]
+    got, rep = ik.gemm(a, b, contract=ik.Contract(rtol=1e-10), report=True)
+    assert got.shape == (5, 12, 8) and len(rep["batch"]) == 5
+    for i in range(5):
+        want, want_rep = ik.gemm(a if a.ndim == 2 else a[i], b if b.ndim == 2 else b[i], contract=ik.Contract(rtol=1e-10),
+                                 report=True)
+        np.testing.assert_array_equal(got[i].view(np.uint64), want.view(np.uint64))
+        assert rep["batch"][i]["moduli"] == want_rep["moduli"]
+    assert rep["certified"] == all(r["certified"] for r in rep["batch"])
+
+
+def test_c_out_transposes_and_complex(rng):
+    a = rng.standard_normal((3, 9, 6))
+    b = rng.standard_normal((3, 4, 9))
+    c = rng.standard_normal((3, 6, 4))
+    out = np.zeros((3, 6, 4))
+    assert ik.gemm(a, b, trans_a=True, trans_b=True, c=c, beta=2.0, alpha=-1.0, out=out) is out
+    want = -np.einsum("bki,bjk->bij", a, b) + 2.0 * c
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-13 * np.abs(want).max())
+    z = rng.standard_normal((2, 5, 5)) + 1j * rng.standard_normal((2, 5, 5))
+    np.testing.assert_allclose(ik.gemm(z, z), z @ z, rtol=0, atol=1e-13 * np.abs(z @ z).max())
+
+
+def test_refusals_write_nothing(rng):
+    out = np.full((2, 3, 4), 7.0)
+    with pytest.raises(ValueError, match="batches of one size"):
+        ik.gemm(np.ones((2, 3, 5)), np.ones((3, 5, 4)), out=out)
+    with pytest.raises(ValueError, match="out has shape"):
+        ik.gemm(np.ones((2, 3, 5)), np.ones((5, 4)), out=np.zeros((3, 3, 4)))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ik.gemm(np.ones((2, 3, 5)), np.ones((6, 4)), out=out)
+    with pytest.raises(ValueError, match="a batch of them"):
+        ik.gemm(np.ones((2, 2, 3, 5)), np.ones((5, 4)))
+    assert (out == 7.0).all()
