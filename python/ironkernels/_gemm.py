@@ -120,6 +120,15 @@ class Contract:
         return hash(repr(self))
 
 
+def same_dtype(arrays: dict) -> None:
+    """TypeError unless a, b, c and out share one dtype (gemm converts nothing)."""
+    dtypes = {name: dtype_name(x) for name, x in arrays.items()}
+    if len(set(dtypes.values())) > 1:
+        listed = ", ".join(f"{name} has {d}" for name, d in dtypes.items()).replace("a has", "a has dtype", 1)
+        raise TypeError(f"gemm: {listed}; accepted: a, b, c and out all of one dtype (float64, float32 or "
+                        "complex128; no implicit conversion)")
+
+
 def _shape2(x: Any, name: str) -> tuple:
     shape = shape_of(x, f"gemm: {name}")
     if len(shape) != 2:
@@ -219,6 +228,8 @@ def gemm(
             report holds each product's report under ``parts``. Batches (NumPy, PyTorch, CuPy):
             a (batch, m, k) and/or b (batch, k, n), the other operand shared, c and out batched
             alike: one certified product per matrix (the report's ``batch`` lists their reports).
+            float32 (NumPy, PyTorch, CuPy): ``Contract.native()`` means rtol = √k·2⁻²⁴ (SGEMM's
+            accuracy, far fewer moduli), the result rounded once to float32.
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
             (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
@@ -267,6 +278,11 @@ def gemm(
 
         return gemm_batched(a, b, c=c, out=out, report=report, alpha=alpha, beta=beta, trans_a=trans_a,
                             trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream)
+    if "float32" in (dtype_name(a), dtype_name(b)):
+        from ._gemm_single import gemm_single  # float32-accurate: far fewer moduli
+
+        return gemm_single(a, b, c=c, alpha=alpha, beta=beta, contract=contract, out=out, report=report,
+                           trans_a=trans_a, trans_b=trans_b, backend=backend, engine=engine, stream=stream)
     if "complex128" in (dtype_name(a), dtype_name(b)):
         from ._gemm_complex import gemm_complex  # ZGEMM: four real products
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from ._interop import dtype_name, framework_of, shape_of
+from ._interop import framework_of, shape_of
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays with .real / .imag views
 
@@ -22,18 +22,16 @@ def gemm_complex(a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool
                  backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
     """gemm's complex128 path: Re = ReA·ReB − ImA·ImB and Im = ReA·ImB + ImA·ReB by four real calls of
     gemm (the same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
-    from ._gemm import gemm
+    from ._gemm import gemm, same_dtype
 
     arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
     fw = framework_of(a, "gemm: a")
+    same_dtype(arrays)
     for name, x in arrays.items():
         x_fw = framework_of(x, f"gemm: {name}")
-        if dtype_name(x) != "complex128":
-            raise TypeError(f"gemm: {name} has dtype {dtype_name(x)} beside a complex128 operand; accepted: all "
-                            "float64 or all complex128")
         if x_fw not in _FRAMEWORKS or x_fw != fw:
-            raise TypeError(f"gemm: complex128 {name} is a {x_fw} array beside a {fw} one; accepted: NumPy, PyTorch or "
-                            "CuPy arrays of one framework (their .real and .imag views feed the real products)")
+            raise TypeError(f"gemm: {name} is a complex128 array of {x_fw if x_fw != 'dlpack' else 'no framework'} beside "
+                            f"a's {fw}; accepted for complex128: NumPy, PyTorch or CuPy arrays of one framework")
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Complex):
             raise TypeError(f"gemm: {name} must be a number, got {type(v).__name__}")

@@ -227,7 +227,7 @@ def test_bad_shapes_dtypes_contracts():
     with pytest.raises(ValueError, match="inner dimensions"):
         gemm(np.ones((2, 3)), np.ones((4, 2)))
     with pytest.raises(TypeError, match="float64"):
-        gemm(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))
+        gemm(np.ones((2, 3), np.int32), np.ones((3, 2), np.int32))
     with pytest.raises(ValueError, match="2 … 20"):
         Contract(moduli=21)
     with pytest.raises(ValueError, match="scaling"):

@@ -1,0 +1,46 @@
+"""gemm on float32 (SGEMM): the product emulated under a float32-accurate contract — Contract.native()
+means rtol = √k·2⁻²⁴, no worse than SGEMM's own bound, so far fewer moduli than float64 needs — then
+alpha·P + beta·c rounded once to float32; docs/gemm.md states the bound."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._interop import framework_of
+
+_FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that widen to float64
+
+
+def _float64(x: Any, fw: str) -> Any:
+    return x.double() if fw == "torch" else x.astype("float64")
+
+
+def gemm_single(a: Any, b: Any, *, c: Any, alpha: float, beta: float, contract: Any, out: Any, report: bool,
+                **kw: Any) -> Any:
+    """gemm's float32 path; `kw` holds trans_a, trans_b, backend, engine and stream."""
+    from ._gemm import Contract, _shape2, gemm, same_dtype
+
+    arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
+    fw = framework_of(a, "gemm: a")
+    same_dtype(arrays)
+    for name, x in arrays.items():
+        x_fw = framework_of(x, f"gemm: {name}")
+        if x_fw not in _FRAMEWORKS or x_fw != fw:
+            raise TypeError(f"gemm: {name} is a float32 array of {x_fw if x_fw != 'dlpack' else 'no framework'} beside "
+                            f"a's {fw}; accepted for float32: NumPy, PyTorch or CuPy arrays of one framework")
+    sa, sb = _shape2(a, "a"), _shape2(b, "b")
+    k = sa[0 if kw.get("trans_a") else 1]
+    m, n = sa[1 if kw.get("trans_a") else 0], sb[0 if kw.get("trans_b") else 1]
+    if out is not None and _shape2(out, "out") != (m, n):
+        raise ValueError(f"gemm: out has shape {_shape2(out, 'out')}; expected ({m}, {n})")
+    single = Contract(rtol=math.sqrt(max(k, 1)) * 2.0**-24) if contract.is_native else contract
+    wide_c = None if c is None or beta == 0 else _float64(c, fw)
+    p, rep = gemm(_float64(a, fw), _float64(b, fw), c=wide_c, alpha=alpha, beta=beta, contract=single, report=True,
+                  **kw)
+    result = p.float() if fw == "torch" else p.astype("float32")
+    if out is not None:
+        out[...] = result
+        result = out
+    if not report:
+        return result
+    return result, dict(rep, contract=repr(contract), dtype="float32")

@@ -1,0 +1,51 @@
+"""gemm on float32: Contract.native() is SGEMM's accuracy (rtol = √k·2⁻²⁴): every element within
+rtol·(|A||B|) plus its rounding to float32 of the exact product (exact reference: gemm_exact), with
+fewer moduli than float64 takes; alpha, beta, c, out and transposes; refusals before any write."""
+import math
+
+import numpy as np
+import pytest
+
+import ironkernels as ik
+from gemm_exact import ExactRef
+from ironkernels.reference import gemm_family
+
+
+@pytest.mark.parametrize("phi,m,k,n", [(0.5, 40, 200, 30), (2.0, 17, 1000, 9), (4.0, 8, 64, 70), (1.0, 1, 1, 1)])
+def test_within_single_precision_of_the_exact_product(rng, phi, m, k, n):
+    a = gemm_family(rng, (m, k), phi).astype(np.float32)
+    b = gemm_family(rng, (k, n), phi).astype(np.float32)
+    c, rep = ik.gemm(a, b, report=True)
+    assert c.dtype == np.float32 and rep["dtype"] == "float32"
+    rtol = math.sqrt(k) * 2.0**-24
+    assert rep["rtol"] == rtol and rep["certified"]
+    ref = ExactRef(a.astype(np.float64), b.astype(np.float64))
+    exact, scale = ref.p.to_float(), ref.s.to_float()
+    err = np.abs(c.astype(np.float64) - exact)
+    assert (err <= rep["bound"] * scale + 2.0**-24 * np.abs(c) + 2.0**-52 * np.abs(exact) + 1e-300).all()
+    _, rep64 = ik.gemm(a.astype(np.float64), b.astype(np.float64), report=True)
+    assert rep["moduli"] <= rep64["moduli"]
+
+
+def test_alpha_beta_c_out_transposes(rng):
+    a = rng.standard_normal((30, 12)).astype(np.float32)
+    b = rng.standard_normal((9, 30)).astype(np.float32)
+    c = rng.standard_normal((12, 9)).astype(np.float32)
+    out = np.zeros((12, 9), np.float32)
+    assert ik.gemm(a, b, trans_a=True, trans_b=True, alpha=0.5, beta=-2.0, c=c, out=out) is out
+    want = 0.5 * (a.T.astype(np.float64) @ b.T.astype(np.float64)) - 2.0 * c
+    np.testing.assert_allclose(out, want, rtol=0, atol=1e-5 * np.abs(want).max())
+
+
+def test_refusals_write_nothing():
+    a = np.ones((3, 4), np.float32)
+    out = np.full((3, 2), 7.0, np.float32)
+    with pytest.raises(TypeError, match="a has dtype float32, b has float64"):
+        ik.gemm(a, np.ones((4, 2)), out=out)
+    with pytest.raises(TypeError, match="a has dtype float64, b has float32"):
+        ik.gemm(np.ones((3, 4)), np.ones((4, 2), np.float32), out=out)
+    with pytest.raises(ValueError, match="out has shape"):
+        ik.gemm(a, np.ones((4, 2), np.float32), out=np.zeros((2, 2), np.float32))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ik.gemm(a, np.ones((3, 2), np.float32), out=out)
+    assert (out == 7.0).all()
