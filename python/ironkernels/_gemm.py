@@ -129,6 +129,21 @@ def same_dtype(arrays: dict) -> None:
                         "complex128; no implicit conversion)")
 
 
+def framework_arrays(a: Any, b: Any, c: Any, out: Any) -> tuple:
+    """({name: array}, framework) of a call whose path works on views of its arrays (.real / .imag,
+    float64 copies): one dtype, and one of NumPy, PyTorch and CuPy; TypeError naming the array otherwise."""
+    arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
+    fw = framework_of(a, "gemm: a")
+    same_dtype(arrays)
+    for name, x in arrays.items():
+        x_fw = framework_of(x, f"gemm: {name}")
+        if x_fw not in ("numpy", "torch", "cupy") or x_fw != fw:
+            d = dtype_name(x)
+            raise TypeError(f"gemm: {name} is a {d} array of {x_fw if x_fw != 'dlpack' else 'no framework'} beside "
+                            f"a's {fw}; accepted for {d}: NumPy, PyTorch or CuPy arrays of one framework")
+    return arrays, fw
+
+
 def _shape2(x: Any, name: str) -> tuple:
     shape = shape_of(x, f"gemm: {name}")
     if len(shape) != 2:

@@ -5,10 +5,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from ._interop import framework_of, shape_of
-
-_FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays with .real / .imag views
-
+from ._interop import shape_of
 
 def _complex(re: Any, im: Any, fw: str) -> Any:
     if fw == "torch":
@@ -22,16 +19,9 @@ def gemm_complex(a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool
                  backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
     """gemm's complex128 path: Re = ReA·ReB − ImA·ImB and Im = ReA·ImB + ImA·ReB by four real calls of
     gemm (the same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
-    from ._gemm import gemm, same_dtype
+    from ._gemm import framework_arrays, gemm
 
-    arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
-    fw = framework_of(a, "gemm: a")
-    same_dtype(arrays)
-    for name, x in arrays.items():
-        x_fw = framework_of(x, f"gemm: {name}")
-        if x_fw not in _FRAMEWORKS or x_fw != fw:
-            raise TypeError(f"gemm: {name} is a complex128 array of {x_fw if x_fw != 'dlpack' else 'no framework'} beside "
-                            f"a's {fw}; accepted for complex128: NumPy, PyTorch or CuPy arrays of one framework")
+    arrays, fw = framework_arrays(a, b, c, out)
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Complex):
             raise TypeError(f"gemm: {name} must be a number, got {type(v).__name__}")

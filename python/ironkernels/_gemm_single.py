@@ -6,10 +6,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._interop import framework_of
-
-_FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that widen to float64
-
 
 def _float64(x: Any, fw: str) -> Any:
     return x.double() if fw == "torch" else x.astype("float64")
@@ -18,16 +14,9 @@ def _float64(x: Any, fw: str) -> Any:
 def gemm_single(a: Any, b: Any, *, c: Any, alpha: float, beta: float, contract: Any, out: Any, report: bool,
                 **kw: Any) -> Any:
     """gemm's float32 path; `kw` holds trans_a, trans_b, backend, engine and stream."""
-    from ._gemm import Contract, _shape2, gemm, same_dtype
+    from ._gemm import Contract, _shape2, framework_arrays, gemm
 
-    arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
-    fw = framework_of(a, "gemm: a")
-    same_dtype(arrays)
-    for name, x in arrays.items():
-        x_fw = framework_of(x, f"gemm: {name}")
-        if x_fw not in _FRAMEWORKS or x_fw != fw:
-            raise TypeError(f"gemm: {name} is a float32 array of {x_fw if x_fw != 'dlpack' else 'no framework'} beside "
-                            f"a's {fw}; accepted for float32: NumPy, PyTorch or CuPy arrays of one framework")
+    _, fw = framework_arrays(a, b, c, out)
     sa, sb = _shape2(a, "a"), _shape2(b, "b")
     k = sa[0 if kw.get("trans_a") else 1]
     m, n = sa[1 if kw.get("trans_a") else 0], sb[0 if kw.get("trans_b") else 1]
