@@ -2,17 +2,15 @@
 call of gemm under the same contract (its own certificate), into one (batch, m, n) result."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ._interop import dtype_name, empty_like, framework_of, shape_of
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that slice
 
 
-def gemm_batched(a: Any, b: Any, *, c: Any, out: Any, report: bool, **kw: Any) -> Any:
-    """gemm's batched path; `kw` holds the rest of gemm's arguments, passed to each product."""
-    from ._gemm import gemm
-
+def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bool, **kw: Any) -> Any:
+    """gemm's batched path: `gemm` (the public call) for each product, with `kw`, the rest of its arguments."""
     arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
     shapes = {}
     for name, x in arrays.items():

@@ -3,8 +3,9 @@ the call's contract, combined in float64; docs/gemm.md states the bound this giv
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Callable
 
+from ._gemm_contract import framework_arrays
 from ._interop import shape_of
 
 def _complex(re: Any, im: Any, fw: str) -> Any:
@@ -15,12 +16,10 @@ def _complex(re: Any, im: Any, fw: str) -> Any:
     return re + 1j * im
 
 
-def gemm_complex(a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool, contract: Any,
+def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool, contract: Any,
                  backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
     """gemm's complex128 path: Re = ReA·ReB − ImA·ImB and Im = ReA·ImB + ImA·ReB by four real calls of
-    gemm (the same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
-    from ._gemm import framework_arrays, gemm
-
+    `gemm` (the public call: the same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
     arrays, fw = framework_arrays(a, b, c, out)
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Complex):

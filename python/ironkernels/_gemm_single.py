@@ -4,18 +4,19 @@ alpha·P + beta·c rounded once to float32; docs/gemm.md states the bound."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
+
+from ._gemm_contract import Contract, _shape2, framework_arrays
 
 
 def _float64(x: Any, fw: str) -> Any:
     return x.double() if fw == "torch" else x.astype("float64")
 
 
-def gemm_single(a: Any, b: Any, *, c: Any, alpha: float, beta: float, contract: Any, out: Any, report: bool,
+def gemm_single(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: float, beta: float, contract: Any, out: Any, report: bool,
                 **kw: Any) -> Any:
-    """gemm's float32 path; `kw` holds trans_a, trans_b, backend, engine and stream."""
-    from ._gemm import Contract, _shape2, framework_arrays, gemm
-
+    """gemm's float32 path through `gemm` (the public call) on float64; `kw` holds trans_a, trans_b,
+    backend, engine and stream."""
     _, fw = framework_arrays(a, b, c, out)
     sa, sb = _shape2(a, "a"), _shape2(b, "b")
     k = sa[0 if kw.get("trans_a") else 1]

@@ -90,7 +90,7 @@ def gemm(a, b, *, trans_a: bool = False, trans_b: bool = False, contract=None):
     """``op(a) · op(b)`` in float64 by ``ironkernels.gemm`` under ``contract`` (default
     ``Contract.native()``; its contract: docs/gemm.md), traced as one XLA FFI call: the CPU reference on
     host buffers, the CUDA plan (tuned once, its workspace XLA's scratch memory) on the GPU."""
-    from ._gemm import Contract, MAX_K
+    from ._gemm_contract import MAX_K, Contract
 
     _register()
     a, b = jnp.asarray(a), jnp.asarray(b)
@@ -131,7 +131,7 @@ def _gemm_forward(a, b, key):
 def _gemm_backward(key, saved, g):
     # C = op(A)·op(B): d op(A) = G·op(B)ᵀ and d op(B) = op(A)ᵀ·G, transposed back where op transposes
     # (dA = op(B)·Gᵀ, dB = Gᵀ·op(A)); each a gemm under the same contract.
-    from ._gemm import MAX_K
+    from ._gemm_contract import MAX_K
 
     a, b = saved
     trans_a, trans_b = key[0], key[1]
