@@ -23,26 +23,10 @@ struct TileShape {
   int k = 1, log_n = 0, cluster = 1, occupancy_warps = 0, stages = 0, turn_passes = 1;
   unsigned options = 0;
 
-  constexpr TileShape cluster_of(int ctas) const {
-    TileShape s = *this;
-    s.cluster = ctas;
-    return s;
-  }
-  constexpr TileShape occupancy(int warps) const {
-    TileShape s = *this;
-    s.occupancy_warps = warps;
-    return s;
-  }
-  constexpr TileShape staged(int count) const {
-    TileShape s = *this;
-    s.stages = count;
-    return s;
-  }
-  constexpr TileShape turn_in(int passes) const {
-    TileShape s = *this;
-    s.turn_passes = passes;
-    return s;
-  }
+  constexpr TileShape cluster_of(int ctas) const { return set(&TileShape::cluster, ctas); }
+  constexpr TileShape occupancy(int warps) const { return set(&TileShape::occupancy_warps, warps); }
+  constexpr TileShape staged(int count) const { return set(&TileShape::stages, count); }
+  constexpr TileShape turn_in(int passes) const { return set(&TileShape::turn_passes, passes); }
   constexpr TileShape with(unsigned opts) const {
     TileShape s = *this;
     s.options |= opts;
@@ -59,6 +43,13 @@ struct TileShape {
     s.k = int(c & 255), s.log_n = int(c >> 8 & 255), s.cluster = int(c >> 16 & 255);
     s.occupancy_warps = int(c >> 24 & 255), s.stages = int(c >> 32 & 255), s.turn_passes = int(c >> 40 & 255);
     s.options = unsigned(c >> 48);
+    return s;
+  }
+
+ private:
+  constexpr TileShape set(int TileShape::*field, int value) const {
+    TileShape s = *this;
+    s.*field = value;
     return s;
   }
 };

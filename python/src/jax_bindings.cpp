@@ -8,6 +8,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ironkernels/core/error.hpp"
@@ -149,32 +150,44 @@ ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ff
 
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<bool>("trans_a")
-                                  .Attr<bool>("trans_b")
-                                  .Attr<std::int64_t>("moduli")
-                                  .Attr<std::int64_t>("scaling")
-                                  .Attr<bool>("native")
-                                  .Attr<double>("rtol"));
+// Each op's buffers and attributes, appended to a binding: the host and CUDA handlers share them (the
+// CUDA ones first take their stream, device and, for gemm, scratch memory).
+template <class Binding>
+auto gemm_signature(Binding b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<bool>("trans_a")
+      .template Attr<bool>("trans_b")
+      .template Attr<std::int64_t>("moduli")
+      .template Attr<std::int64_t>("scaling")
+      .template Attr<bool>("native")
+      .template Attr<double>("rtol");
+}
+template <class Binding>
+auto fwt_signature(Binding b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::int64_t>("axis")
+      .template Attr<double>("scale")
+      .template Attr<bool>("has_scale")
+      .template Attr<bool>("normalized")
+      .template Attr<std::int64_t>("order")
+      .template Attr<std::int64_t>("block");
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host, gemm_signature(ffi::Ffi::Bind()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_host, fwt_host, fwt_signature(ffi::Ffi::Bind()));
 #if IRONKERNELS_WITH_CUDA
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_cuda, gemm_cuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::DeviceOrdinal>()
-                                  .Ctx<ffi::ScratchAllocator>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<bool>("trans_a")
-                                  .Attr<bool>("trans_b")
-                                  .Attr<std::int64_t>("moduli")
-                                  .Attr<std::int64_t>("scaling")
-                                  .Attr<bool>("native")
-                                  .Attr<double>("rtol"));
+                              gemm_signature(ffi::Ffi::Bind()
+                                                 .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                                 .Ctx<ffi::DeviceOrdinal>()
+                                                 .Ctx<ffi::ScratchAllocator>()));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_cuda, fwt_cuda,
+                              fwt_signature(ffi::Ffi::Bind()
+                                                .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                                .Ctx<ffi::DeviceOrdinal>()));
 #endif
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_host, fwt_quantize_host,
                               ffi::Ffi::Bind()
@@ -189,31 +202,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_host, fwt_quantize_host,
                                   .Attr<std::int64_t>("scale_layout")
                                   .Attr<bool>("has_signs")
                                   .Attr<ffi::Span<const std::int8_t>>("signs"));
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_host, fwt_host,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int64_t>("axis")
-                                  .Attr<double>("scale")
-                                  .Attr<bool>("has_scale")
-                                  .Attr<bool>("normalized")
-                                  .Attr<std::int64_t>("order")
-                                  .Attr<std::int64_t>("block"));
-#if IRONKERNELS_WITH_CUDA
-XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_cuda, fwt_cuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::DeviceOrdinal>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int64_t>("axis")
-                                  .Attr<double>("scale")
-                                  .Attr<bool>("has_scale")
-                                  .Attr<bool>("normalized")
-                                  .Attr<std::int64_t>("order")
-                                  .Attr<std::int64_t>("block"));
-#endif
 
 NB_MODULE(_jax_ffi, m) {
   m.doc() = "XLA FFI handlers of ironkernels' ops (registered by ironkernels.jax).";
