@@ -186,8 +186,8 @@ class Arrays:
         return 0
 
     def stream(self):
-        """(a context manager making a new stream current, its handle) — or a skip where the framework
-        has no streams."""
+        """(a new stream object of the framework, a context manager making it current, its handle) — or a
+        skip where the framework has no streams."""
         pytest.skip(f"needs a framework with CUDA streams (PyTorch or CuPy); the arrays here are {self.name}")
 
 
@@ -224,7 +224,7 @@ class TorchArrays(Arrays):
 
     def stream(self):
         s = self.t.cuda.Stream()
-        return self.t.cuda.stream(s), s.cuda_stream
+        return s, self.t.cuda.stream(s), s.cuda_stream
 
 
 class CupyArrays(Arrays):
@@ -260,7 +260,7 @@ class CupyArrays(Arrays):
 
     def stream(self):
         s = self.cp.cuda.Stream(non_blocking=True)
-        return s, s.ptr
+        return s, s, s.ptr
 
 
 class OwnArrays(Arrays):

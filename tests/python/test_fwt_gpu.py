@@ -152,8 +152,8 @@ def test_gpu_deterministic_run_to_run(dev, rng):
 def test_gpu_streams(dev, rng):
     x_host = random_input(rng, (256, 4096), "float32")
     x = dev.put(x_host)
-    current, handle = dev.stream()
-    for given in (current, handle):
+    stream, current, handle = dev.stream()
+    for given in (stream, handle):
         with current:
             y = ironkernels.fwt(x, stream=given)
         dev.synchronize()

@@ -214,7 +214,7 @@ def test_threads_share_a_plan(dev, rng):
     streams = [dev.stream() for _ in inputs]
 
     def work(i):
-        current, _ = streams[i]
+        _, current, _ = streams[i]
         try:
             with current:
                 a, b = dev.put(inputs[i][0]), dev.put(inputs[i][1])
@@ -249,7 +249,7 @@ def test_beta_zero_ignores_nan_in_c_and_empty_shapes(dev, rng):
 def test_streams(dev, rng):
     a, b = gemm_family(rng, (64, 80), 1.0), gemm_family(rng, (80, 48), 1.0)
     want = gemm(a, b)
-    current, handle = dev.stream()
+    _, current, handle = dev.stream()
     with current:
         ad, bd = dev.put(a), dev.put(b)
         got = gemm(ad, bd)  # the current stream

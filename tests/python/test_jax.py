@@ -1,9 +1,13 @@
 """ironkernels.jax: fwt, gemm and fwt_quantize as XLA FFI calls under jit and vmap (fwt and gemm under
 grad too), equal to the package's calls on the same values (the host paths, or the CUDA kernels where
 JAX has a GPU), refusals at trace time."""
+import os
+
 import numpy as np
 import pytest
 
+# JAX takes 75% of the GPU's memory at its first call unless told not to; the other suites' arrays share it.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 ikj = pytest.importorskip("ironkernels.jax", reason="this copy was built without the JAX door (_jax_ffi)")

@@ -90,7 +90,7 @@ def test_gpu_candidates_on_a_large_random_drawing(side):
 
 def test_gpu_evaluator_follows_the_current_stream(dev):
     """No stream given: each call waits on the loaded framework's current stream, here a new one."""
-    current, _ = dev.stream()
+    _, current, _ = dev.stream()
     d = lcn.load(DATA / "tum2024" / "ex1.json")
     cpu = lcn.Evaluator(d)
     pts = np.array([[0, 0], [3, 5], [7, 2]], np.int64)
