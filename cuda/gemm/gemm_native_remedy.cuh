@@ -60,6 +60,47 @@ __global__ void native_elements_kernel(Lines x, Lines y, const int* list, std::i
   }
 }
 
+// One operand of a column-major BLAS call: matrix L (its lines as rows) or, with `transposed`, Lᵀ, as
+// cuBLAS takes it (an op and a leading dimension); `ok` false where neither of L's strides is 1 or a
+// leading dimension would not fit.
+struct BlasOperand {
+  cublasOperation_t op = CUBLAS_OP_N;
+  std::int64_t ld = 0;
+  bool ok = false;
+};
+inline BlasOperand blas_operand(const Lines& l, bool transposed) {
+  // L stored column-major (rs = 1) is L under op N; stored row-major (cs = 1) it is Lᵀ under op N.
+  const std::int64_t rows = std::max<std::int64_t>(l.rows, 1), cols = std::max<std::int64_t>(l.cols, 1);
+  BlasOperand o;
+  if (l.rs == 1 && l.cs >= rows && l.cs <= INT_MAX) o = {transposed ? CUBLAS_OP_T : CUBLAS_OP_N, l.cs, true};
+  else if (l.cs == 1 && l.rs >= cols && l.rs <= INT_MAX) o = {transposed ? CUBLAS_OP_N : CUBLAS_OP_T, l.rs, true};
+  return o;
+}
+
+// The whole call as one DGEMM written straight into C with alpha and beta, where op(A), op(B) and C
+// are each laid out as BLAS takes them: no gather, product buffer or scatter, so a call the
+// certificate sends native costs the certificate and one DGEMM. False (nothing enqueued) otherwise.
+inline bool native_into_c(const Lines& a, const Lines& bt, const OutputArgs& c, std::int64_t m, std::int64_t n,
+                          cublasHandle_t handle) {
+  const std::int64_t k = a.cols;
+  if (!handle || m == 0 || n == 0 || k == 0 || std::max({m, n, k}) > INT_MAX) return false;
+  BlasOperand x, y;
+  std::int64_t ldc = 0;
+  bool row_major = false;
+  if (c.cs == 1 && c.rs >= n && c.rs <= INT_MAX) {  // C row-major: Cᵀ (n × m) = op(B)ᵀ · op(A)ᵀ
+    row_major = true, ldc = c.rs, x = blas_operand(bt, false), y = blas_operand(a, true);
+  } else if (c.rs == 1 && c.cs >= m && c.cs <= INT_MAX) {  // C column-major: C = op(A) · op(B)
+    ldc = c.cs, x = blas_operand(a, false), y = blas_operand(bt, true);
+  }
+  if (!ldc || !x.ok || !y.ok) return false;
+  const Lines& first = row_major ? bt : a;
+  const Lines& second = row_major ? a : bt;
+  IK_CUBLAS_CHECK(cublas_api().dgemm(handle, x.op, y.op, int(row_major ? n : m), int(row_major ? m : n), int(k),
+                                     &c.alpha, first.data, int(x.ld), second.data, int(y.ld), &c.beta, c.data,
+                                     int(ldc)));
+  return true;
+}
+
 // A native remedy: the lines `list` (count of them; all lines in order where list is null) of X
 // times the other side's lines Y, into C with alpha/beta (X's lines are C's rows, or with
 // `transposed` its columns). By cuBLAS DGEMM in blocks of Y's lines through `product` (X's lines

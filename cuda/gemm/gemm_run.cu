@@ -256,9 +256,10 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   if (decision.whole_native) {  // every element by DGEMM, Inf/NaN lines included
     mark(1);
     mark(2);
-    native_remedy(NativeRemedy{A, Bt, nullptr, p.m, cols.nonfinite, true, false}, out, p.handle,
-                  reinterpret_cast<double*>(ra), reinterpret_cast<double*>(rb), native_product,
-                  p.native_product_elements, s);
+    if (!native_into_c(A, Bt, out, p.m, p.n, p.handle))
+      native_remedy(NativeRemedy{A, Bt, nullptr, p.m, cols.nonfinite, true, false}, out, p.handle,
+                    reinterpret_cast<double*>(ra), reinterpret_cast<double*>(rb), native_product,
+                    p.native_product_elements, s);
     mark(3);
   } else {
     const int count = decision.moduli;

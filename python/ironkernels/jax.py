@@ -153,11 +153,15 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     from ._fwt_quantize import _FIXED_GROUP, FORMATS, plan
 
     _register()
-    x = jnp.asarray(x)
+    if not isinstance(x, jax.Array):  # host data stays on the host, where the op runs
+        x = jax.device_put(np.asarray(x), jax.devices("cpu")[0])
     if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
         raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
                         "float64")
     p = plan(x.shape, to, block, group, signs, scale_layout)
+    if not isinstance(x, jax.core.Tracer) and any(d.platform != "cpu" for d in x.devices()):
+        raise ValueError(f"fwt_quantize: x is on {sorted(str(d) for d in x.devices())}; accepted: arrays on the CPU "
+                         "(no CUDA kernel yet): jax.device_put(x, jax.devices('cpu')[0])")
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),

@@ -1,5 +1,6 @@
 // The JAX door: XLA FFI handlers that ironkernels.jax registers with jax.ffi — fwt and gemm on the
-// host and on CUDA (XLA's buffers, stream and scratch memory), fwt_quantize on the host — so the ops
+// host and on CUDA (XLA's buffers, stream and scratch memory), fwt_quantize on the host (on CUDA a
+// handler that says so) — so the ops
 // run inside jit-compiled programs. A module of its own (_jax_ffi), built where jaxlib's FFI headers
 // are found at configure time.
 #include <nanobind/nanobind.h>
@@ -18,7 +19,7 @@
 #include "xla/ffi/api/ffi.h"
 
 #if IRONKERNELS_WITH_CUDA
-#include <cuda_runtime_api.h>  // cudaStream_t only: the library does every CUDA call
+#include <cuda_runtime_api.h>  // cudaStream_t, and gemm's workspace where XLA's scratch allocator has none
 #endif
 
 namespace nb = nanobind;
@@ -121,8 +122,22 @@ ffi::Error gemm_cuda(cudaStream_t stream, std::int32_t device, ffi::ScratchAlloc
     const std::int64_t m = cv.shape[0], n = cv.shape[1], k = trans_a ? av.shape[0] : av.shape[1];
     const auto plan = gemm_plan(m, n, k, trans_a, trans_b, o.contract, dev);
     const std::size_t bytes = plan->workspace_bytes();
-    const std::optional<void*> workspace = scratch.Allocate(bytes ? bytes : 1, 256);
-    if (!workspace) raise<ValueError>("gemm: XLA could not allocate the plan's workspace of ", bytes, " bytes");
+    std::optional<void*> workspace = scratch.Allocate(bytes ? bytes : 1, 256);
+    // XLA's GPU runtime may hand out no scratch memory (seen with jaxlib 0.11): then stream-ordered
+    // memory of the device's default pool, freed on the same stream after the call's work.
+    struct StreamOrdered {
+      void* p = nullptr;
+      cudaStream_t s;
+      ~StreamOrdered() { if (p) cudaFreeAsync(p, s); }
+    } own{nullptr, stream};
+    if (!workspace) {
+      if (cudaMallocAsync(&own.p, bytes ? bytes : 1, stream) != cudaSuccess) {
+        (void)cudaGetLastError();
+        raise<ValueError>("gemm: neither XLA's scratch allocator nor the CUDA memory pool gave the plan's workspace of ",
+                          bytes, " bytes");
+      }
+      workspace = own.p;
+    }
     plan->tune_once(*workspace, bytes, Stream(stream));
     plan->run(av, bv, cv, 1.0, 0.0, *workspace, bytes, Stream(stream));
   });
@@ -147,6 +162,18 @@ ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ff
                  o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, Device{}) : ArrayView{}, o);
   });
 }
+
+#if IRONKERNELS_WITH_CUDA
+// fwt_quantize has no CUDA kernel yet: a call placed on a GPU fails with this message, not XLA's
+// "no handler registered".
+ffi::Error fwt_quantize_cuda(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer>, ffi::Result<ffi::AnyBuffer>,
+                             ffi::Result<ffi::AnyBuffer>, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t,
+                             bool, ffi::Span<const std::int8_t>) {
+  return ffi::Error(ffi::ErrorCode::kUnimplemented,
+                    "fwt_quantize runs on host buffers only (no CUDA kernel yet); place x on the CPU: "
+                    "jax.device_put(x, jax.devices('cpu')[0])");
+}
+#endif
 
 }  // namespace
 
@@ -176,6 +203,21 @@ auto fwt_signature(Binding b) {
       .template Attr<std::int64_t>("block");
 }
 
+template <class Binding>
+auto fwt_quantize_signature(Binding b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<std::int64_t>("to")
+      .template Attr<std::int64_t>("block")
+      .template Attr<std::int64_t>("group")
+      .template Attr<bool>("normalized")
+      .template Attr<std::int64_t>("scale_layout")
+      .template Attr<bool>("has_signs")
+      .template Attr<ffi::Span<const std::int8_t>>("signs");
+}
+
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host, gemm_signature(ffi::Ffi::Bind()));
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_host, fwt_host, fwt_signature(ffi::Ffi::Bind()));
 #if IRONKERNELS_WITH_CUDA
@@ -190,18 +232,11 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_cuda, fwt_cuda,
                                                 .Ctx<ffi::DeviceOrdinal>()));
 #endif
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_host, fwt_quantize_host,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<std::int64_t>("to")
-                                  .Attr<std::int64_t>("block")
-                                  .Attr<std::int64_t>("group")
-                                  .Attr<bool>("normalized")
-                                  .Attr<std::int64_t>("scale_layout")
-                                  .Attr<bool>("has_signs")
-                                  .Attr<ffi::Span<const std::int8_t>>("signs"));
+                              fwt_quantize_signature(ffi::Ffi::Bind()));
+#if IRONKERNELS_WITH_CUDA
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_cuda, fwt_quantize_cuda,
+                              fwt_quantize_signature(ffi::Ffi::Bind()));
+#endif
 
 NB_MODULE(_jax_ffi, m) {
   m.doc() = "XLA FFI handlers of ironkernels' ops (registered by ironkernels.jax).";
@@ -211,9 +246,10 @@ NB_MODULE(_jax_ffi, m) {
 #if IRONKERNELS_WITH_CUDA
     out["fwt_cuda"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_cuda));
     out["gemm_cuda"] = nb::capsule(reinterpret_cast<void*>(ironkernels_gemm_cuda));
+    out["fwt_quantize_cuda"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_quantize_cuda));
 #endif
     out["gemm_cpu"] = nb::capsule(reinterpret_cast<void*>(ironkernels_gemm_host));
     out["fwt_quantize_cpu"] = nb::capsule(reinterpret_cast<void*>(ironkernels_fwt_quantize_host));
     return out;
-  }, "{target: PyCapsule of its XLA FFI handler}: fwt_cpu, gemm_cpu, fwt_quantize_cpu; fwt_cuda, gemm_cuda in CUDA builds.");
+  }, "{target: PyCapsule of its XLA FFI handler}: fwt_cpu, gemm_cpu, fwt_quantize_cpu; fwt_cuda, gemm_cuda, fwt_quantize_cuda in CUDA builds.");
 }

@@ -17,6 +17,7 @@ import ironkernels as ik  # noqa: E402
 from fwt_helpers import np_dtype  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
+CPU = jax.devices("cpu")[0]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16", "complex64", "int32", "int64"])
@@ -28,7 +29,7 @@ def test_equals_the_package_transform(rng, dtype, shape, axis, kw):
         kw = {}
     x = (rng.standard_normal(shape) * 8).astype(np.float32)
     x = (x + 1j * x[::-1]).astype(dtype) if dtype.startswith("complex") else x.astype(np_dtype(dtype))
-    got = ikj.fwt(jnp.asarray(x), axis=axis, **kw)
+    got = ikj.fwt(jax.device_put(x, CPU), axis=axis, **kw)  # the host path, bit for bit (the GPU's: below)
     assert isinstance(got, jax.Array) and got.dtype == jnp.asarray(x).dtype and got.shape == x.shape
     np.testing.assert_array_equal(np.asarray(got), ik.fwt(x, axis=axis, **kw))
 
@@ -98,13 +99,14 @@ def test_gemm_equals_the_package_gemm_and_differentiates(rng):
 def test_fwt_quantize_equals_the_package_call(rng, to):
     x = rng.standard_normal((3, 4, 256)).astype(np.float32)
     kw = dict(to=to, block=128, signs=5, **({} if to in ("mxfp4", "nvfp4") else {"group": 64}))
-    got = jax.jit(lambda v: ikj.fwt_quantize(v, **kw))(x)
+    got = jax.jit(lambda v: ikj.fwt_quantize(v, **kw))(jax.device_put(x, CPU))
     want = ik.fwt_quantize(x, **kw)
     np.testing.assert_array_equal(np.asarray(got[0]), want[0])
     flat = lambda s: s if isinstance(s, tuple) else (s,)  # noqa: E731
     for g, w in zip(flat(got[1]), flat(want[1])):
         np.testing.assert_array_equal(np.asarray(g), w)
-    mapped = jax.vmap(lambda v: ikj.fwt_quantize(v, **kw)[0])(x)  # each slice its own call's (nvfp4: its tensor scale)
+    # each slice its own call's (nvfp4: its tensor scale)
+    mapped = jax.vmap(lambda v: ikj.fwt_quantize(v, **kw)[0])(jax.device_put(x, CPU))
     want_each = np.stack([ik.fwt_quantize(v, **kw)[0] for v in x])
     np.testing.assert_array_equal(np.asarray(mapped), want_each)
     swizzled = ikj.fwt_quantize(x[0], **kw, scale_layout="swizzled-128x4")
@@ -127,6 +129,10 @@ def test_on_the_gpu_equals_the_package_transform(rng):
     np.testing.assert_allclose(np.asarray(grad), 2 * 128 * x[:4], rtol=1e-4, atol=1e-3)
     a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 200))
     got = jax.jit(ikj.gemm)(jax.device_put(a, gpu), jax.device_put(b, gpu))
-    want = ik.gemm(a, b)
-    np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=1e-13 * np.abs(want).max())
+    np.testing.assert_array_equal(np.asarray(got), ik.gemm(a, b))  # emulated elements: the CPU's, bit for bit
+    on_gpu = jax.device_put(x[:2, :256], gpu)
+    with pytest.raises(ValueError, match="fwt_quantize: x is on .*accepted: arrays on the CPU"):
+        ikj.fwt_quantize(on_gpu, to="int8")
+    with pytest.raises(jax.errors.JaxRuntimeError, match="fwt_quantize runs on host buffers only"):
+        jax.jit(lambda v: ikj.fwt_quantize(v, to="int8"))(on_gpu)
 
