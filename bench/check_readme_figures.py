@@ -48,18 +48,15 @@ def fwt_ratio(dtypes, ns, name="fwt-h200.json"):
     return [v["ironkernels"] / v["clone"] for (d, n, _), v in t.items() if d in dtypes and n in ns]
 
 
+AXIS_FACTOR = "fwt-h200-layouts-axis-factor.json"  # bench_fwt_layouts.py --sections axis,factor
+
+
 def layout_ratios(select, peer, name="fwt-h200-layouts.json", rows=None):
     """ours time / peer time per case of a bench_fwt_layouts.py file whose label `select` takes."""
     t = {}
     for r in rows if rows is not None else load(name)["rows"]:
         t.setdefault(r["case"], {})[r["impl"]] = r["median_ms"]
     return [v["ironkernels"] / v[k] for c, v in t.items() if select(c) for k in v if k.startswith(peer)]
-
-
-def axis_taken(select):
-    """The strided cases on the shipped cluster-column variant ("taken"), both rounds."""
-    runs = load("fwt-h200-cluster-column-phases.json")["runs"]
-    return [x for run in runs if "(taken)" in run["setting"] for x in layout_ratios(select, "rows", rows=run["rows"])]
 
 
 def x2(values):
@@ -150,16 +147,12 @@ FIGURES += [
      lambda: x2(layout_ratios(lambda c: c in ("float32 rows 2^16", "float64 rows 2^15"), "clone"))),
     ("fwt float32 2^17–2^24 over clone", "fwt-h200-layouts.json", r"2\^17–2\^24 in two passes at (\S+)×",
      lambda: x2(layout_ratios(float32_17_24, "clone"))),
-    ("fwt strided axis over rows", "fwt-h200-layouts.json", r"a strided axis at (\S+)× the contiguous",
-     lambda: x2(layout_ratios(lambda c: c.endswith("axis 1") and WIDE not in c, "rows"))),
-    ("fwt strided axis 2^13 x 16 KB over rows", "fwt-h200-layouts.json", r"\((\S+) at 2\^13 with a 16 KB stride\)",
-     lambda: x2(layout_ratios(lambda c: WIDE in c, "rows"))),
-    ("fwt strided axis over rows, probe", "fwt-h200-cluster-column-phases.json", r"a strided axis at (\S+)× the contiguous",
-     lambda: x2(axis_taken(lambda c: c.endswith("axis 1") and WIDE not in c))),
-    ("fwt strided axis 2^13 x 16 KB over rows, probe", "fwt-h200-cluster-column-phases.json",
-     r"\((\S+) at 2\^13 with a 16 KB stride\)", lambda: x2(axis_taken(lambda c: WIDE in c))),
-    ("fwt m·2^k over the nearest power of two", "fwt-h200-layouts.json", r"m·2\^k at (\S+)× the nearest",
-     lambda: span(layout_ratios(lambda c: "·2^" in c, "pow2"), "{:.1f}".format)),
+    ("fwt strided axis over rows", AXIS_FACTOR, r"a strided axis at (\S+)× the contiguous",
+     lambda: x2(layout_ratios(lambda c: c.endswith("axis 1") and WIDE not in c, "rows", AXIS_FACTOR))),
+    ("fwt strided axis 2^13 x 16 KB over rows", AXIS_FACTOR, r"\((\S+) at 2\^13 with a 16 KB stride\)",
+     lambda: x2(layout_ratios(lambda c: WIDE in c, "rows", AXIS_FACTOR))),
+    ("fwt m·2^k over the nearest power of two", AXIS_FACTOR, r"m·2\^k at (\S+)× the nearest",
+     lambda: span(layout_ratios(lambda c: "·2^" in c, "pow2", AXIS_FACTOR), "{:.1f}".format)),
     ("fwt complex and integers over float of their bytes", "fwt-h200-layouts.json",
      r"complex and integers (at the speed of) the float of their bytes", same_bytes),
     ("fwt H on every qubit 2^30 over cuStateVec's gate per qubit", "fwt-h200-custatevec.json",

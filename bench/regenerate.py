@@ -26,8 +26,9 @@ AREAS = {
         ["bench/bench_fwt.py", "--batch-sweep", "16", "--dtypes", "float16,bfloat16,float32", "--log2n", "7-15",
          "--out", "bench/results/fwt-h200-batches.json"],
         ["bench/plot_fwt.py", "bench/results/fwt-h200-batches.json"],
-        ["bench/bench_fwt_layouts.py", "--sections", "long,original,axis,complex,integer,order,factor",
+        ["bench/bench_fwt_layouts.py", "--sections", "long,original,complex,integer,order",
          "--out", "bench/results/fwt-h200-layouts.json"],
+        ["bench/bench_fwt_layouts.py", "--sections", "axis,factor", "--out", "bench/results/fwt-h200-layouts-axis-factor.json"],
         ["bench/bench_fwt_custatevec.py", "--out", "bench/results/fwt-h200-custatevec.json"],
     ],
     "gemm": [  # speed (and plot), then the README's accuracy table (the CPU reference, n = 1024)
