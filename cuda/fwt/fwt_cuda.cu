@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "common/stream_workspace.hpp"
 #include "core/dev_overrides.hpp"
 #include "fwt/fwt_line_passes.hpp"
 #include "fwt/fwt_strided.cuh"
@@ -306,22 +307,6 @@ void run(const FwtPlan& p, cudaStream_t stream) {
   add_dimension(outer, l2, p.y_axis_stride, p.y_axis_stride);
   run(outer, stream);
 }
-
-// Device memory ordered on a stream: allocated before the work queued after it, freed after it.
-class StreamWorkspace {
- public:
-  StreamWorkspace(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    IK_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
-  }
-  ~StreamWorkspace() { cudaFreeAsync(data_, stream_); }
-  StreamWorkspace(const StreamWorkspace&) = delete;
-  StreamWorkspace& operator=(const StreamWorkspace&) = delete;
-  void* data() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
 
 // The blocks' bits that the factor columns' pass takes with H_m, for N = m·2^k on unit strides
 // past one table row: the blocks of 2^(k-A) that remain are the table's rows of 2^14 (2^15 at k =

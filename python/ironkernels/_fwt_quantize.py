@@ -8,7 +8,8 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from . import _core
-from ._interop import core_view, device_of, empty_like, framework_of, is_numpy_bfloat16, raise_unviewable, shape_of
+from ._interop import (core_view, device_of, empty_like, framework_of, is_numpy_bfloat16, raise_unviewable,
+                       resolve_stream, shape_of)
 
 FORMATS = ("float8_e4m3fn", "float8_e5m2", "int8", "int4", "mxfp4", "nvfp4")
 _PACKED = {"int4", "mxfp4", "nvfp4"}
@@ -129,8 +130,8 @@ def fwt_quantize(
     ``"nvfp4"`` scales is ``(block_scales, tensor_scale)``.
 
     Args:
-        x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, host memory (the CUDA kernel
-            is not in this build).
+        x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, on the host or a CUDA device
+            (there in two passes for now: the rotation, then the quantisation).
         to: ``"float8_e4m3fn"``, ``"float8_e5m2"`` (q: uint8 codes, one per value; view them as the
             framework's float8 dtype), ``"int8"`` (q: int8 in [-127, 127]), ``"int4"`` (two's
             complement in [-7, 7]), ``"mxfp4"`` (OCP MX: E2M1 values, blocks of 32, E8M0 scales) or
@@ -149,7 +150,7 @@ def fwt_quantize(
             padded with zeros; a flat array (rows = the product of x's leading dimensions).
         out, scales: arrays to write into (q's and the scales' shapes and dtypes above; nvfp4's
             scales a (block_scales, tensor_scale) pair).
-        stream: for CUDA arrays (unused on the host).
+        stream: for CUDA arrays: a handle or stream object; default the framework's current stream.
 
     Every element's code is the format's rounding to nearest even, saturating, of ``r · m`` with one
     multiplier m per group (docs/fwt.md gives m and the scale for each format); ``dequantize``
@@ -176,7 +177,8 @@ def fwt_quantize(
         _core.fwt_quantize(core_view(x), core_view(q), core_view(s),
                            None if tensor_scale is None else core_view(tensor_scale), to=to, block=block or 0,
                            group=g if to not in _FIXED_GROUP else 0, normalized=bool(normalized), signs=sign_array,
-                           as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout)
+                           as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout,
+                           stream=resolve_stream(stream, x))
     except TypeError as e:
         raise_unviewable("fwt_quantize", e, arrays, "float16, bfloat16, float32, float64 (x); uint8, int8, float32 "
                          "(outputs)", writable=("q", "scales", "tensor_scale"))

@@ -39,7 +39,8 @@ void bind_fwt(nb::module_& m) {
 
   m.def("fwt_quantize", [](nb::ndarray<nb::ro> x, nb::ndarray<> q, nb::ndarray<> scales, std::optional<nb::ndarray<>> tensor_scale,
                            const std::string& to, std::int64_t block, std::int64_t group, bool normalized,
-                           std::optional<nb::ndarray<nb::ro>> signs, bool as_bfloat16, const std::string& scale_layout) {
+                           std::optional<nb::ndarray<nb::ro>> signs, bool as_bfloat16, const std::string& scale_layout,
+                           std::uintptr_t stream) {
     FwtQuantizeOptions opt;
     if (to == "float8_e4m3fn") opt.to = QuantFormat::float8_e4m3fn;
     else if (to == "float8_e5m2") opt.to = QuantFormat::float8_e5m2;
@@ -59,10 +60,10 @@ void bind_fwt(nb::module_& m) {
     const ArrayView sv = python::to_view(scales, "fwt_quantize: scales", false, kQuantDtypes);
     const ArrayView tv = tensor_scale ? python::to_view(*tensor_scale, "fwt_quantize: tensor_scale", false, "float32") : ArrayView{};
     nb::gil_scoped_release release;
-    fwt_quantize(xv, qv, sv, tv, opt);
+    fwt_quantize(xv, qv, sv, tv, opt, python::to_stream(stream));
   }, nb::arg("x").noconvert(), nb::arg("q").noconvert(), nb::arg("scales").noconvert(),
      nb::arg("tensor_scale").noconvert() = nb::none(), nb::arg("to"), nb::arg("block") = 0, nb::arg("group") = 0,
      nb::arg("normalized") = true, nb::arg("signs").noconvert() = nb::none(), nb::arg("as_bfloat16") = false,
-     nb::arg("scale_layout") = "row-major",
+     nb::arg("scale_layout") = "row-major", nb::arg("stream") = 0,
      "Rotate and quantise x into q and scales (and nvfp4's tensor_scale). See ironkernels.fwt_quantize.");
 }

@@ -1,6 +1,6 @@
-// fwt_quantize on the host: validation of every argument before a byte is written, the rotation in
-// float32 through fwt() (float64 input in float64, then rounded once), and each group's scale and
-// codes from quantize_formats.hpp.
+// fwt_quantize: validation of every argument before a byte is written; on the host the rotation in
+// float32 through fwt() (float64 input in float64, then rounded once) and each group's scale and
+// codes from quantize_formats.hpp; CUDA arrays go to cuda/fwt/fwt_quantize.cu.
 #include "ironkernels/fwt_quantize.hpp"
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "core/half.hpp"
 #include "core/threads.hpp"
 #include "fwt/fwt_cpu.hpp"
+#include "fwt/fwt_quantize_cuda.hpp"
 #include "fwt/hadamard_factors.hpp"
 #include "fwt/quantize_formats.hpp"
 #include "ironkernels/core/error.hpp"
@@ -26,17 +27,16 @@ struct Format {
   const char* name;
   bool packed;      // two values per byte
   int fixed_group;  // MX / NV blocks
-  float qmax;       // float8 / int: the largest code's value
 };
 
 Format format_of(QuantFormat f) {
   switch (f) {
-    case QuantFormat::float8_e4m3fn: return {"float8_e4m3fn", false, 0, 448.0f};
-    case QuantFormat::float8_e5m2: return {"float8_e5m2", false, 0, 57344.0f};
-    case QuantFormat::int8: return {"int8", false, 0, 127.0f};
-    case QuantFormat::int4: return {"int4", true, 0, 7.0f};
-    case QuantFormat::mxfp4: return {"mxfp4", true, 32, 0.0f};
-    case QuantFormat::nvfp4: return {"nvfp4", true, 16, 0.0f};
+    case QuantFormat::float8_e4m3fn: return {"float8_e4m3fn", false, 0};
+    case QuantFormat::float8_e5m2: return {"float8_e5m2", false, 0};
+    case QuantFormat::int8: return {"int8", false, 0};
+    case QuantFormat::int4: return {"int4", true, 0};
+    case QuantFormat::mxfp4: return {"mxfp4", true, 32};
+    case QuantFormat::nvfp4: return {"nvfp4", true, 16};
   }
   raise<ValueError>("fwt_quantize: unknown format");
 }
@@ -113,7 +113,7 @@ float group_amax(const float* v, std::int64_t count) {
 }  // namespace
 
 void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
-                  const FwtQuantizeOptions& o, Stream) {
+                  const FwtQuantizeOptions& o, Stream stream) {
   const Format fmt = format_of(o.to);
   if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
     raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
@@ -152,21 +152,27 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   if (o.to == QuantFormat::nvfp4) check_output(tensor_scale, "tensor_scale", DType::float32, {1}, x);
   if (q.overlaps(scales) || (o.to == QuantFormat::nvfp4 && (tensor_scale.overlaps(q) || tensor_scale.overlaps(scales))))
     raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
-  if (x.device.type != DeviceType::cpu)
-    raise<UnsupportedError>("fwt_quantize: x is on ", device_name(x.device), "; this build quantises host arrays only");
+  if (x.device.type == DeviceType::cuda) {
+#if IRONKERNELS_WITH_CUDA
+    return detail::fwt_quantize_cuda(x, q, scales, tensor_scale, o,
+                                     {rows, n, group, fmt.packed, fmt.fixed_group != 0}, stream);
+#else
+    raise<UnsupportedError>("fwt_quantize: x is on ", device_name(x.device),
+                            " but this copy of ironkernels was built without CUDA");
+#endif
+  }
   if (rows == 0 || n == 0) {
     if (o.to == QuantFormat::nvfp4) *static_cast<float*>(tensor_scale.data) = 1.0f;  // as a zero tensor's
     return;
   }
 
   const std::vector<float> r = rotate(x, rows, n, o);
-  // nvfp4: the tensor's encode scale (448 · 6) / amax over its finite values (at most FLT_MAX, 1 for a
-  // tensor without a nonzero finite value), and its decode scale, stored.
+  // nvfp4: the tensor's encode scale from the largest finite magnitude, and its decode scale, stored.
   float encode = 1.0f;
   if (o.to == QuantFormat::nvfp4) {
     float amax = 0.0f;
     for (float v : r) amax = std::isfinite(v) && std::fabs(v) > amax ? std::fabs(v) : amax;
-    encode = amax > 0.0f ? std::fmin((448.0f * 6.0f) / amax, 3.4028235e38f) : 1.0f;
+    encode = qf::tensor_encode_scale(amax);
     *static_cast<float*>(tensor_scale.data) = 1.0f / encode;
   }
   // The scales row-major; swizzled ones are placed afterwards (a permutation of rows·groups entries).
@@ -175,48 +181,16 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   detail::parallel_for(rows * groups, 64, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t g = b; g < e; ++g) {
       const float* v = r.data() + g * group;  // groups are consecutive: row-major (rows, groups, group)
-      const float amax = group_amax(v, group);
-      const bool finite = std::isfinite(amax);
-      auto put4 = [&](std::int64_t j, std::uint8_t code) {  // element j of the group, 4 bits
-        auto* byte = static_cast<std::uint8_t*>(q.data) + (g * group + j) / 2;
-        *byte = j % 2 ? std::uint8_t((*byte & 0x0F) | (code << 4)) : std::uint8_t((*byte & 0xF0) | (code & 0x0F));
-      };
-      switch (o.to) {
-        case QuantFormat::float8_e4m3fn:
-        case QuantFormat::float8_e5m2:
-        case QuantFormat::int8:
-        case QuantFormat::int4: {
-          const float scale = !finite ? NAN : amax > 0.0f ? amax / fmt.qmax : 1.0f;
-          const float inv = finite && amax > 0.0f ? fmt.qmax / amax : 0.0f;
-          static_cast<float*>(scale_out)[g] = scale;
-          for (std::int64_t j = 0; j < group; ++j) {
-            const float s = finite ? v[j] * inv : NAN;
-            if (o.to == QuantFormat::int8) {
-              static_cast<std::int8_t*>(q.data)[g * group + j] = std::int8_t(qf::symmetric_int(s, 127));
-            } else if (o.to == QuantFormat::int4) {
-              put4(j, std::uint8_t(qf::symmetric_int(s, 7) & 0x0F));
-            } else {
-              static_cast<std::uint8_t*>(q.data)[g * group + j] =
-                  qf::encode(s, o.to == QuantFormat::float8_e4m3fn ? qf::kE4M3 : qf::kE5M2);
-            }
-          }
-          break;
-        }
-        case QuantFormat::mxfp4: {
-          const std::uint8_t code = qf::mx_scale_code(amax);
-          static_cast<std::uint8_t*>(scale_out)[g] = code;
-          for (std::int64_t j = 0; j < group; ++j)
-            put4(j, code == 255 ? 0 : qf::encode(std::ldexp(v[j], 127 - int(code)), qf::kE2M1));
-          break;
-        }
-        case QuantFormat::nvfp4: {
-          const std::uint8_t code = finite ? qf::encode(amax / 6.0f * encode, qf::kE4M3) : qf::kE4M3.nan_code;
-          static_cast<std::uint8_t*>(scale_out)[g] = code;
-          const float d = qf::decode(code, qf::kE4M3);
-          const float mult = std::isfinite(d) && d > 0.0f ? encode / d : 0.0f;
-          for (std::int64_t j = 0; j < group; ++j) put4(j, mult > 0.0f ? qf::encode(v[j] * mult, qf::kE2M1) : 0);
-          break;
-        }
+      const qf::GroupScale scale = qf::group_scale(o.to, group_amax(v, group), encode);
+      if (fmt.fixed_group) static_cast<std::uint8_t*>(scale_out)[g] = scale.code;
+      else static_cast<float*>(scale_out)[g] = scale.stored_value;
+      auto* codes = static_cast<std::uint8_t*>(q.data);
+      if (fmt.packed) {  // element 2i in the low nibble
+        for (std::int64_t j = 0; j < group; j += 2)
+          codes[(g * group + j) / 2] = std::uint8_t(qf::element_code(o.to, v[j], scale) |
+                                                    (qf::element_code(o.to, v[j + 1], scale) << 4));
+      } else {
+        for (std::int64_t j = 0; j < group; ++j) codes[g * group + j] = qf::element_code(o.to, v[j], scale);
       }
     }
   });
@@ -224,12 +198,10 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     const std::size_t bytes = dtype_size(scale_dtype);
     auto* dst = static_cast<unsigned char*>(scales.data);
     std::memset(dst, 0, std::size_t(tiled) * bytes);
-    const std::int64_t col_tiles = (groups + 3) / 4;
     for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t c = 0; c < groups; ++c) {
-        const std::int64_t at = ((r / 128) * col_tiles + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4;
-        std::memcpy(dst + at * bytes, reinterpret_cast<const unsigned char*>(staged.data()) + (r * groups + c) * bytes, bytes);
-      }
+      for (std::int64_t c = 0; c < groups; ++c)
+        std::memcpy(dst + qf::swizzled_scale_index(r, c, groups) * bytes,
+                    reinterpret_cast<const unsigned char*>(staged.data()) + (r * groups + c) * bytes, bytes);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/host_device.hpp"
+#include "ironkernels/fwt_quantize.hpp"
 
 namespace ironkernels::detail::quant {
 
@@ -24,7 +25,7 @@ inline constexpr MiniFloat kE2M1{2, 1, 1, 6.0f, 0x7, 0};           // float4_e2m
 /// v in `f`, rounded to nearest even; beyond the largest finite value, that value (saturation);
 /// NaN to the format's NaN (or 0 where it has none). Sign in the top bit of the code's width
 /// (bit 7 for the 8-bit formats, bit 3 for E2M1).
-IRONKERNELS_HD std::uint8_t encode(float v, const MiniFloat& f) {
+IRONKERNELS_HD std::uint8_t encode(float v, MiniFloat f) {
   const int width = f.exponent + f.mantissa + 1;
   const std::uint8_t sign = std::signbit(v) ? std::uint8_t(1u << (width - 1)) : 0;
   if (std::isnan(v)) return f.nan_code ? std::uint8_t(sign | f.nan_code) : 0;
@@ -49,7 +50,7 @@ IRONKERNELS_HD std::uint8_t encode(float v, const MiniFloat& f) {
 }
 
 /// The value of a code of `f` (the inverse of encode on its results).
-IRONKERNELS_HD float decode(std::uint8_t code, const MiniFloat& f) {
+IRONKERNELS_HD float decode(std::uint8_t code, MiniFloat f) {
   const int width = f.exponent + f.mantissa + 1;
   const bool negative = (code >> (width - 1)) & 1;
   const int body = code & ((1 << (width - 1)) - 1);
@@ -78,6 +79,65 @@ IRONKERNELS_HD int symmetric_int(float v, int limit) {
   if (std::isnan(v)) return 0;
   const float r = std::rint(v);
   return r > float(limit) ? limit : r < -float(limit) ? -limit : int(r);
+}
+
+/// nvfp4's tensor encode scale from the largest finite magnitude of the rotated tensor: (448 · 6) /
+/// amax, at most FLT_MAX; 1 for a tensor without a nonzero finite value. Its decode scale is 1 / it.
+IRONKERNELS_HD float tensor_encode_scale(float amax) {
+  return amax > 0.0f ? std::fmin((448.0f * 6.0f) / amax, 3.4028235e38f) : 1.0f;
+}
+
+/// The largest code's value of the float8 and integer formats (their scale is amax / qmax).
+IRONKERNELS_HD float code_max(QuantFormat to) {
+  return to == QuantFormat::float8_e4m3fn ? 448.0f : to == QuantFormat::float8_e5m2 ? 57344.0f
+         : to == QuantFormat::int8        ? 127.0f : 7.0f;
+}
+
+/// A group's scale: what is stored (float32 bits, or an E8M0 / E4M3 code in the low byte) and what
+/// each element is multiplied by before its encoding (MX: the exponent code instead).
+struct GroupScale {
+  float stored_value;  // float8 / int formats
+  std::uint8_t code;   // mxfp4 (E8M0) and nvfp4 (E4M3)
+  float multiplier;
+};
+
+/// The scale of a group whose largest magnitude is `amax` (NaN if it holds NaN or ±Inf); `encode` is
+/// nvfp4's tensor encode scale (1 for the other formats).
+IRONKERNELS_HD GroupScale group_scale(QuantFormat to, float amax, float encode) {
+  const bool finite = !std::isnan(amax);
+  GroupScale g{0.0f, 0, 0.0f};
+  if (to == QuantFormat::mxfp4) {
+    g.code = mx_scale_code(amax);
+  } else if (to == QuantFormat::nvfp4) {
+    g.code = finite ? quant::encode(amax / 6.0f * encode, kE4M3) : kE4M3.nan_code;
+    const float d = decode(g.code, kE4M3);
+    g.multiplier = std::isfinite(d) && d > 0.0f ? encode / d : 0.0f;
+  } else {
+    const float qmax = code_max(to);
+    g.stored_value = !finite ? NAN : amax > 0.0f ? amax / qmax : 1.0f;
+    g.multiplier = finite && amax > 0.0f ? qmax / amax : 0.0f;
+    if (!finite) g.multiplier = NAN;  // every element's code is then the format's NaN (0 for integers)
+  }
+  return g;
+}
+
+/// One element's code under its group's scale: a byte (float8, int8 as two's complement) or a
+/// nibble in the low four bits (int4, mxfp4, nvfp4).
+IRONKERNELS_HD std::uint8_t element_code(QuantFormat to, float v, const GroupScale& g) {
+  switch (to) {
+    case QuantFormat::float8_e4m3fn: return quant::encode(v * g.multiplier, kE4M3);
+    case QuantFormat::float8_e5m2: return quant::encode(v * g.multiplier, kE5M2);
+    case QuantFormat::int8: return std::uint8_t(std::int8_t(symmetric_int(v * g.multiplier, 127)));
+    case QuantFormat::int4: return std::uint8_t(symmetric_int(v * g.multiplier, 7) & 0x0F);
+    case QuantFormat::mxfp4: return g.code == 255 ? 0 : quant::encode(std::ldexp(v, 127 - int(g.code)), kE2M1);
+    case QuantFormat::nvfp4: return g.multiplier > 0.0f ? quant::encode(v * g.multiplier, kE2M1) : 0;
+  }
+  return 0;
+}
+
+/// Where the scale of row r, group c of `groups` goes in the swizzled 128×4 layout.
+IRONKERNELS_HD std::int64_t swizzled_scale_index(std::int64_t r, std::int64_t c, std::int64_t groups) {
+  return ((r / 128) * ((groups + 3) / 4) + c / 4) * 512 + (r % 32) * 16 + (r / 32 % 4) * 4 + c % 4;
 }
 
 }  // namespace ironkernels::detail::quant

@@ -1,0 +1,20 @@
+#pragma once
+// The CUDA path of fwt_quantize (cuda/fwt/fwt_quantize.cu), called by the host entry point once
+// every argument is checked.
+#include <cstdint>
+
+#include "ironkernels/core/array.hpp"
+#include "ironkernels/fwt_quantize.hpp"
+
+namespace ironkernels::detail {
+
+struct QuantizeShape {
+  std::int64_t rows, n, group;  // rows of N elements, elements per scale
+  bool packed;                  // two codes per byte
+  bool code_scales;             // scales as uint8 codes (mxfp4, nvfp4), else float32
+};
+
+void fwt_quantize_cuda(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
+                       const FwtQuantizeOptions& options, const QuantizeShape& shape, Stream stream);
+
+}  // namespace ironkernels::detail

@@ -1,0 +1,176 @@
+// fwt_quantize on CUDA, in two passes: x widened (and signed) into a float32 workspace (float64 for
+// float64 input) and rotated there by the library's own CUDA fwt, then one kernel that gives each
+// group its largest magnitude, scale and codes with the functions the host path calls
+// (quantize_formats.hpp). So every code is the host's wherever the two rotations agree bit for bit
+// (powers of two; docs/fwt.md). The single-pass kernel, reading x once, is still to come.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "common/stream_workspace.hpp"
+#include "core/cuda_check.hpp"
+#include "fwt/fwt_quantize_cuda.hpp"
+#include "fwt/quantize_formats.hpp"
+#include "ironkernels/core/runtime.hpp"
+#include "ironkernels/fwt.hpp"
+
+namespace ironkernels::detail {
+namespace {
+namespace qf = quant;
+
+constexpr int kThreads = 256;
+
+unsigned grid_for(std::int64_t items, std::int64_t per_block) {
+  return unsigned(std::clamp<std::int64_t>((items + per_block - 1) / per_block, 1, std::int64_t(1) << 20));
+}
+
+__device__ float widen(std::uint16_t bits, bool bfloat) {
+  return bfloat ? __uint_as_float(std::uint32_t(bits) << 16) : __half2float(__ushort_as_half(bits));
+}
+
+// r = signs ∘ x, widened exactly (16-bit inputs) or copied.
+template <class In, class Work>
+__global__ void widen_signs_kernel(const In* x, Work* r, std::int64_t total, std::int64_t n, const std::int8_t* signs,
+                                   bool bfloat) {
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    Work v;
+    if constexpr (sizeof(In) == 2) v = widen(x[e], bfloat);
+    else v = x[e];
+    r[e] = signs && signs[e % n] < 0 ? -v : v;
+  }
+}
+
+// nvfp4: the largest finite magnitude of the rotated tensor, as the bits of a non-negative float
+// (whose order is the integers').
+template <class Work>
+__global__ void tensor_amax_kernel(const Work* r, std::int64_t total, unsigned* amax_bits) {
+  float amax = 0.0f;
+  for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const float a = fabsf(float(r[e]));
+    if (isfinite(a) && a > amax) amax = a;
+  }
+  for (int d = 16; d; d >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
+  if ((threadIdx.x & 31) == 0 && amax > 0.0f) atomicMax(amax_bits, __float_as_uint(amax));
+}
+
+struct QuantizeArgs {
+  QuantFormat to;
+  std::int64_t groups_total, groups, group;  // groups per row
+  bool packed, code_scales, swizzled;
+  std::uint8_t* q;
+  void* scales;
+  const unsigned* tensor_amax_bits;  // nvfp4
+  float* tensor_scale;               // nvfp4
+};
+
+// One warp per group: its largest magnitude (NaN if it holds NaN or ±Inf, as the host's group_amax),
+// the scale, then each element's code, two per byte where packed.
+template <class Work>
+__global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
+  const float encode =
+      a.to == QuantFormat::nvfp4 ? qf::tensor_encode_scale(__uint_as_float(*a.tensor_amax_bits)) : 1.0f;
+  if (a.to == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
+  for (std::int64_t g = std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; g < a.groups_total;
+       g += warps) {
+    const Work* v = r + g * a.group;
+    float amax = 0.0f;
+    bool finite = true;
+    for (std::int64_t j = lane; j < a.group; j += 32) {
+      const float m = fabsf(float(v[j]));
+      finite &= isfinite(m);
+      amax = m > amax ? m : amax;
+    }
+    for (int d = 16; d; d >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
+    finite = __all_sync(0xffffffffu, finite);
+    const qf::GroupScale scale = qf::group_scale(a.to, finite ? amax : NAN, encode);
+    if (lane == 0) {
+      const std::int64_t row = g / a.groups, column = g % a.groups;
+      const std::int64_t at = a.swizzled ? qf::swizzled_scale_index(row, column, a.groups) : g;
+      if (a.code_scales) static_cast<std::uint8_t*>(a.scales)[at] = scale.code;
+      else static_cast<float*>(a.scales)[at] = scale.stored_value;
+    }
+    if (a.packed) {  // element 2i in the low nibble
+      for (std::int64_t j = 2 * lane; j < a.group; j += 64)
+        a.q[(g * a.group + j) / 2] = std::uint8_t(qf::element_code(a.to, float(v[j]), scale) |
+                                                  (qf::element_code(a.to, float(v[j + 1]), scale) << 4));
+    } else {
+      for (std::int64_t j = lane; j < a.group; j += 32) a.q[g * a.group + j] = qf::element_code(a.to, float(v[j]), scale);
+    }
+  }
+}
+
+template <class Work>
+void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales,
+                         const ArrayView& tensor_scale, const FwtQuantizeOptions& o, const QuantizeShape& s,
+                         cudaStream_t stream) {
+  const std::int64_t total = s.rows * s.n;
+  StreamWorkspace work(std::size_t(total) * sizeof(Work), stream);
+  StreamWorkspace signs(o.signs.data ? std::size_t(s.n) : 1, stream);
+  StreamWorkspace amax(sizeof(unsigned), stream);
+  auto* r = static_cast<Work*>(work.data());
+  const std::int8_t* device_signs = nullptr;
+  if (o.signs.data) {
+    IK_CUDA_CHECK(cudaMemcpyAsync(signs.data(), o.signs.data, std::size_t(s.n), cudaMemcpyHostToDevice, stream));
+    device_signs = static_cast<const std::int8_t*>(signs.data());
+  }
+  const unsigned grid = grid_for(total, kThreads * 8);
+  const bool bfloat = x.dtype == DType::bfloat16;
+  switch (x.dtype) {
+    case DType::float16:
+    case DType::bfloat16:
+      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(x.data), r, total, s.n,
+                                                        device_signs, bfloat);
+      break;
+    case DType::float32:
+      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const float*>(x.data), r, total, s.n,
+                                                        device_signs, false);
+      break;
+    default:
+      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const double*>(x.data), r, total, s.n,
+                                                        device_signs, false);
+  }
+  IK_CUDA_CHECK_LAUNCH("widen_signs_kernel");
+  FwtOptions fo;
+  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized;
+  const ArrayView rv = ArrayView::contiguous(r, sizeof(Work) == 8 ? DType::float64 : DType::float32,
+                                             {s.rows, s.n}, x.device);
+  fwt(rv, rv, fo, stream);
+
+  QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, s.packed, s.code_scales,
+                 o.scale_layout == ScaleLayout::swizzled_128x4, static_cast<std::uint8_t*>(q.data), scales.data,
+                 static_cast<const unsigned*>(amax.data()), static_cast<float*>(tensor_scale.data)};
+  if (a.swizzled)  // the tiles' padding is zeros
+    IK_CUDA_CHECK(cudaMemsetAsync(scales.data, 0, std::size_t(scales.size()) * dtype_size(scales.dtype), stream));
+  if (o.to == QuantFormat::nvfp4) {
+    IK_CUDA_CHECK(cudaMemsetAsync(amax.data(), 0, sizeof(unsigned), stream));
+    tensor_amax_kernel<<<grid, kThreads, 0, stream>>>(r, total, static_cast<unsigned*>(amax.data()));
+    IK_CUDA_CHECK_LAUNCH("tensor_amax_kernel");
+  }
+  quantize_groups_kernel<<<grid_for(a.groups_total, kThreads / 32), kThreads, 0, stream>>>(r, a);
+  IK_CUDA_CHECK_LAUNCH("quantize_groups_kernel");
+}
+
+}  // namespace
+
+void fwt_quantize_cuda(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
+                       const FwtQuantizeOptions& o, const QuantizeShape& shape, Stream stream) {
+  DeviceGuard guard(x.device);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (shape.rows == 0 || shape.n == 0) {
+    if (o.to == QuantFormat::nvfp4) {  // as a zero tensor's
+      static const float one = 1.0f;
+      IK_CUDA_CHECK(cudaMemcpyAsync(tensor_scale.data, &one, sizeof one, cudaMemcpyHostToDevice, s));
+    }
+    return;
+  }
+  if (x.dtype == DType::float64) rotate_and_quantize<double>(x, q, scales, tensor_scale, o, shape, s);
+  else rotate_and_quantize<float>(x, q, scales, tensor_scale, o, shape, s);
+}
+
+}  // namespace ironkernels::detail
