@@ -34,8 +34,9 @@ struct FwtQuantizeOptions {
 /// pairs (int4, mxfp4, nvfp4: element 2i in the low nibble, 2i + 1 in the high one). scales: (…, N/group)
 /// float32 (float8, int8, int4: value ≈ code · scale), uint8 E8M0 (mxfp4, blocks of 32) or uint8
 /// E4M3 (nvfp4, blocks of 16); tensor_scale: float32 (1,), nvfp4's decode scale (value ≈ code ·
-/// block scale · tensor scale; other formats: an empty view). Host arrays (the CUDA path is the
-/// fused kernel, not in this build). Throws TypeError / ValueError before writing anything.
+/// block scale · tensor scale; other formats: an empty view). Host arrays, or CUDA arrays on one
+/// device (signs stay on the host; work queued on `stream`). Throws TypeError / ValueError before
+/// writing anything.
 void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
                   const FwtQuantizeOptions& options = {}, Stream stream = nullptr);
 
