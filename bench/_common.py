@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import statistics
 import subprocess
 import sys
@@ -92,7 +93,7 @@ def max_rel(c, ref):
 
 def write_result(path: str, hardware: dict, rows: list, extra: dict | None = None) -> None:
     doc = {"hardware": hardware, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": " ".join([os.path.basename(sys.executable)] + sys.argv), "rows": rows}
+           "command": shlex.join([os.path.basename(sys.executable)] + sys.argv), "rows": rows}
     if extra:
         doc.update(extra)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)

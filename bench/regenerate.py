@@ -35,6 +35,8 @@ AREAS = {
         ["bench/bench_gemm.py", "--engines", "cuda,cublas", "--moduli", "14,15,16,17,18",
          "--out", "bench/results/gemm-h200.json"],
         ["bench/plot_gemm.py", "bench/results/gemm-h200.json"],
+        ["bench/bench_gemm.py", "--shapes", "16384", "--families", "0.5", "--moduli", "14,15,16,17", "--scalings", "",
+         "--rounds", "2", "--out", "bench/results/gemm-h200-native-16384.json"],
         ["bench/accuracy_gemm.py", "--n", "256,1024", "--contracts", "native,rtol=1e-10,rtol=1e-6,moduli=15",
          "--out", "bench/results/gemm-accuracy-cpu.json"],
     ],
