@@ -111,6 +111,8 @@ def main():
                     help="rounds per case, the implementations' order rotated by one from round to round")
     ap.add_argument("--samples", type=int, default=48)
     ap.add_argument("--scalings", default="fast,accurate,norm", help="ironkernels scalings of the moduli sweep")
+    ap.add_argument("--emulations", default="fixed55,dynamic",
+                    help="cuBLAS FP64 emulation modes timed beside (cuBLAS >= 13.1); '' for none")
     ap.add_argument("--engines", default="cuda", help="ironkernels backends to time: cuda (the default engine: wgmma where it runs), wgmma, cublas, mma")
     args = ap.parse_args()
     families = parse_families(args.families)
@@ -123,7 +125,7 @@ def main():
         print("gemmul8: not available (set IRONKERNELS_PEER_GEMMUL8)")
     emulations = {}
     if CublasEmulation is not None:
-        for mode in ("fixed55", "dynamic"):
+        for mode in (m for m in args.emulations.split(",") if m):
             try:
                 emulations[mode] = CublasEmulation(mode)
             except (OSError, RuntimeError) as e:
