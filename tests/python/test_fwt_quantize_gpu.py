@@ -74,3 +74,21 @@ def test_into_given_arrays_and_refusals(dev, rng):
         ik.fwt_quantize(x, to="int8", scales=np.zeros((4, 1), np.float32))
     with pytest.raises(ValueError, match="group = 3"):
         ik.fwt_quantize(x, to="int8", group=3)
+
+
+def test_fp8_codes_feed_scaled_mm():
+    """The FP8 codes and row scales straight into torch._scaled_mm: the product of the dequantised
+    operands (to bfloat16's rounding), and, the rotation being orthonormal along k, a·wᵀ within FP8's."""
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip("this PyTorch has no torch._scaled_mm / float8_e4m3fn")
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn(128, 512, device="cuda", generator=gen)
+    w = torch.randn(64, 512, device="cuda", generator=gen)
+    (qa, sa), (qw, sw) = (ik.fwt_quantize(v, to="float8_e4m3fn") for v in (a, w))  # one scale per row
+    fa, fw = qa.view(torch.float8_e4m3fn), qw.view(torch.float8_e4m3fn)
+    got = torch._scaled_mm(fa, fw.t(), scale_a=sa, scale_b=sw.t(), out_dtype=torch.bfloat16).float()
+    dequantised = (fa.float() * sa) @ (fw.float() * sw).t()
+    torch.testing.assert_close(got, dequantised, rtol=2 ** -7, atol=1e-2 * dequantised.abs().max().item())
+    exact = a @ w.t()
+    assert ((got - exact).norm() / exact.norm()).item() < 0.05
