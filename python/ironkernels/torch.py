@@ -1,0 +1,156 @@
+"""PyTorch's own door: ``fwt``, ``fwt_`` (in place), ``fwt_quantize`` and ``gemm`` as ``torch.library``
+custom ops (``torch.ops.ironkernels.*``), with fake implementations so ``torch.compile(fullgraph=True)``
+captures them without a graph break, and autograd for fwt and gemm. Each op calls the package's
+function on the tensors (host or CUDA, the current stream), so its results are the package's.
+
+    import ironkernels.torch as ikt
+    y = ikt.fwt(x, block=128, normalized=True)          # differentiable; compiles
+    q, scales = ikt.fwt_quantize(x, to="float8_e4m3fn", block=128)
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import torch
+
+import ironkernels as _ik
+
+from ._fwt_quantize import _FIXED_GROUP, plan as _quantize_plan, rademacher_signs
+
+__all__ = ["fwt", "fwt_", "fwt_quantize", "gemm"]
+
+_ORDERS = ("natural", "sequency", "dyadic")
+
+
+def _fwt_scale(scale: Optional[float], normalized: bool) -> tuple:
+    return (None if scale is None else float(scale)), bool(normalized)
+
+
+@torch.library.custom_op("ironkernels::fwt", mutates_args=())
+def _fwt_op(x: torch.Tensor, axis: int, scale: Optional[float], normalized: bool, order: str, block: int,
+            inverse: bool) -> torch.Tensor:
+    return _ik.fwt(x, axis=axis, scale=scale, normalized=normalized, order=order, block=block or None,
+                   inverse=inverse)
+
+
+@_fwt_op.register_fake
+def _(x, axis, scale, normalized, order, block, inverse):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _fwt_backward(ctx, grad):
+    # Every transform the op makes is symmetric (H_N, its block-diagonal form, and the sequency and
+    # dyadic reorderings of H_{2^k}): the gradient is the same transform of the incoming gradient.
+    axis, scale, normalized, order, block, inverse = ctx.arguments
+    return _fwt_op(grad.contiguous(), axis, scale, normalized, order, block, inverse), None, None, None, None, None, None
+
+
+def _fwt_setup(ctx, inputs, output):
+    ctx.arguments = inputs[1:]
+
+
+_fwt_op.register_autograd(_fwt_backward, setup_context=_fwt_setup)
+
+
+@torch.library.custom_op("ironkernels::fwt_", mutates_args=("x",))
+def _fwt_inplace_op(x: torch.Tensor, axis: int, scale: Optional[float], normalized: bool, order: str,
+                    block: int, inverse: bool) -> None:
+    _ik.fwt(x, axis=axis, scale=scale, normalized=normalized, order=order, block=block or None, inverse=inverse,
+            out=x)
+
+
+@_fwt_inplace_op.register_fake
+def _(x, axis, scale, normalized, order, block, inverse):
+    return None
+
+
+def fwt(x: torch.Tensor, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = False,
+        order: str = "natural", block: Optional[int] = None, inverse: bool = False) -> torch.Tensor:
+    """``ironkernels.fwt`` as the custom op ``torch.ops.ironkernels.fwt`` (a new tensor; autograd:
+    the same transform of the gradient)."""
+    scale, normalized = _fwt_scale(scale, normalized)
+    return _fwt_op(x, int(axis), scale, normalized, str(order), int(block or 0), bool(inverse))
+
+
+def fwt_(x: torch.Tensor, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = False,
+         order: str = "natural", block: Optional[int] = None, inverse: bool = False) -> torch.Tensor:
+    """The transform in place (``torch.ops.ironkernels.fwt_``, declared as mutating x); returns x."""
+    scale, normalized = _fwt_scale(scale, normalized)
+    _fwt_inplace_op(x, int(axis), scale, normalized, str(order), int(block or 0), bool(inverse))
+    return x
+
+
+@torch.library.custom_op("ironkernels::fwt_quantize", mutates_args=())
+def _fwt_quantize_op(x: torch.Tensor, to: str, block: int, group: int, signs: Optional[torch.Tensor],
+                     normalized: bool, scale_layout: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    q, s = _ik.fwt_quantize(x, to=to, block=block or None, group=group or None,
+                            signs=None if signs is None else signs.cpu().numpy(), normalized=normalized,
+                            scale_layout=scale_layout)
+    if to == "nvfp4":
+        return q, s[0], s[1]
+    return q, s, torch.ones(1, dtype=torch.float32, device=x.device)
+
+
+@_fwt_quantize_op.register_fake
+def _(x, to, block, group, signs, normalized, scale_layout):
+    p = _quantize_plan(tuple(x.shape), to, block or None, group or None, None, scale_layout)
+    q = torch.empty(p.q_shape, dtype=torch.int8 if to == "int8" else torch.uint8, device=x.device)
+    s = torch.empty(p.s_shape, dtype=torch.uint8 if to in _FIXED_GROUP else torch.float32, device=x.device)
+    return q, s, torch.empty(1, dtype=torch.float32, device=x.device)
+
+
+def fwt_quantize(x: torch.Tensor, *, to: str, block: Optional[int] = None, group: Optional[int] = None,
+                 signs=None, normalized: bool = True, scale_layout: str = "row-major"):
+    """``ironkernels.fwt_quantize`` as ``torch.ops.ironkernels.fwt_quantize``: ``(q, scales)``, for nvfp4
+    ``(q, (block_scales, tensor_scale))``. An int seed for ``signs`` becomes its ±1 vector here."""
+    if signs is not None and not isinstance(signs, torch.Tensor):
+        signs = torch.from_numpy(np.ascontiguousarray(
+            rademacher_signs(x.shape[-1], signs) if isinstance(signs, int) else np.asarray(signs), dtype=np.int8))
+    q, s, t = _fwt_quantize_op(x, str(to), int(block or 0), int(group or 0), signs, bool(normalized), str(scale_layout))
+    return q, ((s, t) if to == "nvfp4" else s)
+
+
+@torch.library.custom_op("ironkernels::gemm", mutates_args=())
+def _gemm_op(a: torch.Tensor, b: torch.Tensor, trans_a: bool, trans_b: bool, moduli: int, scaling: str,
+             rtol: float) -> torch.Tensor:
+    contract = (_ik.Contract(moduli=moduli, scaling=scaling) if moduli else
+                _ik.Contract(rtol=rtol) if rtol > 0 else _ik.Contract.native())
+    return _ik.gemm(a, b, trans_a=trans_a, trans_b=trans_b, contract=contract)
+
+
+@_gemm_op.register_fake
+def _(a, b, trans_a, trans_b, moduli, scaling, rtol):
+    m = a.shape[-1] if trans_a else a.shape[-2]
+    n = b.shape[-2] if trans_b else b.shape[-1]
+    return torch.empty(a.shape[:-2] + (m, n), dtype=a.dtype, device=a.device)
+
+
+def _gemm_backward(ctx, grad):
+    a, b = ctx.saved_tensors
+    trans_a, trans_b, moduli, scaling, rtol = ctx.arguments
+    rest = (moduli, scaling, rtol)
+    grad = grad.contiguous()
+    # C = op(A)·op(B): dop(A) = G·op(B)ᵀ, dop(B) = op(A)ᵀ·G, each in the layout of A and B.
+    da = _gemm_op(b, grad, trans_b, True, *rest) if trans_a else _gemm_op(grad, b, False, not trans_b, *rest)
+    db = _gemm_op(grad, a, True, trans_a, *rest) if trans_b else _gemm_op(a, grad, not trans_a, False, *rest)
+    return da, db, None, None, None, None, None
+
+
+def _gemm_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0], inputs[1])
+    ctx.arguments = inputs[2:]
+
+
+_gemm_op.register_autograd(_gemm_backward, setup_context=_gemm_setup)
+
+
+def gemm(a: torch.Tensor, b: torch.Tensor, *, trans_a: bool = False, trans_b: bool = False,
+         contract: Optional["_ik.Contract"] = None) -> torch.Tensor:
+    """``ironkernels.gemm`` as ``torch.ops.ironkernels.gemm`` (autograd: the two products of the
+    gradient under the same contract)."""
+    contract = _ik.Contract.native() if contract is None else contract
+    if not isinstance(contract, _ik.Contract):
+        raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
+    rtol = 0.0 if contract.is_native or not contract.certified else contract.rtol_at(1)
+    return _gemm_op(a, b, bool(trans_a), bool(trans_b), int(contract.moduli or 0), contract.scaling, float(rtol))
