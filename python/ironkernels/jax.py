@@ -1,5 +1,5 @@
 """JAX's own door: ``fwt``, ``gemm`` and ``fwt_quantize`` as XLA FFI calls (the CPU paths on host buffers,
-the CUDA kernels on XLA's stream and scratch memory; fwt_quantize on the host), so they run inside
+the CUDA kernels on XLA's stream and scratch memory), so they run inside
 ``jax.jit`` and batch under ``jax.vmap``; ``fwt`` and ``gemm`` differentiate under ``jax.grad`` (every
 Hadamard the transform applies is symmetric, its own transpose; gemm's cotangents are gemms).
 
@@ -148,20 +148,16 @@ _gemm.defvjp(_gemm_forward, _gemm_backward)
 
 def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int] = None, signs=None,
                  normalized: bool = True, scale_layout: str = "row-major"):
-    """``ironkernels.fwt_quantize`` on a JAX array (host buffers), traced as one XLA FFI call: returns
+    """``ironkernels.fwt_quantize`` on a JAX array (host or CUDA buffers), traced as one XLA FFI call: returns
     JAX arrays ``(q, scales)``, for nvfp4 ``(q, (block_scales, tensor_scale))``."""
     from ._fwt_quantize import _FIXED_GROUP, FORMATS, plan
 
     _register()
-    if not isinstance(x, jax.Array):  # host data stays on the host, where the op runs
-        x = jax.device_put(np.asarray(x), jax.devices("cpu")[0])
+    x = jnp.asarray(x)
     if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
         raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
                         "float64")
     p = plan(x.shape, to, block, group, signs, scale_layout)
-    if not isinstance(x, jax.core.Tracer) and any(d.platform != "cpu" for d in x.devices()):
-        raise ValueError(f"fwt_quantize: x is on {sorted(str(d) for d in x.devices())}; accepted: arrays on the CPU "
-                         "(no CUDA kernel yet): jax.device_put(x, jax.devices('cpu')[0])")
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),

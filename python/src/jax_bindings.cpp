@@ -1,6 +1,5 @@
 // The JAX door: XLA FFI handlers that ironkernels.jax registers with jax.ffi — fwt and gemm on the
-// host and on CUDA (XLA's buffers, stream and scratch memory), fwt_quantize on the host (on CUDA a
-// handler that says so) — so the ops
+// host and on CUDA (XLA's buffers, stream and scratch memory), and fwt_quantize — so the ops
 // run inside jit-compiled programs. A module of its own (_jax_ffi), built where jaxlib's FFI headers
 // are found at configure time.
 #include <nanobind/nanobind.h>
@@ -144,34 +143,43 @@ ffi::Error gemm_cuda(cudaStream_t stream, std::int32_t device, ffi::ScratchAlloc
 }
 #endif
 
-// The signs travel as an attribute (a constant of the program, unbatched under vmap).
+// The signs travel as an attribute (a constant of the program, unbatched under vmap; host memory, as
+// the library takes them on either device).
+void fwt_quantize_on(const Device& dev, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q,
+                     ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to,
+                     std::int64_t block, std::int64_t group, bool normalized, std::int64_t scale_layout,
+                     bool has_signs, ffi::Span<const std::int8_t> signs, Stream stream) {
+  FwtQuantizeOptions o;
+  o.to = static_cast<QuantFormat>(to);
+  o.block = block, o.group = group, o.normalized = normalized;
+  o.scale_layout = scale_layout ? ScaleLayout::swizzled_128x4 : ScaleLayout::row_major;
+  if (has_signs)
+    o.signs = ArrayView::contiguous(const_cast<std::int8_t*>(signs.begin()), DType::int8,
+                                    {static_cast<std::int64_t>(signs.size())});
+  // The element types of q and the scales as the library names them (XLA: U8 / S8 / F32).
+  fwt_quantize(view_of(x, dev), view_of(*q, dev), view_of(*scales, dev),
+               o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, dev) : ArrayView{}, o, stream);
+}
+
 ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ffi::Result<ffi::AnyBuffer> scales,
                              ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to, std::int64_t block,
                              std::int64_t group, bool normalized, std::int64_t scale_layout, bool has_signs,
                              ffi::Span<const std::int8_t> signs) {
   return guarded([&] {
-    FwtQuantizeOptions o;
-    o.to = static_cast<QuantFormat>(to);
-    o.block = block, o.group = group, o.normalized = normalized;
-    o.scale_layout = scale_layout ? ScaleLayout::swizzled_128x4 : ScaleLayout::row_major;
-    if (has_signs)
-      o.signs = ArrayView::contiguous(const_cast<std::int8_t*>(signs.begin()), DType::int8,
-                                      {static_cast<std::int64_t>(signs.size())});
-    // The element types of q and the scales as the library names them (XLA: U8 / S8 / F32).
-    fwt_quantize(view_of(x, Device{}), view_of(*q, Device{}), view_of(*scales, Device{}),
-                 o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, Device{}) : ArrayView{}, o);
+    fwt_quantize_on(Device{}, x, q, scales, tensor_scale, to, block, group, normalized, scale_layout, has_signs, signs,
+                    nullptr);
   });
 }
 
 #if IRONKERNELS_WITH_CUDA
-// fwt_quantize has no CUDA kernel yet: a call placed on a GPU fails with this message, not XLA's
-// "no handler registered".
-ffi::Error fwt_quantize_cuda(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer>, ffi::Result<ffi::AnyBuffer>,
-                             ffi::Result<ffi::AnyBuffer>, std::int64_t, std::int64_t, std::int64_t, bool, std::int64_t,
-                             bool, ffi::Span<const std::int8_t>) {
-  return ffi::Error(ffi::ErrorCode::kUnimplemented,
-                    "fwt_quantize runs on host buffers only (no CUDA kernel yet); place x on the CPU: "
-                    "jax.device_put(x, jax.devices('cpu')[0])");
+ffi::Error fwt_quantize_cuda(cudaStream_t stream, std::int32_t device, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q,
+                             ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale,
+                             std::int64_t to, std::int64_t block, std::int64_t group, bool normalized,
+                             std::int64_t scale_layout, bool has_signs, ffi::Span<const std::int8_t> signs) {
+  return guarded([&] {
+    fwt_quantize_on(Device{DeviceType::cuda, device}, x, q, scales, tensor_scale, to, block, group, normalized,
+                    scale_layout, has_signs, signs, Stream(stream));
+  });
 }
 #endif
 
@@ -235,7 +243,9 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_host, fwt_quantize_host,
                               fwt_quantize_signature(ffi::Ffi::Bind()));
 #if IRONKERNELS_WITH_CUDA
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_fwt_quantize_cuda, fwt_quantize_cuda,
-                              fwt_quantize_signature(ffi::Ffi::Bind()));
+                              fwt_quantize_signature(ffi::Ffi::Bind()
+                                                         .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                                         .Ctx<ffi::DeviceOrdinal>()));
 #endif
 
 NB_MODULE(_jax_ffi, m) {

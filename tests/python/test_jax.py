@@ -130,9 +130,11 @@ def test_on_the_gpu_equals_the_package_transform(rng):
     a, b = rng.standard_normal((300, 400)), rng.standard_normal((400, 200))
     got = jax.jit(ikj.gemm)(jax.device_put(a, gpu), jax.device_put(b, gpu))
     np.testing.assert_array_equal(np.asarray(got), ik.gemm(a, b))  # emulated elements: the CPU's, bit for bit
-    on_gpu = jax.device_put(x[:2, :256], gpu)
-    with pytest.raises(ValueError, match="fwt_quantize: x is on .*accepted: arrays on the CPU"):
-        ikj.fwt_quantize(on_gpu, to="int8")
-    with pytest.raises(jax.errors.JaxRuntimeError, match="fwt_quantize runs on host buffers only"):
-        jax.jit(lambda v: ikj.fwt_quantize(v, to="int8"))(on_gpu)
+    for to in ("float8_e4m3fn", "nvfp4"):  # the CUDA path's codes: the host's bit for bit (a power-of-two rotation)
+        got = jax.jit(lambda v: ikj.fwt_quantize(v, to=to, block=128, signs=9))(jax.device_put(x[:8, :1024], gpu))
+        want = ik.fwt_quantize(x[:8, :1024], to=to, block=128, signs=9)
+        np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+        flat = lambda s: s if isinstance(s, tuple) else (s,)  # noqa: E731
+        for g, w in zip(flat(got[1]), flat(want[1])):
+            np.testing.assert_array_equal(np.asarray(g), w)
 
