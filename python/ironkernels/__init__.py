@@ -1,7 +1,7 @@
 """ironkernels: GPU kernels under stated contracts.
 
 - :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA); :func:`fwt_quantize` — the
-  rotation quantised to FP8, INT8/4, MXFP4 or NVFP4 in one call (CPU).
+  rotation quantised to FP8, INT8/4, MXFP4 or NVFP4 in one call (CPU and CUDA).
 - :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA).
 - :mod:`ironkernels.lcn` — grid drawings: exact crossing counts, validity, incremental moves (CPU and CUDA).
 
