@@ -62,8 +62,8 @@ def sized(shape, dtype: str, mb: int):
 
 def unfused(x: torch.Tensor, block, to: str, group: int):
     """ironkernels.fwt then PyTorch's ops: the pipeline without a fused kernel."""
-    r = ironkernels.fwt(x.float(), block=block, normalized=True)
-    g = r.reshape(-1, group)
+    r = ironkernels.fwt(x, block=block, normalized=True)
+    g = r.float().reshape(-1, group)
     amax = g.abs().amax(dim=1, keepdim=True)
     scale = torch.where(amax > 0, amax / QMAX[to], torch.ones_like(amax))
     s = g / scale
