@@ -29,11 +29,10 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402
 from _common import gpu_hardware, time_cuda, write_result  # noqa: E402
+from ironkernels._fwt_quantize import _FIXED_GROUP, plan  # noqa: E402
 
 DT = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 QMAX = {"float8_e4m3fn": 448.0, "float8_e5m2": 57344.0, "int8": 127.0, "int4": 7.0, "mxfp4": 6.0, "nvfp4": 6.0}
-FIXED = {"mxfp4": 32, "nvfp4": 16}
-PACKED = {"int4", "mxfp4", "nvfp4"}
 
 
 def cases(mb: int):
@@ -42,12 +41,12 @@ def cases(mb: int):
     for dtype in ("bfloat16", "float16", "float32"):
         for log_n in (7, 10, 12, 15):
             for to in ("float8_e4m3fn", "int8", "int4", "mxfp4", "nvfp4"):
-                out.append((f"rows 2^{log_n}", dtype, (None, 1 << log_n), None, to, None if to in FIXED else 128))
+                out.append((f"rows 2^{log_n}", dtype, (None, 1 << log_n), None, to, None if to in _FIXED_GROUP else 128))
         for block in (16, 32, 128, 256):
             for to in ("float8_e4m3fn", "mxfp4", "nvfp4"):
                 if to == "mxfp4" and block < 32:
                     continue
-                out.append((f"blocks of {block}", dtype, (None, 4096), block, to, None if to in FIXED else block))
+                out.append((f"blocks of {block}", dtype, (None, 4096), block, to, None if to in _FIXED_GROUP else block))
     out.append(("deepseek", "bfloat16", (None, 64, 128), 128, "float8_e4m3fn", 128))
     out.append(("quarot 4096", "float16", (None, 4096), None, "int4", 128))
     out.append(("quarot 14336", "float16", (None, 14336), None, "int4", 128))
@@ -102,11 +101,11 @@ def main():
             continue
         shape = sized(shape, dtype, args.mb)
         x = torch.randn(shape, device="cuda", dtype=torch.float32).to(DT[dtype])
-        n = shape[-1]
-        g = group or FIXED.get(to) or n
+        p = plan(shape, to, block, group, None, "row-major")
+        g = p.group
         exact = check(x, block, to, group)
-        q_bytes = x.numel() // (2 if to in PACKED else 1)
-        s_bytes = (x.numel() // g) * (1 if to in FIXED else 4)
+        q_bytes = int(np.prod(p.q_shape))
+        s_bytes = int(np.prod(p.s_shape)) * (1 if to in _FIXED_GROUP else 4)
         impls = {
             "ironkernels": lambda: ironkernels.fwt_quantize(x, to=to, block=block, group=group),
             "unfused": lambda: unfused(x, block, to, g),

@@ -1,7 +1,7 @@
-// fwt_quantize on CUDA, in two passes: x widened (and signed) into a float32 workspace (float64 for
-// float64 input) and rotated there by the library's own CUDA fwt, then one kernel that gives each
-// group its largest magnitude, scale and codes with the functions the host path calls
-// (quantize_formats.hpp). So every code is the host's wherever the two rotations agree bit for bit
+// fwt_quantize on CUDA, in two passes: x rotated by the library's own CUDA fwt into a float32
+// workspace (float64 for float64 input; 16-bit or signed rows widened and signed there first), then
+// one kernel that gives each group its largest magnitude, scale and codes with the functions the
+// host path calls (quantize_formats.hpp). So every code is the host's wherever the two rotations agree bit for bit
 // (powers of two; docs/fwt.md). The single-pass kernel, reading x once, is still to come.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -60,7 +60,7 @@ __global__ void tensor_amax_kernel(const Work* r, std::int64_t total, unsigned* 
 struct QuantizeArgs {
   QuantFormat to;
   std::int64_t groups_total, groups, group;  // groups per row
-  bool packed, code_scales, swizzled;
+  bool swizzled;
   std::uint8_t* q;
   void* scales;
   const unsigned* tensor_amax_bits;  // nvfp4
@@ -92,10 +92,10 @@ __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
     if (lane == 0) {
       const std::int64_t row = g / a.groups, column = g % a.groups;
       const std::int64_t at = a.swizzled ? qf::swizzled_scale_index(row, column, a.groups) : g;
-      if (a.code_scales) static_cast<std::uint8_t*>(a.scales)[at] = scale.code;
+      if (qf::fixed_group(a.to)) static_cast<std::uint8_t*>(a.scales)[at] = scale.code;
       else static_cast<float*>(a.scales)[at] = scale.stored_value;
     }
-    if (a.packed) {  // element 2i in the low nibble
+    if (qf::packs_pairs(a.to)) {  // element 2i in the low nibble
       for (std::int64_t j = 2 * lane; j < a.group; j += 64)
         a.q[(g * a.group + j) / 2] = std::uint8_t(qf::element_code(a.to, float(v[j]), scale) |
                                                   (qf::element_code(a.to, float(v[j + 1]), scale) << 4));
@@ -120,30 +120,35 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
     device_signs = static_cast<const std::int8_t*>(signs.data());
   }
   const unsigned grid = grid_for(total, kThreads * 8);
-  const bool bfloat = x.dtype == DType::bfloat16;
-  switch (x.dtype) {
-    case DType::float16:
-    case DType::bfloat16:
-      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(x.data), r, total, s.n,
-                                                        device_signs, bfloat);
-      break;
-    case DType::float32:
-      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const float*>(x.data), r, total, s.n,
-                                                        device_signs, false);
-      break;
-    default:
-      widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const double*>(x.data), r, total, s.n,
-                                                        device_signs, false);
+  const DType work_dtype = sizeof(Work) == 8 ? DType::float64 : DType::float32;
+  // float32 / float64 rows without signs go straight into the transform (x → workspace); 16-bit
+  // ones are widened first (the transform runs in float32 and rounds to its output type).
+  const bool widen = device_signs || x.dtype != work_dtype;
+  if (widen) {
+    const bool bfloat = x.dtype == DType::bfloat16;
+    switch (x.dtype) {
+      case DType::float16:
+      case DType::bfloat16:
+        widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(x.data), r, total, s.n,
+                                                          device_signs, bfloat);
+        break;
+      case DType::float32:
+        widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const float*>(x.data), r, total, s.n,
+                                                          device_signs, false);
+        break;
+      default:
+        widen_signs_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const double*>(x.data), r, total, s.n,
+                                                          device_signs, false);
+    }
+    IK_CUDA_CHECK_LAUNCH("widen_signs_kernel");
   }
-  IK_CUDA_CHECK_LAUNCH("widen_signs_kernel");
   FwtOptions fo;
   fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized;
-  const ArrayView rv = ArrayView::contiguous(r, sizeof(Work) == 8 ? DType::float64 : DType::float32,
-                                             {s.rows, s.n}, x.device);
-  fwt(rv, rv, fo, stream);
+  const ArrayView rv = ArrayView::contiguous(r, work_dtype, {s.rows, s.n}, x.device);
+  fwt(widen ? rv : ArrayView::contiguous(x.data, work_dtype, {s.rows, s.n}, x.device), rv, fo, stream);
 
-  QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, s.packed, s.code_scales,
-                 o.scale_layout == ScaleLayout::swizzled_128x4, static_cast<std::uint8_t*>(q.data), scales.data,
+  QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
+                 static_cast<std::uint8_t*>(q.data), scales.data,
                  static_cast<const unsigned*>(amax.data()), static_cast<float*>(tensor_scale.data)};
   if (a.swizzled)  // the tiles' padding is zeros
     IK_CUDA_CHECK(cudaMemsetAsync(scales.data, 0, std::size_t(scales.size()) * dtype_size(scales.dtype), stream));

@@ -128,28 +128,23 @@ void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t 
     return;
   }
   const std::int64_t k = r.x.cols;
-  // X's lines as a row-major count × k matrix (column-major k × count: op T, ld k), gathered unless
-  // they are all of X and already so laid out.
-  const double* x = r.x.data;
-  std::int64_t ldx = r.x.rs;
-  cublasOperation_t op_x = CUBLAS_OP_T;
-  if (k > 0 && (r.list || !(r.x.cs == 1 && r.x.rs >= k && r.x.rs <= INT_MAX))) {
+  // X's lines (count × k) and Yᵀ (k × lines) as cuBLAS takes them where their strides allow (X only
+  // when it is all of X's lines, in order), else gathered row-major into the buffers.
+  BlasOperand x = r.list ? BlasOperand{} : blas_operand(r.x, false);
+  const double* x_data = r.x.data;
+  if (k > 0 && !x.ok) {
     gather_lines_kernel<<<grid(r.count * k), threads, 0, s>>>(r.x, r.list, r.count, x_buffer);
     IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
-    x = x_buffer, ldx = std::max<std::int64_t>(k, 1);
+    x = {CUBLAS_OP_T, std::max<std::int64_t>(k, 1), true}, x_data = x_buffer;
   }
-  // Yᵀ (k × lines): Y row-major is column-major k × lines (op N, ld rs); Y column-major is lines × k
-  // (op T, ld cs); anything else gathered row-major.
-  const double* y = r.y.data;
-  std::int64_t ldy = r.y.rs, y_step = r.y.rs;
-  cublasOperation_t op_y = CUBLAS_OP_N;
-  if (r.y.rs == 1 && r.y.cs >= std::max<std::int64_t>(r.y.rows, 1) && r.y.cs <= INT_MAX && r.y.cs != 1) {
-    op_y = CUBLAS_OP_T, ldy = r.y.cs, y_step = 1;
-  } else if (k > 0 && !(r.y.cs == 1 && r.y.rs >= k && r.y.rs <= INT_MAX)) {
+  BlasOperand y = blas_operand(r.y, true);
+  const double* y_data = r.y.data;
+  if (k > 0 && !y.ok) {
     gather_lines_kernel<<<grid(r.y.rows * k), threads, 0, s>>>(r.y, nullptr, r.y.rows, y_buffer);
     IK_CUDA_CHECK_LAUNCH("gather_lines_kernel");
-    y = y_buffer, ldy = y_step = std::max<std::int64_t>(k, 1);
+    y = {CUBLAS_OP_N, std::max<std::int64_t>(k, 1), true}, y_data = y_buffer;
   }
+  const std::int64_t y_step = y.op == CUBLAS_OP_T ? 1 : y.ld;  // from one of Y's lines to the next
   const std::int64_t width = std::max<std::int64_t>(1, std::min(r.y.rows, product_elements / r.count));
   const double one = 1.0, zero = 0.0;
   for (std::int64_t o0 = 0; o0 < r.y.rows; o0 += width) {
@@ -157,8 +152,8 @@ void native_remedy(const NativeRemedy& r, const OutputArgs& out, cublasHandle_t 
     if (k == 0) {
       IK_CUDA_CHECK(cudaMemsetAsync(product, 0, std::size_t(r.count * w) * sizeof(double), s));
     } else {
-      IK_CUBLAS_CHECK(cublas_api().dgemm(handle, op_x, op_y, int(r.count), int(w), int(k), &one, x, int(ldx),
-                                         y + o0 * y_step, int(ldy), &zero, product, int(r.count)));
+      IK_CUBLAS_CHECK(cublas_api().dgemm(handle, x.op, y.op, int(r.count), int(w), int(k), &one, x_data, int(x.ld),
+                                         y_data + o0 * y_step, int(y.ld), &zero, product, int(r.count)));
     }
     scatter_native_kernel<<<grid(r.count * w), threads, 0, s>>>(product, r.count, w, o0, r.list, r.other_nonfinite,
                                                                 r.every, r.transposed, out);

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from . import _core
 from ._gemm_batched import gemm_batched
 from ._gemm_complex import gemm_complex
-from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2, fast_bits  # noqa: F401
+from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2, fast_bits, op_shape  # noqa: F401
 from ._gemm_single import gemm_single
 from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
                        shape_of)
@@ -186,8 +186,8 @@ def gemm(
     for name, x in arrays.items():
         if dtype_name(x) != "float64":
             raise TypeError(f"gemm: {name} has dtype {dtype_name(x)}; accepted: float64")
-    ma, ka = _shape2(a, "a")[::-1] if trans_a else _shape2(a, "a")
-    kb, nb = _shape2(b, "b")[::-1] if trans_b else _shape2(b, "b")
+    ma, ka = op_shape(_shape2(a, "a"), trans_a)
+    kb, nb = op_shape(_shape2(b, "b"), trans_b)
     if ka != kb:
         raise ValueError(f"gemm: op(a) is {ma}x{ka} but op(b) is {kb}x{nb}; inner dimensions must match")
     for name in ("c", "out"):

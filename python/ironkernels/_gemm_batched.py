@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ._gemm_contract import op_shape
 from ._interop import dtype_name, empty_like, framework_of, shape_of
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that slice
@@ -25,8 +26,7 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
         raise ValueError(f"gemm: a has shape {shapes['a']} and b {shapes['b']}; accepted: batches of one size")
     batch = batches.pop()
     pick = lambda x, i: x[i] if len(tuple(shape_of(x))) == 3 else x  # noqa: E731  (a shared matrix)
-    sa, sb = shapes["a"][-2:], shapes["b"][-2:]
-    m, n = (sa[1] if kw.get("trans_a") else sa[0]), (sb[0] if kw.get("trans_b") else sb[1])
+    m, n = op_shape(shapes["a"], kw.get("trans_a"))[0], op_shape(shapes["b"], kw.get("trans_b"))[1]
     if out is None:
         complex_ = "complex128" in (dtype_name(a), dtype_name(b))
         out = empty_like(a, (batch, m, n), "complex128" if complex_ else "float64")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Callable
 
-from ._gemm_contract import framework_arrays
+from ._gemm_contract import framework_arrays, op_shape
 from ._interop import shape_of
 
 def _complex(re: Any, im: Any, fw: str) -> Any:
@@ -26,9 +26,7 @@ def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: An
             raise TypeError(f"gemm: {name} must be a number, got {type(v).__name__}")
     if c is None and beta != 0:
         raise ValueError(f"gemm: beta = {beta} but c is None; give c= to add beta·c, or beta=0")
-    sa, sb = shape_of(a, "gemm: a"), shape_of(b, "gemm: b")
-    m = sa[1] if trans_a else sa[0]
-    n = sb[0] if trans_b else sb[1]
+    m, n = op_shape(shape_of(a, "gemm: a"), trans_a)[0], op_shape(shape_of(b, "gemm: b"), trans_b)[1]
     for name in ("c", "out"):
         if name in arrays and tuple(shape_of(arrays[name])) != (m, n):
             raise ValueError(f"gemm: {name} has shape {tuple(shape_of(arrays[name]))}; expected ({m}, {n})")

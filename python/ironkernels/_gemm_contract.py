@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from . import _core
 from ._interop import dtype_name, framework_of, shape_of
@@ -141,3 +141,17 @@ def _shape2(x: Any, name: str) -> tuple:
     if len(shape) != 2:
         raise ValueError(f"gemm: {name} has shape {shape}; accepted: a matrix, or a batch of them (batch, rows, cols)")
     return shape
+
+
+def op_shape(shape: tuple, trans: bool) -> tuple:
+    """(rows, cols) of op(x) for a matrix of `shape` (its last two dimensions)."""
+    rows, cols = tuple(shape)[-2:]
+    return (cols, rows) if trans else (rows, cols)
+
+
+def product_cotangents(product: Callable, a: Any, b: Any, g: Any, trans_a: bool, trans_b: bool) -> tuple:
+    """(dA, dB) of C = op(A)·op(B) for the cotangent G: d op(A) = G·op(B)ᵀ and d op(B) = op(A)ᵀ·G,
+    transposed back where op transposes; each a call product(x, y, trans_x, trans_y) of the same gemm."""
+    da = product(b, g, trans_b, True) if trans_a else product(g, b, False, not trans_b)
+    db = product(g, a, True, trans_a) if trans_b else product(a, g, not trans_a, False)
+    return da, db

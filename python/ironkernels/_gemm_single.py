@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from ._gemm_contract import Contract, _shape2, framework_arrays
+from ._gemm_contract import Contract, _shape2, framework_arrays, op_shape
 
 
 def _float64(x: Any, fw: str) -> Any:
@@ -18,9 +18,8 @@ def gemm_single(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: float, beta: f
     """gemm's float32 path through `gemm` (the public call) on float64; `kw` holds trans_a, trans_b,
     backend, engine and stream."""
     _, fw = framework_arrays(a, b, c, out)
-    sa, sb = _shape2(a, "a"), _shape2(b, "b")
-    k = sa[0 if kw.get("trans_a") else 1]
-    m, n = sa[1 if kw.get("trans_a") else 0], sb[0 if kw.get("trans_b") else 1]
+    m, k = op_shape(_shape2(a, "a"), kw.get("trans_a"))
+    n = op_shape(_shape2(b, "b"), kw.get("trans_b"))[1]
     if out is not None and _shape2(out, "out") != (m, n):
         raise ValueError(f"gemm: out has shape {_shape2(out, 'out')}; expected ({m}, {n})")
     single = Contract(rtol=math.sqrt(max(k, 1)) * 2.0**-24) if contract.is_native else contract

@@ -129,18 +129,13 @@ def _gemm_forward(a, b, key):
 
 
 def _gemm_backward(key, saved, g):
-    # C = op(A)·op(B): d op(A) = G·op(B)ᵀ and d op(B) = op(A)ᵀ·G, transposed back where op transposes
-    # (dA = op(B)·Gᵀ, dB = Gᵀ·op(A)); each a gemm under the same contract.
-    from ._gemm_contract import MAX_K
+    # Each cotangent a gemm under the same contract.
+    from ._gemm_contract import MAX_K, product_cotangents
 
-    a, b = saved
-    trans_a, trans_b = key[0], key[1]
     if max(g.shape) > MAX_K:  # the cotangents contract over m (for dB) and n (for dA)
         raise ValueError(f"gemm: the gradient contracts over {max(g.shape)}, above the supported maximum {MAX_K}")
     rest = key[2:]
-    da = _gemm(b, g, (trans_b, True) + rest) if trans_a else _gemm(g, b, (False, not trans_b) + rest)
-    db = _gemm(g, a, (True, trans_a) + rest) if trans_b else _gemm(a, g, (not trans_a, False) + rest)
-    return da, db
+    return product_cotangents(lambda x, y, tx, ty: _gemm(x, y, (tx, ty) + rest), *saved, g, key[0], key[1])
 
 
 _gemm.defvjp(_gemm_forward, _gemm_backward)

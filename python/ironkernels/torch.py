@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-import numpy as np
 import torch
 
 import ironkernels as _ik
 
-from ._fwt_quantize import _FIXED_GROUP, plan as _quantize_plan, rademacher_signs
+from ._fwt_quantize import _FIXED_GROUP, plan as _quantize_plan
+from ._gemm_contract import op_shape, product_cotangents
 
 __all__ = ["fwt", "fwt_", "fwt_quantize", "gemm"]
 
@@ -103,10 +103,11 @@ def _(x, to, block, group, signs, normalized, scale_layout):
 def fwt_quantize(x: torch.Tensor, *, to: str, block: Optional[int] = None, group: Optional[int] = None,
                  signs=None, normalized: bool = True, scale_layout: str = "row-major"):
     """``ironkernels.fwt_quantize`` as ``torch.ops.ironkernels.fwt_quantize``: ``(q, scales)``, for nvfp4
-    ``(q, (block_scales, tensor_scale))``. An int seed for ``signs`` becomes its ±1 vector here."""
-    if signs is not None and not isinstance(signs, torch.Tensor):
-        signs = torch.from_numpy(np.ascontiguousarray(
-            rademacher_signs(x.shape[-1], signs) if isinstance(signs, int) else np.asarray(signs), dtype=np.int8))
+    ``(q, (block_scales, tensor_scale))``. An int seed for ``signs`` becomes its ±1 vector here (the
+    op's argument is a tensor)."""
+    if signs is not None:  # a seed's ±1 vector, or the given values checked, as fwt_quantize resolves them
+        given = signs.cpu().numpy() if isinstance(signs, torch.Tensor) else signs
+        signs = torch.from_numpy(_quantize_plan(tuple(x.shape), to, block, group, given, scale_layout).signs)
     q, s, t = _fwt_quantize_op(x, str(to), int(block or 0), int(group or 0), signs, bool(normalized), str(scale_layout))
     return q, ((s, t) if to == "nvfp4" else s)
 
@@ -121,19 +122,14 @@ def _gemm_op(a: torch.Tensor, b: torch.Tensor, trans_a: bool, trans_b: bool, mod
 
 @_gemm_op.register_fake
 def _(a, b, trans_a, trans_b, moduli, scaling, rtol):
-    m = a.shape[-1] if trans_a else a.shape[-2]
-    n = b.shape[-2] if trans_b else b.shape[-1]
+    m, n = op_shape(a.shape, trans_a)[0], op_shape(b.shape, trans_b)[1]
     return torch.empty(a.shape[:-2] + (m, n), dtype=a.dtype, device=a.device)
 
 
 def _gemm_backward(ctx, grad):
-    a, b = ctx.saved_tensors
     trans_a, trans_b, moduli, scaling, rtol = ctx.arguments
-    rest = (moduli, scaling, rtol)
-    grad = grad.contiguous()
-    # C = op(A)·op(B): dop(A) = G·op(B)ᵀ, dop(B) = op(A)ᵀ·G, each in the layout of A and B.
-    da = _gemm_op(b, grad, trans_b, True, *rest) if trans_a else _gemm_op(grad, b, False, not trans_b, *rest)
-    db = _gemm_op(grad, a, True, trans_a, *rest) if trans_b else _gemm_op(a, grad, not trans_a, False, *rest)
+    da, db = product_cotangents(lambda x, y, tx, ty: _gemm_op(x, y, tx, ty, moduli, scaling, rtol),
+                                *ctx.saved_tensors, grad.contiguous(), trans_a, trans_b)
     return da, db, None, None, None, None, None
 
 

@@ -23,20 +23,14 @@ namespace ironkernels {
 namespace {
 namespace qf = detail::quant;
 
-struct Format {
-  const char* name;
-  bool packed;      // two values per byte
-  int fixed_group;  // MX / NV blocks
-};
-
-Format format_of(QuantFormat f) {
+const char* format_name(QuantFormat f) {
   switch (f) {
-    case QuantFormat::float8_e4m3fn: return {"float8_e4m3fn", false, 0};
-    case QuantFormat::float8_e5m2: return {"float8_e5m2", false, 0};
-    case QuantFormat::int8: return {"int8", false, 0};
-    case QuantFormat::int4: return {"int4", true, 0};
-    case QuantFormat::mxfp4: return {"mxfp4", true, 32};
-    case QuantFormat::nvfp4: return {"nvfp4", true, 16};
+    case QuantFormat::float8_e4m3fn: return "float8_e4m3fn";
+    case QuantFormat::float8_e5m2: return "float8_e5m2";
+    case QuantFormat::int8: return "int8";
+    case QuantFormat::int4: return "int4";
+    case QuantFormat::mxfp4: return "mxfp4";
+    case QuantFormat::nvfp4: return "nvfp4";
   }
   raise<ValueError>("fwt_quantize: unknown format");
 }
@@ -114,7 +108,9 @@ float group_amax(const float* v, std::int64_t count) {
 
 void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
                   const FwtQuantizeOptions& o, Stream stream) {
-  const Format fmt = format_of(o.to);
+  const char* format = format_name(o.to);
+  const bool packed = qf::packs_pairs(o.to);
+  const int fixed_group = qf::fixed_group(o.to);
   if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
     raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
   if (x.ndim() < 1) raise<ValueError>("fwt_quantize: x must have at least one dimension, got a scalar");
@@ -127,13 +123,13 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   if (rotation < 1 || detail::hadamard_factor_of(rotation) == 0 || n % rotation != 0)
     raise<ValueError>("fwt_quantize: the rotation's length ", rotation, " (block, else N = x.shape[-1]) for N = ", n,
                       "; accepted: 2^k or m·2^k (m = 12, 20, 28) dividing N");
-  std::int64_t group = o.group ? o.group : (fmt.fixed_group ? fmt.fixed_group : n);
-  if (fmt.fixed_group && group != fmt.fixed_group)
-    raise<ValueError>("fwt_quantize: group = ", o.group, " for ", fmt.name, ", whose blocks are ", fmt.fixed_group,
-                      "; accepted: None or ", fmt.fixed_group);
-  if (group < 1 || n % group != 0 || (fmt.packed && group % 2 != 0))
+  std::int64_t group = o.group ? o.group : (fixed_group ? fixed_group : n);
+  if (fixed_group && group != fixed_group)
+    raise<ValueError>("fwt_quantize: group = ", o.group, " for ", format, ", whose blocks are ", fixed_group,
+                      "; accepted: None or ", fixed_group);
+  if (group < 1 || n % group != 0 || (packed && group % 2 != 0))
     raise<ValueError>("fwt_quantize: group = ", group, " for N = ", n, "; accepted: a divisor of N",
-                      fmt.packed ? " that is even (two values per byte)" : "");
+                      packed ? " that is even (two values per byte)" : "");
   if (o.signs.data) {
     if (o.signs.dtype != DType::int8 || o.signs.ndim() != 1 || o.signs.shape[0] != n || !o.signs.is_c_contiguous() ||
         o.signs.device.type != DeviceType::cpu)
@@ -143,8 +139,8 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     for (std::int64_t j = 0; j < n; ++j)
       if (s[j] != 1 && s[j] != -1) raise<ValueError>("fwt_quantize: signs[", j, "] = ", int(s[j]), "; accepted: +1 or -1");
   }
-  check_output(q, "q", o.to == QuantFormat::int8 ? DType::int8 : DType::uint8, with_last(x, fmt.packed ? n / 2 : n), x);
-  const DType scale_dtype = fmt.fixed_group ? DType::uint8 : DType::float32;
+  check_output(q, "q", o.to == QuantFormat::int8 ? DType::int8 : DType::uint8, with_last(x, packed ? n / 2 : n), x);
+  const DType scale_dtype = fixed_group ? DType::uint8 : DType::float32;
   const std::int64_t groups = n / group;
   const bool swizzled = o.scale_layout == ScaleLayout::swizzled_128x4;
   const std::int64_t tiled = ((rows + 127) / 128 * 128) * ((groups + 3) / 4 * 4);
@@ -154,8 +150,7 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
   if (x.device.type == DeviceType::cuda) {
 #if IRONKERNELS_WITH_CUDA
-    return detail::fwt_quantize_cuda(x, q, scales, tensor_scale, o,
-                                     {rows, n, group, fmt.packed, fmt.fixed_group != 0}, stream);
+    return detail::fwt_quantize_cuda(x, q, scales, tensor_scale, o, {rows, n, group}, stream);
 #else
     raise<UnsupportedError>("fwt_quantize: x is on ", device_name(x.device),
                             " but this copy of ironkernels was built without CUDA");
@@ -182,10 +177,10 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
     for (std::int64_t g = b; g < e; ++g) {
       const float* v = r.data() + g * group;  // groups are consecutive: row-major (rows, groups, group)
       const qf::GroupScale scale = qf::group_scale(o.to, group_amax(v, group), encode);
-      if (fmt.fixed_group) static_cast<std::uint8_t*>(scale_out)[g] = scale.code;
+      if (fixed_group) static_cast<std::uint8_t*>(scale_out)[g] = scale.code;
       else static_cast<float*>(scale_out)[g] = scale.stored_value;
       auto* codes = static_cast<std::uint8_t*>(q.data);
-      if (fmt.packed) {  // element 2i in the low nibble
+      if (packed) {  // element 2i in the low nibble
         for (std::int64_t j = 0; j < group; j += 2)
           codes[(g * group + j) / 2] = std::uint8_t(qf::element_code(o.to, v[j], scale) |
                                                     (qf::element_code(o.to, v[j + 1], scale) << 4));

@@ -10,8 +10,6 @@ namespace ironkernels::detail {
 
 struct QuantizeShape {
   std::int64_t rows, n, group;  // rows of N elements, elements per scale
-  bool packed;                  // two codes per byte
-  bool code_scales;             // scales as uint8 codes (mxfp4, nvfp4), else float32
 };
 
 void fwt_quantize_cuda(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,

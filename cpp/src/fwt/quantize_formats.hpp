@@ -87,6 +87,17 @@ IRONKERNELS_HD float tensor_encode_scale(float amax) {
   return amax > 0.0f ? std::fmin((448.0f * 6.0f) / amax, 3.4028235e38f) : 1.0f;
 }
 
+/// Whether `to` packs two codes per byte (int4, mxfp4, nvfp4; element 2i in the low nibble).
+IRONKERNELS_HD bool packs_pairs(QuantFormat to) {
+  return to == QuantFormat::int4 || to == QuantFormat::mxfp4 || to == QuantFormat::nvfp4;
+}
+
+/// The block size MX and NV fix for their scales (32, 16), stored as uint8 codes; 0 for the formats
+/// whose groups the caller chooses and whose scales are float32.
+IRONKERNELS_HD int fixed_group(QuantFormat to) {
+  return to == QuantFormat::mxfp4 ? 32 : to == QuantFormat::nvfp4 ? 16 : 0;
+}
+
 /// The largest code's value of the float8 and integer formats (their scale is amax / qmax).
 IRONKERNELS_HD float code_max(QuantFormat to) {
   return to == QuantFormat::float8_e4m3fn ? 448.0f : to == QuantFormat::float8_e5m2 ? 57344.0f
