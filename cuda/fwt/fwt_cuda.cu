@@ -165,14 +165,6 @@ bool as_rows_of_pairs(const FwtPlan& p, FwtPlan& rows) {
   return table_max >= 0 && (rows.log_n <= table_max || packed);
 }
 
-// p in place on its output: y read as the input too.
-FwtPlan in_place_on_y(FwtPlan p) {
-  p.x = p.y;
-  p.x_axis_stride = p.y_axis_stride;
-  for (int d = 0; d < p.batch_ndim; ++d) p.x_stride[d] = p.y_stride[d];
-  return p;
-}
-
 // p's lines as `count` blocks of 2^log_block each, every block a line of its own (x into y), unscaled.
 FwtPlan blocks_of(const FwtPlan& p, int log_block, std::int64_t count) {
   FwtPlan blocks = p;
@@ -342,6 +334,23 @@ void run_factor(const FwtPlan& p, cudaStream_t stream) {
   fwt_gpu::launch_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor, p.device.id}, stream);
 }
 
+// N = m·2^k with the caller's H_m: H_{2^k} on each of the m blocks of every line (x into y, the
+// power-of-two kernels), then H_m across the blocks in place on y, scaled there (as on the host).
+void run_user_factor(const FwtPlan& p, cudaStream_t stream) {
+  FwtPlan across = p;
+  if (p.log_n > 0) {
+    FwtPlan blocks = blocks_of(p, p.log_n, p.factor);
+    blocks.factor_matrix = nullptr;
+    run(blocks, stream);
+    across = in_place_on_y(p);
+  }
+  const std::vector<std::int8_t>& h = *p.factor_matrix;
+  StreamWorkspace matrix(h.size(), stream);
+  IK_CUDA_CHECK(cudaMemcpyAsync(matrix.data(), h.data(), h.size(), cudaMemcpyHostToDevice, stream));
+  fwt_gpu::launch_user_factor_pass(p.dtype, {fwt_gpu::make_args(across), false, p.factor, p.device.id},
+                                   static_cast<const std::int8_t*>(matrix.data()), p.factor, stream);
+}
+
 // Sequency or dyadic order, y = P·H·x with (P·z)[k] = z[σ(k)]. Both ordered matrices are
 // symmetric, so P·H = H·Pᵀ: x is gathered as Pᵀ·x (z[j] = x[σ⁻¹(j)]) and z transformed. Out of
 // place z is y, transformed in place; in place z is a workspace laid out as x (its dimensions in
@@ -392,6 +401,7 @@ void run_ordered(const FwtPlan& p, cudaStream_t stream) {
 void fwt_cuda(const FwtPlan& plan, Stream stream_handle) {
   DeviceGuard guard(plan.device);
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_handle);
+  if (plan.factor_matrix) return run_user_factor(plan, stream);
   if (plan.factor > 1) return run_factor(plan, stream);
   if (plan.order != FwtOrder::natural) return run_ordered(plan, stream);
   if (strided_columns(plan, stream)) return;

@@ -22,6 +22,8 @@ struct LinePassArgs {
 
 void launch_order_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 void launch_factor_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
+/// The factor pass with a caller's H_m (m × m ±1, device memory) in place of the built-in ones.
+void launch_user_factor_pass(DType dtype, const LinePassArgs& a, const std::int8_t* h, int m, cudaStream_t stream);
 /// H_m ⊗ H_{2^k} in one pass on unit strides, k = lines.log_n at most factor_tile_max_bits(dtype).
 void launch_factor_tile_pass(DType dtype, const LinePassArgs& a, cudaStream_t stream);
 int factor_tile_max_bits(DType dtype);

@@ -143,7 +143,7 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
     IK_CUDA_CHECK_LAUNCH("widen_signs_kernel");
   }
   FwtOptions fo;
-  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized;
+  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized, fo.hadamard = o.hadamard;
   const ArrayView rv = ArrayView::contiguous(r, work_dtype, {s.rows, s.n}, x.device);
   fwt(widen ? rv : ArrayView::contiguous(x.data, work_dtype, {s.rows, s.n}, x.device), rv, fo, stream);
 

@@ -38,7 +38,8 @@ _load_pip_cublas()
 
 from . import _core, lcn  # noqa: E402
 from ._fwt import fwt  # noqa: E402
-from ._fwt_quantize import dequantize, fwt_quantize, rademacher_signs  # noqa: E402
+from ._fwt_quantize import dequantize, fwt_quantize  # noqa: E402
+from ._rotation import rademacher_signs  # noqa: E402
 from ._gemm import Contract, gemm  # noqa: E402
 from ._interop import empty  # noqa: E402
 

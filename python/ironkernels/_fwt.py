@@ -7,6 +7,7 @@ from typing import Any, Optional
 from . import _core
 from ._interop import (core_view, device_of, dtype_name, empty_like, framework_of, is_numpy_bfloat16,
                        raise_unviewable, resolve_stream, shape_of)
+from ._rotation import hadamard_matrix_of, signs_of
 
 _DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int32", "int64")
 
@@ -19,11 +20,13 @@ def fwt(
     normalized: bool = False,
     order: str = "natural",
     block: Optional[int] = None,
+    signs: Any = None,
+    hadamard: Any = None,
     inverse: bool = False,
     out: Any = None,
     stream: Any = None,
 ) -> Any:
-    """Fast Walsh–Hadamard transform ``y = scale · H_N · x`` along ``axis``.
+    """Fast Walsh–Hadamard transform ``y = scale · H_N · D · x`` along ``axis`` (D = diag(signs), else I).
 
     ``H_N`` is the Sylvester Hadamard matrix in natural order, ``H[i, j] = (-1)^popcount(i & j)``
     (for N = m·2^k, ``H_m ⊗ H_{2^k}``), symmetric with ``H_N · H_N = N · I`` for every N: so
@@ -48,9 +51,17 @@ def fwt(
         block: the block-diagonal transform: ``H_block`` on each run of ``block`` consecutive
             elements along ``axis`` (a divisor of N of a length above: 16, 32, 128, …);
             ``normalized`` then scales by ``1/√block``. Default: the whole axis.
+        signs: None, an int seed (``rademacher_signs(N, seed)``) or N values ±1 along the axis (N
+            its whole length): the randomised Hadamard's diagonal D, applied to x before H (one more
+            pass over memory on CUDA).
+        hadamard: None, or an m × m host array of ±1 with H·Hᵀ = m·I (checked; m ≤ 512): the base
+            matrix of lengths m·2^k, ``H_N = H ⊗ H_{2^k}``, in place of the built-in H_12, H_20,
+            H_28 — the tables a model was rotated with offline (QuaRot's, SpinQuant's), say. Its
+            H_m pass costs m operations per element (on CUDA one more pass over memory).
         inverse: undo the transform these arguments make: ``fwt(fwt(x, **kw), inverse=True, **kw)``
-            gives x back (the same transform, scaled by ``1/(N · scale)``; N the block's length
-            with ``block``). Floating and complex dtypes (integers wrap: no inverse).
+            gives x back: ``D · H_Nᵀ · y / (N · scale)`` (N the block's length with ``block``; ``H_Nᵀ``
+            is ``H_N`` but for a caller's non-symmetric ``hadamard``). Floating and complex dtypes
+            (integers wrap: no inverse).
         out: array of x's shape, dtype and device to write into; may be ``x`` itself (in place).
             Default: a new C-contiguous array of x's framework.
         stream: CUDA stream (int handle or object with ``__cuda_stream__``); default: the current
@@ -95,31 +106,18 @@ def fwt(
         if framework_of(x) == "dlpack" and dtype_name(x) not in _DTYPES:  # before allocating a result of it
             raise TypeError(f"fwt: x has dtype {dtype_name(x)}; accepted: {', '.join(_DTYPES)}")
         result = empty_like(x)
-    if inverse:
-        scale = _inverse_scale(x, axis, scale, normalized, block)
+    sign_array = None
+    if signs is not None:
+        shape = shape_of(x, "fwt: x")
+        if shape and -len(shape) <= axis < len(shape):  # (else the core names the axis)
+            sign_array = signs_of(signs, shape[axis], "fwt")
+    matrix = hadamard_matrix_of(hadamard, "fwt")
     try:
         _core.fwt(core_view(x), core_view(result), axis=int(axis), scale=None if scale is None else float(scale),
-                  normalized=bool(normalized) and not inverse, stream=handle, as_bfloat16=is_numpy_bfloat16(x),
-                  order=order, block=0 if block is None else int(block))
+                  normalized=bool(normalized), stream=handle, as_bfloat16=is_numpy_bfloat16(x),
+                  order=order, block=0 if block is None else int(block), signs=sign_array, hadamard=matrix,
+                  inverse=bool(inverse))
     except TypeError as e:  # an array nanobind could not view: say which and why (nothing ran)
         raise_unviewable("fwt", e, {"x": x, "out": result}, ", ".join(_DTYPES))
     return result
 
-
-def _inverse_scale(x: Any, axis: int, scale: Optional[float], normalized: bool, block: Optional[int]) -> float:
-    """The scale that undoes ``fwt(x, scale=scale, normalized=normalized, block=block)``: every H_N is
-    symmetric with H_N·H_N = N·I, so the inverse is the same transform times 1/(N·scale)."""
-    name = "bfloat16" if is_numpy_bfloat16(x) else dtype_name(x)
-    if name.startswith("int"):
-        raise TypeError(f"fwt: inverse=True for x of dtype {name}; the integer transform wraps modulo 2^{name[3:]} "
-                        "and has no inverse; accepted: floating and complex dtypes")
-    shape = shape_of(x, "fwt: x")
-    if not shape or not -len(shape) <= axis < len(shape):
-        return 1.0  # the transform's own checks name the axis
-    n = block if block is not None else shape[axis]
-    if n < 1:
-        return 1.0
-    forward = scale if scale is not None else (n ** -0.5 if normalized else 1.0)
-    if forward == 0:
-        raise ValueError("fwt: inverse=True with scale = 0; the transform it would undo is not invertible")
-    return 1.0 / (n * float(forward))

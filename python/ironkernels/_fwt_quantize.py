@@ -1,5 +1,4 @@
-"""Rotate and quantise (fwt_quantize), its inverse on the codes (dequantize), and the seeded random signs
-of the randomised Hadamard (rademacher_signs)."""
+"""Rotate and quantise (fwt_quantize) and its inverse on the codes (dequantize)."""
 from __future__ import annotations
 
 import numbers
@@ -10,6 +9,7 @@ import numpy as np
 from . import _core
 from ._interop import (core_view, device_of, empty_like, framework_of, is_numpy_bfloat16, raise_unviewable,
                        resolve_stream, shape_of)
+from ._rotation import hadamard_matrix_of, rotation_length_ok, signs_of
 
 FORMATS = ("float8_e4m3fn", "float8_e5m2", "int8", "int4", "mxfp4", "nvfp4")
 _PACKED = {"int4", "mxfp4", "nvfp4"}
@@ -35,40 +35,19 @@ _E5M2 = _float_table(5, 2, (0x7D, 0x7E, 0x7F), (0x7C,))
 _E2M1 = _float_table(2, 1, ())
 
 
-def rademacher_signs(n: int, seed: int) -> np.ndarray:
-    """n values ±1 (int8) from `seed`: s_j = -1 where splitmix64(seed + j) is odd, else +1. The same on
-    every machine and device: the randomised Hadamard's D for `fwt_quantize(..., signs=seed)`."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"signs seed must be an int, got {type(seed).__name__}")
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"rademacher_signs: n = {n!r}; accepted: an int >= 0")
-    with np.errstate(over="ignore"):
-        z = (np.uint64(seed % 2**64) + np.arange(n, dtype=np.uint64)) + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
-    return np.where(z & np.uint64(1), -1, 1).astype(np.int8)
-
-
 class Plan(NamedTuple):
-    """What fwt_quantize's arguments come to: the signs (int8, or None), the scale group, and the
-    shapes of q and of the scales."""
+    """What fwt_quantize's arguments come to: the signs and the base matrix (int8, or None), the scale
+    group, and the shapes of q and of the scales."""
 
     signs: Optional[np.ndarray]
+    hadamard: Optional[np.ndarray]
     group: int
     q_shape: tuple
     s_shape: tuple
 
 
-def _transform_length(n: int) -> bool:
-    """Whether the transform takes length n: 2^k, or m·2^k with m = 12, 20, 28 and n >= m."""
-    if n < 1:
-        return False
-    odd = n // (n & -n)
-    return odd == 1 or (odd in (3, 5, 7) and n >= 4 * odd)
-
-
-def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], signs: Any, scale_layout: str) -> Plan:
+def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], signs: Any, scale_layout: str,
+         hadamard: Any = None) -> Plan:
     """The checks of fwt_quantize's arguments that need only x's shape (shared with ironkernels.jax,
     where they run when traced): TypeError / ValueError naming the argument."""
     if not isinstance(to, str) or to not in FORMATS:
@@ -85,19 +64,12 @@ def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], sign
         raise ValueError("fwt_quantize: x must have at least one dimension, got a scalar")
     n = shape[-1]
     length = block or n
-    if n and (not _transform_length(length) or n % length):
+    matrix = hadamard_matrix_of(hadamard, "fwt_quantize")
+    if n and (not rotation_length_ok(length, matrix) or n % length):
+        kinds = f"{matrix.shape[0]}·2^k (the hadamard's order)" if matrix is not None else "2^k or m·2^k (m = 12, 20, 28)"
         raise ValueError(f"fwt_quantize: the rotation's length {length} (block, else N = x.shape[-1]) for N = {n}; "
-                         "accepted: 2^k or m·2^k (m = 12, 20, 28) dividing N")
-    sign_array = None
-    if signs is not None:
-        if isinstance(signs, numbers.Integral) and not isinstance(signs, bool):
-            sign_array = rademacher_signs(n, int(signs))
-        else:
-            values = np.asarray(signs)
-            if values.shape != (n,) or not np.isin(values, (-1, 1)).all():
-                raise ValueError(f"fwt_quantize: signs has shape {values.shape} or values other than ±1; accepted: "
-                                 f"an int seed, or N = {n} values ±1")
-            sign_array = values.astype(np.int8)
+                         f"accepted: {kinds} dividing N")
+    sign_array = signs_of(signs, n, "fwt_quantize")
     g = group if group is not None else _FIXED_GROUP.get(to, n)
     if to in _FIXED_GROUP and g != _FIXED_GROUP[to]:
         raise ValueError(f"fwt_quantize: group = {group} for {to}, whose blocks are {_FIXED_GROUP[to]}; accepted: None "
@@ -109,7 +81,7 @@ def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], sign
     groups = n // g if g else 0
     s_shape = (shape[:-1] + (groups,) if scale_layout == "row-major"
                else (-(-rows // 128) * 128 * (-(-groups // 4) * 4),))
-    return Plan(sign_array, g, q_shape, s_shape)
+    return Plan(sign_array, matrix, g, q_shape, s_shape)
 
 
 def fwt_quantize(
@@ -119,6 +91,7 @@ def fwt_quantize(
     block: Optional[int] = None,
     group: Optional[int] = None,
     signs: Any = None,
+    hadamard: Any = None,
     normalized: bool = True,
     scale_layout: str = "row-major",
     out: Any = None,
@@ -143,6 +116,9 @@ def fwt_quantize(
             fix it at 32 and 16.
         signs: None, an int seed (``rademacher_signs(N, seed)``) or N values ±1: the randomised
             Hadamard's diagonal, applied to x before H.
+        hadamard: None, or an m × m host array of ±1 with H·Hᵀ = m·I (checked): the base matrix of
+            rotations of m·2^k, ``H_m ⊗ H_{2^k}``, in place of the built-in H_12, H_20, H_28 — e.g.
+            the tables a model was rotated with offline (QuaRot's, SpinQuant's).
         normalized: scale the rotation by ``1/√b`` (orthonormal); False: unscaled.
         scale_layout: ``"row-major"`` (scales of shape (…, N / group)) or ``"swizzled-128x4"``: the
             tiles block-scaled GEMMs read (cuBLASLt, CUTLASS): 128 rows × 4 groups per 512-entry
@@ -157,7 +133,7 @@ def fwt_quantize(
     gives back ``code · scale``. Raises TypeError / ValueError before anything is written.
     """
     framework_of(x, "fwt_quantize: x")
-    p = plan(shape_of(x, "fwt_quantize: x"), to, block, group, signs, scale_layout)
+    p = plan(shape_of(x, "fwt_quantize: x"), to, block, group, signs, scale_layout, hadamard)
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     tensor_scale = None
     if to == "nvfp4" and scales is not None:
@@ -177,7 +153,7 @@ def fwt_quantize(
         _core.fwt_quantize(core_view(x), core_view(q), core_view(s),
                            None if tensor_scale is None else core_view(tensor_scale), to=to, block=block or 0,
                            group=g if to not in _FIXED_GROUP else 0, normalized=bool(normalized), signs=sign_array,
-                           as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout,
+                           hadamard=p.hadamard, as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout,
                            stream=resolve_stream(stream, x))
     except TypeError as e:
         raise_unviewable("fwt_quantize", e, arrays, "float16, bfloat16, float32, float64 (x); uint8, int8, float32 "

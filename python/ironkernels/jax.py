@@ -51,11 +51,11 @@ def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = 
         raise ValueError(f"fwt: order={order!r} is not an order; accepted: 'natural', 'sequency', 'dyadic'")
     if block is not None and (isinstance(block, bool) or not isinstance(block, numbers.Integral) or block < 1):
         raise ValueError(f"fwt: block = {block!r}; accepted: a positive divisor of N (2^k or m·2^k), or None")
-    from ._fwt_quantize import _transform_length
+    from ._rotation import rotation_length_ok
 
     n = x.shape[axis]
     length = block or n
-    if not _transform_length(length) or n % length:
+    if not rotation_length_ok(length, None) or n % length:
         raise ValueError(f"fwt: the transform length {length} (block, else N = x.shape[{axis}] = {n}); accepted: "
                          "2^k or m·2^k (m = 12, 20, 28) dividing N")
     if order != "natural" and length & (length - 1):

@@ -18,7 +18,8 @@ using namespace ironkernels;
 void bind_fwt(nb::module_& m) {
   m.def("fwt", [](nb::ndarray<nb::ro> x, nb::ndarray<> out, int axis, std::optional<double> scale,
                   bool normalized, std::uintptr_t stream, bool as_bfloat16, const std::string& order,
-                  std::int64_t block) {
+                  std::int64_t block, std::optional<nb::ndarray<nb::ro>> signs,
+                  std::optional<nb::ndarray<nb::ro>> hadamard, bool inverse) {
     const ArrayView xv = python::to_view(x, "fwt: x", as_bfloat16, python::kFwtDtypes);
     const ArrayView ov = python::to_view(out, "fwt: out", as_bfloat16, python::kFwtDtypes);
     FwtOptions opt;
@@ -26,6 +27,9 @@ void bind_fwt(nb::module_& m) {
     opt.scale = scale;
     opt.normalized = normalized;
     opt.block = block;
+    opt.inverse = inverse;
+    if (signs) opt.signs = python::to_view(*signs, "fwt: signs", false, "int8");
+    if (hadamard) opt.hadamard = python::to_view(*hadamard, "fwt: hadamard", false, "int8");
     if (order == "natural") opt.order = FwtOrder::natural;
     else if (order == "sequency") opt.order = FwtOrder::sequency;
     else if (order == "dyadic") opt.order = FwtOrder::dyadic;
@@ -35,12 +39,13 @@ void bind_fwt(nb::module_& m) {
   }, nb::arg("x").noconvert(), nb::arg("out").noconvert(), nb::arg("axis") = -1,
      nb::arg("scale") = nb::none(), nb::arg("normalized") = false, nb::arg("stream") = 0,
      nb::arg("as_bfloat16") = false, nb::arg("order") = "natural", nb::arg("block") = 0,
-     "y = scale * H_N x along `axis` into `out` (which may be x). See ironkernels.fwt.");
+     nb::arg("signs").noconvert() = nb::none(), nb::arg("hadamard").noconvert() = nb::none(), nb::arg("inverse") = false,
+     "y = scale * H_N D x along `axis` into `out` (which may be x). See ironkernels.fwt.");
 
   m.def("fwt_quantize", [](nb::ndarray<nb::ro> x, nb::ndarray<> q, nb::ndarray<> scales, std::optional<nb::ndarray<>> tensor_scale,
                            const std::string& to, std::int64_t block, std::int64_t group, bool normalized,
-                           std::optional<nb::ndarray<nb::ro>> signs, bool as_bfloat16, const std::string& scale_layout,
-                           std::uintptr_t stream) {
+                           std::optional<nb::ndarray<nb::ro>> signs, std::optional<nb::ndarray<nb::ro>> hadamard,
+                           bool as_bfloat16, const std::string& scale_layout, std::uintptr_t stream) {
     FwtQuantizeOptions opt;
     if (to == "float8_e4m3fn") opt.to = QuantFormat::float8_e4m3fn;
     else if (to == "float8_e5m2") opt.to = QuantFormat::float8_e5m2;
@@ -55,6 +60,7 @@ void bind_fwt(nb::module_& m) {
     else raise<ValueError>("fwt_quantize: scale_layout='", scale_layout, "'; accepted: 'row-major', 'swizzled-128x4'");
     constexpr const char* kQuantDtypes = "int8, uint8, float32";
     if (signs) opt.signs = python::to_view(*signs, "fwt_quantize: signs", false, "int8");
+    if (hadamard) opt.hadamard = python::to_view(*hadamard, "fwt_quantize: hadamard", false, "int8");
     const ArrayView xv = python::to_view(x, "fwt_quantize: x", as_bfloat16, python::kFloatDtypes);
     const ArrayView qv = python::to_view(q, "fwt_quantize: q", false, kQuantDtypes);
     const ArrayView sv = python::to_view(scales, "fwt_quantize: scales", false, kQuantDtypes);
@@ -63,7 +69,8 @@ void bind_fwt(nb::module_& m) {
     fwt_quantize(xv, qv, sv, tv, opt, python::to_stream(stream));
   }, nb::arg("x").noconvert(), nb::arg("q").noconvert(), nb::arg("scales").noconvert(),
      nb::arg("tensor_scale").noconvert() = nb::none(), nb::arg("to"), nb::arg("block") = 0, nb::arg("group") = 0,
-     nb::arg("normalized") = true, nb::arg("signs").noconvert() = nb::none(), nb::arg("as_bfloat16") = false,
+     nb::arg("normalized") = true, nb::arg("signs").noconvert() = nb::none(),
+     nb::arg("hadamard").noconvert() = nb::none(), nb::arg("as_bfloat16") = false,
      nb::arg("scale_layout") = "row-major", nb::arg("stream") = 0,
      "Rotate and quantise x into q and scales (and nvfp4's tensor_scale). See ironkernels.fwt_quantize.");
 }

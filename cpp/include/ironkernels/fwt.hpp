@@ -1,10 +1,12 @@
 #pragma once
 // Fast Walsh–Hadamard transform.
 //
-// Contract: y = scale · H_N · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
-// H[i][j] = (-1)^popcount(i & j). scale defaults to 1; normalized = true means 1/sqrt(N).
-// N = 2^k, k = 0 … kFwtMaxLog2N, or N = m·2^k, m = 12, 20, 28 (H_N = H_m ⊗ H_{2^k}, H_m Paley's second
-// construction: every H_N is symmetric with H_N·H_N = N·I), along any axis of any stride; the other dimensions may have any shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
+// Contract: y = scale · H_N · D · x along one axis, H_N the Sylvester Hadamard matrix in natural order,
+// H[i][j] = (-1)^popcount(i & j), D the diagonal of the optional signs (else I). scale defaults to 1;
+// normalized = true means 1/sqrt(N). N = 2^k, k = 0 … kFwtMaxLog2N, or N = m·2^k, m = 12, 20, 28
+// (H_N = H_m ⊗ H_{2^k}, H_m Paley's second construction: every H_N is symmetric with H_N·H_N = N·I),
+// or m the order of a caller's ±1 matrix with H_m·H_mᵀ = m·I, along any axis of any stride; the other
+// dimensions may have any shape and strides. float16 and bfloat16 are computed in float32 and rounded once at the end (on
 // CUDA, N > 2^15 takes two or three passes over memory and rounds once per pass);
 // float32 in float32; float64 in float64; complex64 and complex128 as their real and imaginary parts
 // (each a float32 / float64 transform); int32 and int64 exactly modulo 2^32 / 2^64 (two's-complement
@@ -36,7 +38,19 @@ struct FwtOptions {
   /// > 0: the block-diagonal transform, H_block on each run of `block` consecutive elements along
   /// the axis (a divisor of N of a length the transform takes); the order applies within each block.
   std::int64_t block = 0;
+  /// Empty, or N values ±1 (int8, host; N the axis's whole length): the randomised Hadamard's
+  /// diagonal D, applied to x before H (after Hᵀ with `inverse`). One more pass over memory on CUDA.
+  ArrayView signs;
+  /// Empty, or a caller's m × m base matrix (int8 ±1, host, H·Hᵀ = m·I, m <= kFwtMaxUserFactor) in place
+  /// of the built-in H_m: H_N = H ⊗ H_{2^k} for N (or block) = m·2^k. Its H_m pass costs O(m) per element
+  /// (one more pass over memory on CUDA).
+  ArrayView hadamard;
+  /// The inverse of the transform the other options make: x = D · H_Nᵀ · y / (L · scale), L = block or N
+  /// (floating and complex dtypes; integers wrap and have none).
+  bool inverse = false;
 };
+
+constexpr int kFwtMaxUserFactor = 512;
 
 constexpr int kFwtMaxLog2N = 30;
 

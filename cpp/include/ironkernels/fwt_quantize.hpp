@@ -27,10 +27,11 @@ struct FwtQuantizeOptions {
   bool normalized = true;  ///< the rotation scaled by 1/√(block, or N): orthonormal
   ScaleLayout scale_layout = ScaleLayout::row_major;
   ArrayView signs;         ///< empty, or N values ±1 (int8, host) multiplying x before the rotation
+  ArrayView hadamard;      ///< empty, or a caller's m × m base matrix for rotations of m·2^k (FwtOptions::hadamard)
 };
 
 /// x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, N a length fwt takes (2^k or
-/// m·2^k) or a multiple of `block`. q: (…, N) uint8 codes (float8), int8 (int8), or (…, N/2) uint8
+/// m·2^k, m = 12, 20, 28 or the order of `hadamard`) or a multiple of `block`. q: (…, N) uint8 codes (float8), int8 (int8), or (…, N/2) uint8
 /// pairs (int4, mxfp4, nvfp4: element 2i in the low nibble, 2i + 1 in the high one). scales: (…, N/group)
 /// float32 (float8, int8, int4: value ≈ code · scale), uint8 E8M0 (mxfp4, blocks of 32) or uint8
 /// E4M3 (nvfp4, blocks of 16); tensor_scale: float32 (1,), nvfp4's decode scale (value ≈ code ·

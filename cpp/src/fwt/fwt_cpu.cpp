@@ -322,7 +322,7 @@ void fwt_cpu_natural(const FwtPlan& p) {
 template <class S, class T>
 void apply_factor(const FwtPlan& p) {
   const int m = p.factor;
-  const std::vector<std::int8_t>& h = hadamard_factor(m);
+  const std::vector<std::int8_t>& h = p.factor_matrix ? *p.factor_matrix : hadamard_factor(m);
   const std::int64_t k_len = std::int64_t(1) << p.log_n, ya = p.y_axis_stride, step = k_len * ya;
   constexpr std::int64_t kChunk = 256;
   const std::int64_t chunks = (k_len + kChunk - 1) / kChunk;
@@ -380,7 +380,34 @@ void fwt_cpu_factor(const FwtPlan& p) {
 
 }  // namespace
 
-void fwt_cpu(const FwtPlan& p) { return p.factor > 1 ? fwt_cpu_factor(p) : fwt_cpu_natural(p); }
+void fwt_cpu(const FwtPlan& p) { return p.factor > 1 || p.factor_matrix ? fwt_cpu_factor(p) : fwt_cpu_natural(p); }
+
+namespace {
+template <class U>
+void flip_lines(const FwtPlan& p, std::int64_t n, const std::int8_t* signs, bool integer) {
+  const U bit = U(1) << (8 * sizeof(U) - 1);
+  const auto* x = static_cast<const U*>(p.x);
+  U* y = static_cast<U*>(p.y);
+  parallel_for(p.rows, std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(n, 1)), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t r = b; r < e; ++r) {
+      std::int64_t xo, yo;
+      p.row_offsets(r, xo, yo);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const U v = x[xo + j * p.x_axis_stride];
+        y[yo + j * p.y_axis_stride] = signs[j] > 0 ? v : integer ? U(U(0) - v) : U(v ^ bit);
+      }
+    }
+  });
+}
+}  // namespace
+
+void fwt_signs_cpu(const FwtPlan& p, std::int64_t n, const std::int8_t* signs) {
+  switch (dtype_size(p.dtype)) {
+    case 2: return flip_lines<std::uint16_t>(p, n, signs, false);
+    case 4: return flip_lines<std::uint32_t>(p, n, signs, p.is_integer());
+    default: return flip_lines<std::uint64_t>(p, n, signs, p.is_integer());
+  }
+}
 
 }  // namespace detail
 }  // namespace ironkernels

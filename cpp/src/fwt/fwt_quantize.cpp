@@ -12,6 +12,7 @@
 #include "core/half.hpp"
 #include "core/threads.hpp"
 #include "fwt/fwt_cpu.hpp"
+#include "fwt/fwt_plan.hpp"
 #include "fwt/fwt_quantize_cuda.hpp"
 #include "fwt/hadamard_factors.hpp"
 #include "fwt/quantize_formats.hpp"
@@ -61,7 +62,7 @@ void check_output(const ArrayView& v, const char* name, DType dtype, const std::
 // The rotated rows in float32: x widened (16-bit exactly; float64 rotated in float64, rounded once).
 std::vector<float> rotate(const ArrayView& x, std::int64_t rows, std::int64_t n, const FwtQuantizeOptions& o) {
   FwtOptions fo;
-  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized;
+  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized, fo.hadamard = o.hadamard;
   std::vector<float> r(static_cast<std::size_t>(rows * n));
   const auto* signs = static_cast<const std::int8_t*>(o.signs.data);
   auto apply_signs = [&](auto* v) {
@@ -114,15 +115,22 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
     raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
   if (x.ndim() < 1) raise<ValueError>("fwt_quantize: x must have at least one dimension, got a scalar");
-  for (const ArrayView* v : {&x, &q, &scales, &tensor_scale, &o.signs})
+  for (const ArrayView* v : {&x, &q, &scales, &tensor_scale, &o.signs, &o.hadamard})
     if (v->strides.size() != v->shape.size()) raise<ValueError>("fwt_quantize: an array's strides and shape lengths differ");
   if (x.size() && !x.is_c_contiguous())
     raise<ValueError>("fwt_quantize: x is not C-contiguous (strides ", strides_text(x), "); accepted: C-contiguous rows");
   const std::int64_t n = x.shape.back(), rows = n ? x.size() / n : 0;
   const std::int64_t rotation = o.block ? o.block : n;
-  if (rotation < 1 || detail::hadamard_factor_of(rotation) == 0 || n % rotation != 0)
+  if (o.hadamard.data) {
+    const std::int64_t m = std::int64_t(std::lround(std::sqrt(double(
+        detail::checked_factor_matrix(o.hadamard, false, "fwt_quantize")->size()))));
+    if (m < 1 || rotation % m != 0 || ((rotation / m) & (rotation / m - 1)) != 0 || n % rotation != 0)
+      raise<ValueError>("fwt_quantize: the rotation's length ", rotation, " (block, else N = x.shape[-1]) for N = ", n,
+                        " and a hadamard of shape ", shape_text(o.hadamard), "; accepted: m·2^k dividing N, m the hadamard's order");
+  } else if (rotation < 1 || detail::hadamard_factor_of(rotation) == 0 || n % rotation != 0) {
     raise<ValueError>("fwt_quantize: the rotation's length ", rotation, " (block, else N = x.shape[-1]) for N = ", n,
                       "; accepted: 2^k or m·2^k (m = 12, 20, 28) dividing N");
+  }
   std::int64_t group = o.group ? o.group : (fixed_group ? fixed_group : n);
   if (fixed_group && group != fixed_group)
     raise<ValueError>("fwt_quantize: group = ", o.group, " for ", format, ", whose blocks are ", fixed_group,
