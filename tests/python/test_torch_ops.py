@@ -12,7 +12,11 @@ ikt = pytest.importorskip("ironkernels.torch")
 import ironkernels as ik  # noqa: E402
 from torch.library import opcheck  # noqa: E402
 
+from test_fwt_rotations import paley_one  # noqa: E402
+
 OPS = torch.ops.ironkernels
+PALEY_12 = torch.from_numpy(paley_one(11).astype(np.int8))  # not symmetric: the gradient needs Hᵀ
+SIGNS_48 = torch.from_numpy(ik.rademacher_signs(48, 5))
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
@@ -22,13 +26,17 @@ def test_opcheck_every_op(device):
     gen = torch.Generator().manual_seed(1)
     x = torch.randn(4, 48, dtype=torch.float64, generator=gen)
     cases = [
-        (OPS.fwt.default, (x, -1, None, True, "natural", 0, False)),
-        (OPS.fwt.default, (x, -1, 0.5, False, "natural", 16, True)),
-        (OPS.fwt.default, (torch.randn(32, 3, generator=gen), 0, None, False, "sequency", 0, False)),
-        (OPS.fwt_.default, (torch.randn(4, 32, generator=gen), -1, None, False, "dyadic", 0, False)),
+        (OPS.fwt.default, (x, -1, None, True, "natural", 0, False, None, None)),
+        (OPS.fwt.default, (x, -1, 0.5, False, "natural", 16, True, None, None)),
+        (OPS.fwt.default, (x, -1, None, True, "natural", 12, False, SIGNS_48, PALEY_12)),
+        (OPS.fwt.default, (torch.randn(32, 3, generator=gen), 0, None, False, "sequency", 0, False, None, None)),
+        (OPS.fwt_.default, (torch.randn(4, 32, generator=gen), -1, None, False, "dyadic", 0, False, None, None)),
         (OPS.fwt_quantize.default, (torch.randn(4, 64, generator=gen), "mxfp4", 32, 0,
-                                    torch.tensor([1, -1] * 32, dtype=torch.int8), True, "row-major")),
-        (OPS.fwt_quantize.default, (torch.randn(3, 64, generator=gen), "nvfp4", 16, 0, None, True, "swizzled-128x4")),
+                                    torch.tensor([1, -1] * 32, dtype=torch.int8), True, "row-major", None)),
+        (OPS.fwt_quantize.default, (torch.randn(3, 64, generator=gen), "nvfp4", 16, 0, None, True, "swizzled-128x4",
+                                    None)),
+        (OPS.fwt_quantize.default, (torch.randn(3, 96, generator=gen), "int8", 24, 24, None, True, "row-major",
+                                    PALEY_12)),
         (OPS.gemm.default, (torch.randn(5, 7, dtype=torch.float64, generator=gen),
                             torch.randn(7, 3, dtype=torch.float64, generator=gen), False, False, 0, "norm", 0.0)),
         (OPS.gemm.default, (torch.randn(7, 5, dtype=torch.float64, generator=gen),
@@ -44,6 +52,17 @@ def test_opcheck_every_op(device):
                                 {"order": "dyadic", "inverse": True}])
 def test_fwt_equals_the_package_and_differentiates(kw):
     x = torch.randn(3, 64, dtype=torch.float64, requires_grad=True)
+    y = ikt.fwt(x, **kw)
+    assert torch.equal(y.detach(), ik.fwt(x.detach(), **kw))
+    assert torch.autograd.gradcheck(lambda v: ikt.fwt(v, **kw), (x,))
+
+
+@pytest.mark.parametrize("kw", [{"signs": 7}, {"hadamard": PALEY_12, "normalized": True},
+                                {"hadamard": PALEY_12, "signs": 3, "block": 24, "scale": -0.5},
+                                {"hadamard": PALEY_12, "signs": 3, "inverse": True}])
+def test_fwt_rotations_equal_the_package_and_differentiate(kw):
+    """Signs and a non-symmetric caller's matrix: the gradient is the transposed transform."""
+    x = torch.randn(3, 48, dtype=torch.float64, requires_grad=True)
     y = ikt.fwt(x, **kw)
     assert torch.equal(y.detach(), ik.fwt(x.detach(), **kw))
     assert torch.autograd.gradcheck(lambda v: ikt.fwt(v, **kw), (x,))
