@@ -1,8 +1,8 @@
-// fwt_quantize on CUDA, in two passes: x rotated by the library's own CUDA fwt into a float32
-// workspace (float64 for float64 input; 16-bit or signed rows widened and signed there first), then
-// one kernel that gives each group its largest magnitude, scale and codes with the functions the
-// host path calls (quantize_formats.hpp). So every code is the host's wherever the two rotations agree bit for bit
-// (powers of two; docs/fwt.md). The single-pass kernel, reading x once, is still to come.
+// fwt_quantize on CUDA: the single-pass kernel (fwt_quantize_fused.cu) where it takes the call, else
+// two passes: x rotated by the library's own CUDA fwt into a float32 workspace (float64 for float64
+// input; 16-bit or signed rows widened and signed there first), then one kernel that gives each
+// group its largest magnitude, scale and codes with the functions the host path calls
+// (quantize_formats.hpp), on the device's rotation.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -174,6 +174,7 @@ void fwt_quantize_cuda(const ArrayView& x, const ArrayView& q, const ArrayView& 
     }
     return;
   }
+  if (fwt_quantize_fused(x, q, scales, tensor_scale, o, shape, stream)) return;
   if (x.dtype == DType::float64) rotate_and_quantize<double>(x, q, scales, tensor_scale, o, shape, s);
   else rotate_and_quantize<float>(x, q, scales, tensor_scale, o, shape, s);
 }

@@ -104,7 +104,8 @@ def fwt_quantize(
 
     Args:
         x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, on the host or a CUDA device
-            (there in two passes for now: the rotation, then the quantisation).
+            (there in one pass over memory for power-of-two rotations and groups of up to 2^15 from
+            16-bit and float32 rows; docs/fwt.md says which calls take two).
         to: ``"float8_e4m3fn"``, ``"float8_e5m2"`` (q: uint8 codes, one per value; view them as the
             framework's float8 dtype), ``"int8"`` (q: int8 in [-127, 127]), ``"int4"`` (two's
             complement in [-7, 7]), ``"mxfp4"`` (OCP MX: E2M1 values, blocks of 32, E8M0 scales) or

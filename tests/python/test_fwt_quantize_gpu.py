@@ -1,6 +1,7 @@
-"""fwt_quantize on CUDA arrays: codes, scales and nvfp4's tensor scale bit for bit the host path's for
-every format, input dtype, rotation block, scale group, signs and scale layout where the rotation is a
-power of two (the two rotations agree bit for bit there); for m·2^k rotations the host quantiser on the
+"""fwt_quantize on CUDA arrays: the single-pass kernel's codes, scales and nvfp4 tensor scale bit for
+bit the host path's (it rotates in the host's order) for every format, 16-bit and float32 input,
+rotation and group from 2 to 2^15, signs and scale layout, and blocks only partly filled; the two-pass
+path (float64, m·2^k, a caller's matrix, unaligned arrays, or forced) the host quantiser on the
 device's own rotation; into given arrays; refusals before any write."""
 import numpy as np
 import pytest
@@ -33,9 +34,102 @@ def both(dev, x, **kw):
 def test_equals_the_host_path(dev, rng, to, dtype, shape, block, group, signs, layout):
     x = (rng.standard_normal(shape) * 4).astype(np_dtype(dtype))
     kw = dict(to=to, block=block, signs=signs, scale_layout=layout, group=None if to in FIXED else group)
+    if dtype == "float64":  # the two-pass path: the quantiser on the device's rotation
+        assert_device_rotation_quantised(dev, x, **kw)
+        return
     got, want = both(dev, x, **kw)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def assert_device_rotation_quantised(dev, x, to, block=None, signs=None, scale_layout="row-major", group=None, xd=None):
+    """The device's codes (of x, or of xd: x on the device) are the reference quantiser's on the
+    device's own rotation (ik.fwt on the device, in float32 from 16-bit input, float64 then rounded
+    from float64)."""
+    n = x.shape[-1]
+    wide = x.astype(np.float64 if x.dtype == np.float64 else np.float32)
+    if signs is not None:
+        wide = wide * (ik.rademacher_signs(n, signs) if isinstance(signs, int) else np.asarray(signs))
+    r = np.asarray(get(ik.fwt(dev.put(wide), block=block, normalized=True))).astype(np.float32)
+    g = FIXED.get(to, group or n)
+    ref = quantize_reference(r, to, g)
+    q, s = ik.fwt_quantize(dev.put(x) if xd is None else xd, to=to, block=block, signs=signs, scale_layout=scale_layout,
+                           group=group)
+    got_q = np.asarray(get(q))
+    if to in ("int4", "mxfp4", "nvfp4"):
+        got_q = np.stack([got_q & 0xF, got_q >> 4], axis=-1).reshape(got_q.shape[:-1] + (2 * got_q.shape[-1],))
+    np.testing.assert_array_equal(got_q, ref[0])
+    block_scales = np.asarray(get(s[0] if to == "nvfp4" else s))
+    if scale_layout != "row-major":
+        from ironkernels._fwt_quantize import unswizzle_scales
+
+        block_scales = unswizzle_scales(block_scales, int(np.prod(x.shape[:-1])), n // g).reshape(ref[1].shape)
+    np.testing.assert_array_equal(block_scales.view(np.uint8), np.asarray(ref[1]).view(np.uint8))
+
+
+SPANS = [(2, 2), (16, 16), (32, 32), (128, 128), (128, 8), (512, 512), (1024, 64), (4096, 4096), (8192, 16),
+         (1 << 14, 1 << 14), (1 << 15, 1 << 15), (1 << 15, 16), (16, 1 << 15), (256, 1024)]
+
+
+@pytest.mark.parametrize("to", FORMATS)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("rotation,group", SPANS)
+def test_single_pass_spans(dev, rng, to, dtype, rotation, group):
+    """Every regime of the single-pass kernel: rotations in registers, across lanes and through the
+    corner turn; groups inside a thread's run, across lanes and across warps; a row count that leaves
+    the last block partly empty; signs and the swizzled layout on alternate cases."""
+    if to in FIXED:
+        group = FIXED[to]
+    n = max(rotation, group, 64)
+    rows = max(1, (3 << 15) // n) + 1
+    x = (rng.standard_normal((rows, n)) * np.exp(rng.standard_normal((rows, 1)))).astype(np_dtype(dtype))
+    x[rows // 2, n // 3] = 0.0
+    odd = (rotation + group) % 3 == 0
+    kw = dict(to=to, block=rotation if rotation < n else None, group=None if to in FIXED else group,
+              signs=5 if odd else None, scale_layout="swizzled-128x4" if odd else "row-major")
+    got, want = both(dev, x, **kw)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
+TWO_PASS = """
+import numpy as np, ironkernels as ik
+from device_arrays import pick
+from test_fwt_quantize_gpu import assert_device_rotation_quantised
+dev, rng = pick(), np.random.default_rng(4)
+for to in ("float8_e4m3fn", "int4", "mxfp4", "nvfp4"):
+    for dtype, shape, block in (("float32", (64, 4096), 128), ("bfloat16", (9, 1 << 15), None)):
+        x = (rng.standard_normal(shape) * 3).astype(np.float32)
+        if dtype == "bfloat16":
+            import ml_dtypes
+            x = x.astype(ml_dtypes.bfloat16)
+        assert_device_rotation_quantised(dev, x, to, block=block, signs=3)
+print("ok")
+"""
+
+
+def test_two_pass_path_forced():
+    """IRONKERNELS_FWT_QUANTIZE_TWO_PASS=1: the same calls through the two-pass path."""
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, IRONKERNELS_DEV_OVERRIDES="1", IRONKERNELS_FWT_QUANTIZE_TWO_PASS="1")
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    done = subprocess.run([sys.executable, "-c", TWO_PASS], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_unaligned_rows_take_the_two_pass_path(dev, rng):
+    """x starting 4 bytes into its allocation (not 16-byte aligned): the two-pass path, still the
+    quantiser on the device's rotation."""
+    flat = dev.put(rng.standard_normal(8 * 256 + 1).astype(np.float32))
+    try:
+        xd = flat[1:].reshape(8, 256)
+    except (TypeError, AttributeError, NotImplementedError):
+        pytest.skip("this array type has no offset views")
+    assert_device_rotation_quantised(dev, np.asarray(get(xd)), "int8", block=128, xd=xd)
 
 
 @pytest.mark.parametrize("to", FORMATS)

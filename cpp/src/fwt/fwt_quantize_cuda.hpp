@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA path of fwt_quantize (cuda/fwt/fwt_quantize.cu), called by the host entry point once
+// The CUDA paths of fwt_quantize (cuda/fwt/fwt_quantize_fused.cu, cuda/fwt/fwt_quantize.cu), called by the host entry point once
 // every argument is checked.
 #include <cstdint>
 
@@ -11,6 +11,12 @@ namespace ironkernels::detail {
 struct QuantizeShape {
   std::int64_t rows, n, group;  // rows of N elements, elements per scale
 };
+
+/// The single-pass kernel (cuda/fwt/fwt_quantize_fused.cu) where it takes the call: float16, bfloat16
+/// and float32 rows, power-of-two rotations and groups of up to 2^15, 16-byte aligned x and q;
+/// false (nothing queued) otherwise.
+bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
+                        const FwtQuantizeOptions& options, const QuantizeShape& shape, Stream stream);
 
 void fwt_quantize_cuda(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
                        const FwtQuantizeOptions& options, const QuantizeShape& shape, Stream stream);
