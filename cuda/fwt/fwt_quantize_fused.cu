@@ -21,12 +21,14 @@
 #include "core/cuda_check.hpp"
 #include "core/dev_overrides.hpp"
 #include "fwt/fwt_quantize_cuda.hpp"
+#include "fwt/fwt_quantize_layout.cuh"
 #include "fwt/quantize_formats.hpp"
 #include "ironkernels/core/runtime.hpp"
 
 namespace ironkernels::detail {
 namespace {
 namespace qf = quant;
+namespace ql = fwt_gpu::quantize_layout;
 
 constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kMaxLogSpan = 15;  // rotations and groups of up to 2^15 elements
@@ -46,16 +48,6 @@ struct FusedArgs {
   float* tensor_scale;  // nvfp4
   bool amax_only;       // nvfp4's first pass
 };
-
-// Shared-memory word of span element e (float4 runs stay contiguous): the four-element vectors of a
-// thread's run are XOR-ed with bits of its thread index, so that the threads of an 8-lane phase
-// store and load 16-byte vectors on distinct banks, and 32 consecutive elements (a warp's scalar
-// access in the turn) stay a permutation of one bank row.
-template <int E>
-__device__ __forceinline__ int smem_word(int e) {
-  if constexpr (E == 16) return e ^ (((e >> 5) & 3) << 2);
-  else return e ^ (((e >> 5) & 7) << 2);
-}
 
 template <int E>
 __device__ __forceinline__ void butterflies(float (&v)[E], int bits) {
@@ -112,25 +104,19 @@ __device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, fl
   }
 }
 
-// The corner turn of rotations past one warp's run: bits [s, s + R) (s = log2 E + 5) trade places
-// with the register bits through shared memory. Register i = j·2^R + mid then holds bits `mid` of
-// run rho = j·threads + t (low bits of rho below s, the rest above s + R): a warp's 32 threads read
-// 32 consecutive words. The swizzle moves only bits 2-4, below s, so a run's 2^R elements are
-// 2^s words apart from its first.
+// The corner turn over bits [s, s + R) (fwt_quantize_layout.cuh): a warp's 32 threads read 32
+// consecutive words.
 template <int E, int R>
 __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
-  constexpr int kLogE = E == 16 ? 4 : 5, s = kLogE + 5, kPer = 1 << R;
+  constexpr int s = ql::turn_shift<E>(), kPer = 1 << R;
   const int t = threadIdx.x, threads = blockDim.x;
 #pragma unroll
   for (int k = 0; k < E / 4; ++k)
-    *reinterpret_cast<float4*>(turn + smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+    *reinterpret_cast<float4*>(turn + ql::smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
   __syncthreads();
   int base[E / kPer];
 #pragma unroll
-  for (int j = 0; j < E / kPer; ++j) {
-    const int rho = j * threads + t;
-    base[j] = smem_word<E>((rho & ((1 << s) - 1)) | (rho >> s) << (s + R));
-  }
+  for (int j = 0; j < E / kPer; ++j) base[j] = ql::turn_run_word<E, R>(j, t, threads);
 #pragma unroll
   for (int i = 0; i < E; ++i) v[i] = turn[base[i / kPer] + ((i % kPer) << s)];
   butterflies(v, R);
@@ -139,7 +125,7 @@ __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < E / 4; ++k) {
-    const float4 f = *reinterpret_cast<const float4*>(turn + smem_word<E>(t * E + 4 * k));
+    const float4 f = *reinterpret_cast<const float4*>(turn + ql::smem_word<E>(t * E + 4 * k));
     v[4 * k] = f.x, v[4 * k + 1] = f.y, v[4 * k + 2] = f.z, v[4 * k + 3] = f.w;
   }
 }
@@ -148,7 +134,7 @@ __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
 // corner turn, in ascending bit order; then the scale.
 template <int E>
 __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
-  constexpr int kLogE = E == 16 ? 4 : 5;
+  constexpr int kLogE = ql::log_run<E>();
   const int lane = threadIdx.x & 31;
   butterflies(v, a.log_l);
 #pragma unroll
@@ -161,7 +147,7 @@ __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float*
       v[i] = upper ? other - v[i] : v[i] + other;
     }
   }
-  constexpr int s = kLogE + 5;
+  constexpr int s = ql::turn_shift<E>();
   switch (a.log_l - s) {  // (at most log2 E: the span holds the rotation)
     case 1: turn_stage<E, 1>(v, turn); break;
     case 2: turn_stage<E, 2>(v, turn); break;
@@ -181,7 +167,7 @@ __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float*
 // finite value reaches it), reduced over the lanes and warps that share the group.
 template <int E>
 __device__ __forceinline__ float group_amax(const FusedArgs& a, float part, float* partials) {
-  constexpr int kLogE = E == 16 ? 4 : 5;
+  constexpr int kLogE = ql::log_run<E>();
   const int lanes_bits = min(a.log_g - kLogE, 5);
 #pragma unroll
   for (int b = 0; b < 5; ++b) {
@@ -213,7 +199,7 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
   else
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = 0.0f;
-  const bool turns = a.log_l > (E == 16 ? 9 : 10);
+  const bool turns = a.log_l > ql::turn_shift<E>();
   rotate<E>(a, v, smem);
   float* partials = smem + (turns ? span : 0);
 
@@ -227,7 +213,7 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
   }
   const float encode = kTo == QuantFormat::nvfp4 ? qf::tensor_encode_scale(__uint_as_float(*a.amax_bits)) : 1.0f;
   if (kTo == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
-  constexpr int kLogE = E == 16 ? 4 : 5;
+  constexpr int kLogE = ql::log_run<E>();
   const std::int64_t groups = a.n >> a.log_g;
   auto store_scale = [&](std::int64_t first, const qf::GroupScale& sc) {  // the scale of the group from element `first`
     const std::int64_t gi = first >> a.log_g;
@@ -294,7 +280,7 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
 
 template <class In, int E, QuantFormat kTo>
 void launch_format(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
-  const bool turns = a.log_l > (E == 16 ? 9 : 10);
+  const bool turns = a.log_l > ql::turn_shift<E>();
   const std::size_t bytes = (turns ? std::size_t(span) * sizeof(float) : 0) + 32 * sizeof(float);
   auto kernel = fwt_quantize_fused_kernel<In, E, kTo>;
   if (bytes > 48 * 1024)

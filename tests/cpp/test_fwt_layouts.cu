@@ -9,7 +9,9 @@
 // host computes the transform exactly, also for rows split in halves that each read both halves of
 // the stage. The chained tensor-core stages (ChainedHadamardMma): the mma fragments as PTX lays
 // them out, the permutations, the packing, the shuffle and the store slots compute the transform of
-// a one-warp row exactly.
+// a one-warp row exactly. The single-pass fwt_quantize kernel (fwt_quantize_layout.cuh): its
+// shared-memory words and turn are permutations, conflict-free, and its data flow (registers, lane
+// butterflies, the turn) gives the host transform's float32 values bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -17,6 +19,7 @@
 
 #include "check.hpp"
 #include "fwt/fwt_layouts.cuh"
+#include "fwt/fwt_quantize_layout.cuh"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -485,7 +488,115 @@ void check_chained_mma() {
 
 }  // namespace
 
+// The single-pass fwt_quantize kernel with runs of E, `threads` threads and rotations of 2^l (blocks
+// of the span): every shared-memory word of a turn is written and read once; an 8-lane phase of
+// 16-byte accesses hits 8 bank groups and a warp's scalar turn access 32 banks; and the kernel's data
+// flow — register butterflies, lane butterflies (the lower lane adds, the upper subtracts), the turn
+// over R = l - s bits — gives, in float32, exactly the values of the host's ascending-order transform
+// (bit 0 first; the order the host and the kernel share, so the codes agree bit for bit).
+template <int E, int R>
+void check_quantize_turn(int threads) {
+  namespace ql = fg::quantize_layout;
+  constexpr int s = ql::turn_shift<E>(), log_e = ql::log_run<E>();
+  const int span = threads * E;
+  std::vector<int> written(span, 0), read(span, 0);
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < E; ++i) {
+      ++written[ql::smem_word<E>(t * E + i)];
+      const int e = ql::turn_element<E, R>(i, t, threads);
+      CHECK(e >= 0 && e < span, "quantize turn E=%d R=%d: element %d outside the span", E, R, e);
+      if (e < 0 || e >= span) return;
+      ++read[ql::smem_word<E>(e)];
+      const int run_word = ql::turn_run_word<E, R>(i >> R, t, threads) + ((i & ((1 << R) - 1)) << s);
+      CHECK(ql::smem_word<E>(e) == run_word, "quantize turn E=%d R=%d: register %d's word is not its run's first "
+            "plus mid << s", E, R, i);
+      for (int b = 0; b < R; ++b) {
+        const int partner = ql::turn_element<E, R>(i ^ (1 << b), t, threads);
+        CHECK((e ^ partner) == 1 << (s + b), "quantize turn E=%d R=%d: registers %d, %d do not differ in bit %d alone",
+              E, R, i, i ^ (1 << b), s + b);
+      }
+    }
+  CHECK(std::all_of(written.begin(), written.end(), [](int c) { return c == 1; }) &&
+            std::all_of(read.begin(), read.end(), [](int c) { return c == 1; }),
+        "quantize turn E=%d R=%d threads=%d: words not a permutation", E, R, threads);
+  for (int warp = 0; warp < threads / 32; ++warp) {
+    for (int k = 0; k < E / 4; ++k)
+      for (int phase = 0; phase < 4; ++phase) {
+        std::set<int> groups;
+        for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane)
+          groups.insert((ql::smem_word<E>((32 * warp + lane) * E + 4 * k) >> 2) & 7);
+        CHECK(groups.size() == 8, "quantize turn E=%d: vector %d of warp %d, phase %d: bank conflict", E, k, warp, phase);
+      }
+    for (int i = 0; i < E; ++i) {
+      std::set<int> banks;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int e = ql::turn_element<E, R>(i, 32 * warp + lane, threads);
+        banks.insert(ql::smem_word<E>(e) & 31);
+      }
+      CHECK(banks.size() == 32, "quantize turn E=%d R=%d: register %d of warp %d: bank conflict", E, R, i, warp);
+    }
+  }
+  // The data flow on random float32 values against the host's ascending-order transform.
+  const int l = s + R;
+  std::vector<float> x(span), ref(span);
+  unsigned state = 12345u + unsigned(E * 31 + R);
+  for (float& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = std::ldexp(float(int(state >> 8) - (1 << 23)), -20) * float(1 + (state & 7));
+  }
+  ref = x;
+  for (int b = 0; b < l; ++b)
+    for (int e = 0; e < span; ++e)
+      if (!(e >> b & 1)) {
+        const float lo = ref[e], hi = ref[e | 1 << b];
+        ref[e] = lo + hi;
+        ref[e | 1 << b] = lo - hi;
+      }
+  std::vector<std::vector<float>> v(threads, std::vector<float>(E));
+  auto registers = [&](std::vector<float>& r, int bits) {
+    for (int b = 0; b < bits; ++b)
+      for (int i = 0; i < E; ++i)
+        if (!(i >> b & 1)) {
+          const float lo = r[i], hi = r[i | 1 << b];
+          r[i] = lo + hi;
+          r[i | 1 << b] = lo - hi;
+        }
+  };
+  for (int t = 0; t < threads; ++t) {
+    for (int i = 0; i < E; ++i) v[t][i] = x[t * E + i];
+    registers(v[t], log_e);
+  }
+  for (int b = 0; b < 5; ++b) {
+    const auto before = v;
+    for (int t = 0; t < threads; ++t)
+      for (int i = 0; i < E; ++i) {
+        const float other = before[t ^ (1 << b)][i];
+        v[t][i] = (t >> b & 1) ? other - before[t][i] : before[t][i] + other;
+      }
+  }
+  std::vector<float> smem(span);
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < E; ++i) smem[ql::smem_word<E>(t * E + i)] = v[t][i];
+  for (int t = 0; t < threads; ++t) {
+    auto word = [&](int i) { return ql::turn_run_word<E, R>(i >> R, t, threads) + ((i & ((1 << R) - 1)) << s); };
+    for (int i = 0; i < E; ++i) v[t][i] = smem[word(i)];
+    registers(v[t], R);
+    for (int i = 0; i < E; ++i) smem[word(i)] = v[t][i];
+  }
+  int differ = 0;
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < E; ++i) differ += smem[ql::smem_word<E>(t * E + i)] != ref[t * E + i];
+  CHECK(differ == 0, "quantize data flow E=%d R=%d threads=%d: %d values differ from the host transform", E, R, threads, differ);
+}
+
 int main() {
+  check_quantize_turn<16, 1>(256);  // rotations of 2^10 in spans of 4096
+  check_quantize_turn<16, 2>(256);
+  check_quantize_turn<16, 3>(256);
+  check_quantize_turn<16, 4>(512);  // 2^13
+  check_quantize_turn<32, 4>(512);  // 2^14
+  check_quantize_turn<32, 5>(1024);  // 2^15
+  check_quantize_turn<32, 1>(512);
   // 16-bit rows (v = 3; after the tensor-core stage, 8 floats per vector: two 16-byte chunks).
   check_turns<3, 3, 1, 0, 1, 4, 2>();  // 2^12, 64 values per thread
   check_turns<3, 3, 2, 0, 1, 4, 2>();  // 2^13
