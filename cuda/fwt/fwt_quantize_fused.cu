@@ -16,12 +16,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "common/stream_workspace.hpp"
 #include "core/cuda_check.hpp"
 #include "core/dev_overrides.hpp"
 #include "fwt/fwt_quantize_cuda.hpp"
 #include "fwt/fwt_quantize_layout.cuh"
+#include "fwt/hadamard_factors.hpp"
 #include "fwt/quantize_formats.hpp"
 #include "ironkernels/core/runtime.hpp"
 
@@ -37,7 +39,8 @@ struct FusedArgs {
   const void* x;
   const std::int8_t* signs;  // N values ±1 on the device, or null
   std::int64_t n, total;     // the row length; the elements of x
-  int log_l, log_g;          // the rotation's and the group's length, log2
+  int log_l, log_g;          // the rotation's power-of-two part 2^k and the group's length, log2
+  int factor;                // m of a rotation of m·2^k (12, 20, 28), else 1
   float scale;               // the rotation's normalisation
   bool scaled, bfloat;
   QuantFormat to;
@@ -130,9 +133,43 @@ __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
   }
 }
 
-// The rotation of the block's span: registers, lanes, then (rotations past one warp's run) the
-// corner turn, in ascending bit order; then the scale.
-template <int E>
+// H_m across the m blocks of 2^k of each rotation (fwt_quantize_layout.cuh), through shared memory,
+// each output summed as the host's apply_factor sums it (from 0, the m inputs in order, each added or
+// subtracted by its compile-time sign), then scaled.
+template <int M, int J, int C>
+inline constexpr bool kFactorNegative = hadamard_factor_entry(M, J, C) < 0;
+template <int M, int J, int... C>
+__device__ __forceinline__ float factor_row(const float (&z)[M], std::integer_sequence<int, C...>) {
+  float out = 0.0f;
+  ((out = kFactorNegative<M, J, C> ? out - z[C] : out + z[C]), ...);
+  return out;
+}
+template <int E, int M, int... J>
+__device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], float* turn, std::integer_sequence<int, J...>) {
+  const int t = threadIdx.x, threads = blockDim.x, columns = threads * E / M;
+#pragma unroll
+  for (int k = 0; k < E / 4; ++k)
+    *reinterpret_cast<float4*>(turn + ql::smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
+  __syncthreads();
+  for (int col = t; col < columns; col += threads) {
+    float z[M];
+#pragma unroll
+    for (int c = 0; c < M; ++c) z[c] = turn[ql::smem_word<E>(ql::factor_element(col, c, a.log_l, M))];
+    ((turn[ql::smem_word<E>(ql::factor_element(col, J, a.log_l, M))] =
+          a.scaled ? factor_row<M, J>(z, std::make_integer_sequence<int, M>{}) * a.scale
+                   : factor_row<M, J>(z, std::make_integer_sequence<int, M>{})), ...);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < E / 4; ++k) {
+    const float4 f = *reinterpret_cast<const float4*>(turn + ql::smem_word<E>(t * E + 4 * k));
+    v[4 * k] = f.x, v[4 * k + 1] = f.y, v[4 * k + 2] = f.z, v[4 * k + 3] = f.w;
+  }
+}
+
+// The rotation of the block's span: registers, lanes, then (blocks past one warp's run) the corner
+// turn, in ascending bit order; then H_m across the blocks for m·2^k, and the scale.
+template <int E, int M>
 __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
   constexpr int kLogE = ql::log_run<E>();
   const int lane = threadIdx.x & 31;
@@ -158,6 +195,7 @@ __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float*
       break;
     default: break;
   }
+  if constexpr (M > 1) return factor_stage<E, M>(a, v, turn, std::make_integer_sequence<int, M>{});  // (it scales)
   if (a.scaled)
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] *= a.scale;
@@ -184,12 +222,19 @@ __device__ __forceinline__ float group_amax(const FusedArgs& a, float part, floa
   return part;
 }
 
+// Whether the rotation stages need the span in shared memory (the turn, the H_m stage); the group
+// maxima's warp partials follow it.
+template <int E>
+IRONKERNELS_HD bool uses_span_smem(const FusedArgs& a) {
+  return a.log_l > ql::turn_shift<E>() || a.factor > 1;
+}
+
 __device__ __forceinline__ float magnitude(float v) { return isfinite(v) ? fabsf(v) : INFINITY; }
 
-// kTo: the format, a template parameter so that each kernel holds only its own encoding (the
-// 1024-thread one has 64 registers).
-template <class In, int E, QuantFormat kTo>
-__global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_kernel(const FusedArgs a) {
+// kTo: the format, and M: m of rotations of m·2^k (else 1), template parameters so that each kernel
+// holds only its own encoding and stages (the 1024-thread one has 64 registers).
+template <class In, int E, QuantFormat kTo, int M>
+__global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize_fused_kernel(const FusedArgs a) {
   extern __shared__ __align__(16) float smem[];
   const std::int64_t span = std::int64_t(blockDim.x) * E;
   const std::int64_t e0 = blockIdx.x * span + std::int64_t(threadIdx.x) * E;
@@ -199,9 +244,8 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
   else
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = 0.0f;
-  const bool turns = a.log_l > ql::turn_shift<E>();
-  rotate<E>(a, v, smem);
-  float* partials = smem + (turns ? span : 0);
+  rotate<E, M>(a, v, smem);
+  float* partials = smem + (uses_span_smem<E>(a) ? span : 0);
 
   if (a.amax_only) {  // nvfp4's tensor amax: the largest finite magnitude
     float m = 0.0f;
@@ -278,16 +322,25 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
   }
 }
 
-template <class In, int E, QuantFormat kTo>
-void launch_format(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
-  const bool turns = a.log_l > ql::turn_shift<E>();
-  const std::size_t bytes = (turns ? std::size_t(span) * sizeof(float) : 0) + 32 * sizeof(float);
-  auto kernel = fwt_quantize_fused_kernel<In, E, kTo>;
+template <class In, int E, QuantFormat kTo, int M>
+void launch_kernel(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
+  const std::size_t bytes = (uses_span_smem<E>(a) ? std::size_t(span) * sizeof(float) : 0) + 32 * sizeof(float);
+  auto kernel = fwt_quantize_fused_kernel<In, E, kTo, M>;
   if (bytes > 48 * 1024)
     IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const std::int64_t blocks = (a.total + span - 1) / span;
   kernel<<<unsigned(blocks), unsigned(span / E), bytes, stream>>>(a);
   IK_CUDA_CHECK_LAUNCH("fwt_quantize_fused_kernel");
+}
+
+template <class In, int E, QuantFormat kTo>
+void launch_format(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
+  switch (a.factor) {
+    case 12: return launch_kernel<In, E, kTo, 12>(a, span, stream);
+    case 20: return launch_kernel<In, E, kTo, 20>(a, span, stream);
+    case 28: return launch_kernel<In, E, kTo, 28>(a, span, stream);
+    default: return launch_kernel<In, E, kTo, 1>(a, span, stream);
+  }
 }
 
 template <class In, int E>
@@ -314,14 +367,29 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
   // IRONKERNELS_FWT_QUANTIZE_TWO_PASS=1 (tests, bench): the two-pass path for every call.
   static const bool two_pass = dev_override_int("IRONKERNELS_FWT_QUANTIZE_TWO_PASS", 0) != 0;
   const std::int64_t l = o.block ? o.block : s.n;
-  if (two_pass || o.hadamard.data || x.dtype == DType::float64 || !is_power_of_two(l) || !is_power_of_two(s.group))
-    return false;
-  const std::int64_t span_bits = std::max(log2_of(l), log2_of(s.group));
-  if (span_bits > kMaxLogSpan) return false;
-  const int e = span_bits > 13 ? 32 : 16;
+  if (two_pass || o.hadamard.data || x.dtype == DType::float64 || !is_power_of_two(s.group)) return false;
+  const int factor = hadamard_factor_of(l);  // 1, or m of m·2^k
+  const std::int64_t chunk = l / std::max(factor, 1);  // the rotation's power-of-two part
+  int e = 16;
+  std::int64_t span = 0;  // a block's elements
+  if (factor == 1) {
+    const std::int64_t span_bits = std::max(log2_of(l), log2_of(s.group));
+    if (span_bits > kMaxLogSpan) return false;
+    e = span_bits > 13 ? 32 : 16;
+    // The rotation and the group, and at least 256 threads' runs where they are shorter.
+    span = std::max<std::int64_t>(std::int64_t(1) << span_bits, 256 * e);
+  } else {
+    // m·2^k: blocks of 2^k of at least 32 (a warp's columns) holding the groups; a power of two of
+    // whole rotations per block, their 2^k parts at least 512 together (whole warps), at most 16384
+    // elements (the span in shared memory).
+    if (factor == 0 || chunk < 32 || s.group > chunk) return false;
+    std::int64_t rotations = 1;
+    while (rotations * chunk < 512) rotations *= 2;
+    span = rotations * l;
+    if (span > 16384) return false;
+    e = span > 8192 ? 32 : 16;
+  }
   if (s.n % e != 0 || !aligned16(x.data) || !aligned16(q.data)) return false;
-  // A block's span: the rotation and the group, and at least 256 threads' runs where they are shorter.
-  const std::int64_t span = std::max<std::int64_t>(std::int64_t(1) << span_bits, 256 * e);
 
   StreamWorkspace signs(o.signs.data ? std::size_t(s.n) : 1, stream);
   StreamWorkspace amax(sizeof(unsigned), stream);
@@ -332,7 +400,7 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
     a.signs = static_cast<const std::int8_t*>(signs.data());
   }
   a.n = s.n, a.total = s.rows * s.n;
-  a.log_l = log2_of(l), a.log_g = log2_of(s.group);
+  a.log_l = log2_of(chunk), a.log_g = log2_of(s.group), a.factor = std::max(factor, 1);
   a.scaled = o.normalized && l > 1;
   a.scale = a.scaled ? float(1.0 / std::sqrt(double(l))) : 1.0f;
   a.bfloat = x.dtype == DType::bfloat16;

@@ -5,7 +5,8 @@
 // Thread t holds the run [t·E, t·E + E) in its registers; lanes hold consecutive runs. The corner
 // turn of rotations past one warp's run trades the bits [s, s + R) (s = log2 E + 5) with the
 // register bits: register i = j·2^R + mid then holds the element with bits `mid` there, of run
-// rho = j·threads + t (rho's low s bits below them, the rest above s + R).
+// rho = j·threads + t (rho's low s bits below them, the rest above s + R). Rotations of m·2^k add
+// the H_m stage across the m blocks of 2^k, through shared memory.
 #include "core/host_device.hpp"
 
 namespace ironkernels::detail::fwt_gpu::quantize_layout {
@@ -43,6 +44,13 @@ IRONKERNELS_HD constexpr int turn_element(int i, int t, int threads) {
 template <int E, int R>
 IRONKERNELS_HD constexpr int turn_run_word(int j, int t, int threads) {
   return smem_word<E>(turn_element<E, R>(j << R, t, threads));
+}
+
+/// Rotations of m·2^k (H_m ⊗ H_{2^k}): after the 2^k stages, column `col` of the span (rotation
+/// col >> k, position j = col mod 2^k) gathers its m elements c·2^k + j, c < m, for H_m. Consecutive
+/// columns are consecutive words (2^k >= 32).
+IRONKERNELS_HD constexpr int factor_element(int col, int c, int log_chunk, int m) {
+  return ((col >> log_chunk) * m + c) << log_chunk | (col & ((1 << log_chunk) - 1));
 }
 
 }  // namespace ironkernels::detail::fwt_gpu::quantize_layout

@@ -20,6 +20,7 @@
 #include "check.hpp"
 #include "fwt/fwt_layouts.cuh"
 #include "fwt/fwt_quantize_layout.cuh"
+#include "fwt/hadamard_factors.hpp"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -589,7 +590,93 @@ void check_quantize_turn(int threads) {
   CHECK(differ == 0, "quantize data flow E=%d R=%d threads=%d: %d values differ from the host transform", E, R, threads, differ);
 }
 
+// Rotations of m·2^k in the single-pass kernel: the 2^k stages (registers, lanes) then H_m across the
+// blocks through shared memory (factor_element), each output summed from 0 over the m inputs in order
+// and then scaled: the host's float32 values (its 2^k transform, then apply_factor) bit for bit;
+// every word is read once per H_m stage, and a warp's 32 columns hit 32 banks.
+template <int E, int M>
+void check_quantize_factor(int log_chunk, int threads) {
+  namespace ql = fg::quantize_layout;
+  constexpr int log_e = ql::log_run<E>();
+  const int span = threads * E, chunk = 1 << log_chunk, columns = span / M;
+  const float scale = float(1.0 / std::sqrt(double(M * chunk)));
+  std::vector<int> reads(span, 0);
+  for (int col = 0; col < columns; ++col)
+    for (int c = 0; c < M; ++c) ++reads[ql::smem_word<E>(ql::factor_element(col, c, log_chunk, M))];
+  CHECK(std::all_of(reads.begin(), reads.end(), [](int r) { return r == 1; }),
+        "quantize factor E=%d M=%d: the columns do not cover the span once", E, M);
+  for (int first = 0; first + 32 <= columns; first += 32)
+    for (int c = 0; c < M; ++c) {
+      std::set<int> banks;
+      for (int lane = 0; lane < 32; ++lane) banks.insert(ql::smem_word<E>(ql::factor_element(first + lane, c, log_chunk, M)) & 31);
+      CHECK(banks.size() == 32, "quantize factor E=%d M=%d: columns from %d, input %d: bank conflict", E, M, first, c);
+    }
+  std::vector<float> x(span);
+  unsigned state = 777u + unsigned(M);
+  for (float& v : x) {
+    state = state * 1664525u + 1013904223u;
+    v = std::ldexp(float(int(state >> 8) - (1 << 23)), -21) * float(1 + (state & 15));
+  }
+  std::vector<float> ref = x;  // the host: H_{2^k} on each block (bit 0 first), then apply_factor
+  for (int b = 0; b < log_chunk; ++b)
+    for (int e = 0; e < span; ++e)
+      if (!(e >> b & 1)) {
+        const float lo = ref[e], hi = ref[e | 1 << b];
+        ref[e] = lo + hi;
+        ref[e | 1 << b] = lo - hi;
+      }
+  std::vector<float> host(span);
+  for (int rot = 0; rot < span / (M * chunk); ++rot)
+    for (int j = 0; j < chunk; ++j)
+      for (int r = 0; r < M; ++r) {
+        float out = 0.0f;
+        for (int a = 0; a < M; ++a) {
+          const float in = ref[(rot * M + a) * chunk + j];
+          out = ironkernels::detail::hadamard_factor_entry(M, r, a) > 0 ? out + in : out - in;
+        }
+        host[(rot * M + r) * chunk + j] = out * scale;
+      }
+  std::vector<std::vector<float>> v(threads, std::vector<float>(E));  // the kernel
+  for (int t = 0; t < threads; ++t) {
+    for (int i = 0; i < E; ++i) v[t][i] = x[t * E + i];
+    for (int b = 0; b < std::min(log_e, log_chunk); ++b)
+      for (int i = 0; i < E; ++i)
+        if (!(i >> b & 1)) {
+          const float lo = v[t][i], hi = v[t][i | 1 << b];
+          v[t][i] = lo + hi;
+          v[t][i | 1 << b] = lo - hi;
+        }
+  }
+  for (int b = 0; log_e + b < log_chunk; ++b) {
+    const auto before = v;
+    for (int t = 0; t < threads; ++t)
+      for (int i = 0; i < E; ++i) {
+        const float other = before[t ^ (1 << b)][i];
+        v[t][i] = (t >> b & 1) ? other - before[t][i] : before[t][i] + other;
+      }
+  }
+  std::vector<float> smem(span);
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; i < E; ++i) smem[ql::smem_word<E>(t * E + i)] = v[t][i];
+  for (int col = 0; col < columns; ++col) {
+    float z[M];
+    for (int c = 0; c < M; ++c) z[c] = smem[ql::smem_word<E>(ql::factor_element(col, c, log_chunk, M))];
+    for (int r = 0; r < M; ++r) {
+      float out = 0.0f;
+      for (int c = 0; c < M; ++c) out = ironkernels::detail::hadamard_factor_entry(M, r, c) < 0 ? out - z[c] : out + z[c];
+      smem[ql::smem_word<E>(ql::factor_element(col, r, log_chunk, M))] = out * scale;
+    }
+  }
+  int differ = 0;
+  for (int e = 0; e < span; ++e) differ += smem[ql::smem_word<E>(e)] != host[e];
+  CHECK(differ == 0, "quantize factor E=%d M=%d 2^%d: %d values differ from the host's", E, M, log_chunk, differ);
+}
+
 int main() {
+  check_quantize_factor<16, 12>(9, 384);   // 12·512, one rotation per block
+  check_quantize_factor<32, 28>(9, 448);   // 28·512 (Llama-3-8B's 14336)
+  check_quantize_factor<32, 20>(5, 320);   // 20·32, sixteen rotations per block
+  check_quantize_factor<32, 12>(10, 384);  // 12·1024
   check_quantize_turn<16, 1>(256);  // rotations of 2^10 in spans of 4096
   check_quantize_turn<16, 2>(256);
   check_quantize_turn<16, 3>(256);

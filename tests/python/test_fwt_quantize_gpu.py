@@ -68,16 +68,18 @@ def assert_device_rotation_quantised(dev, x, to, block=None, signs=None, scale_l
 
 
 SPANS = [(2, 2), (16, 16), (32, 32), (128, 128), (128, 8), (512, 512), (1024, 64), (4096, 4096), (8192, 16),
-         (1 << 14, 1 << 14), (1 << 15, 1 << 15), (1 << 15, 16), (16, 1 << 15), (256, 1024)]
+         (1 << 14, 1 << 14), (1 << 15, 1 << 15), (1 << 15, 16), (16, 1 << 15), (256, 1024),
+         (12 * 64, 64), (20 * 32, 32), (28 * 32, 16), (28 * 512, 128), (12 * 1024, 1024)]  # m·2^k: the H_m stage
 
 
 @pytest.mark.parametrize("to", FORMATS)
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 @pytest.mark.parametrize("rotation,group", SPANS)
 def test_single_pass_spans(dev, rng, to, dtype, rotation, group):
-    """Every regime of the single-pass kernel: rotations in registers, across lanes and through the
-    corner turn; groups inside a thread's run, across lanes and across warps; a row count that leaves
-    the last block partly empty; signs and the swizzled layout on alternate cases."""
+    """Every regime of the single-pass kernel: rotations in registers, across lanes, through the corner
+    turn and (m·2^k) through the H_m stage; groups inside a thread's run, across lanes and across
+    warps; a row count that leaves the last block partly empty; signs and the swizzled layout on
+    alternate cases."""
     if to in FIXED:
         group = FIXED[to]
     n = max(rotation, group, 64)
