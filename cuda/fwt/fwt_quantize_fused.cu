@@ -1,8 +1,9 @@
 // fwt_quantize on CUDA in one pass: each block reads its span of x once, rotates it in registers
-// (shuffles and, past one warp, one corner turn through shared memory), finds each group's largest
-// magnitude, and writes the codes and scales. The butterflies run bit 0 first, then bit 1, … as
-// the host's transform does (and then its scale), so every rotated value, and therefore every code,
-// is the host's bit for bit. nvfp4 runs it twice: the tensor's largest magnitude, then the codes.
+// (shuffles and, past one warp, one corner turn through shared memory; for m·2^k, H_m across the
+// blocks through shared memory), finds each group's largest magnitude, and writes the codes and
+// scales. The arithmetic is the host transform's step for step (butterflies bit 0 first, H_m summed
+// in order, then the scale), so every rotated value, and therefore every code, is the host's bit for
+// bit. nvfp4 runs it twice: the tensor's largest magnitude, then the codes.
 //
 // A thread holds E contiguous elements; the element index within a block's span is owned as
 //   [0, log2 E)                 the thread's registers         (register butterflies)

@@ -13,8 +13,8 @@ struct QuantizeShape {
 };
 
 /// The single-pass kernel (cuda/fwt/fwt_quantize_fused.cu) where it takes the call: float16, bfloat16
-/// and float32 rows, power-of-two rotations and groups of up to 2^15, 16-byte aligned x and q;
-/// false (nothing queued) otherwise.
+/// and float32 rows, rotations of 2^k to 2^15 or m·2^k (2^k >= 32, blocks of up to 16384 elements),
+/// power-of-two groups, 16-byte aligned x and q; false (nothing queued) otherwise.
 bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
                         const FwtQuantizeOptions& options, const QuantizeShape& shape, Stream stream);
 
