@@ -12,6 +12,7 @@
 // A rotation of L = 2^l elements needs l <= log2 E + 5 + log2 E (E = 16: 2^13; E = 32: 2^15); a
 // group of g elements reduces in registers, across lanes, then across warps through shared memory.
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -223,6 +224,34 @@ __device__ __forceinline__ float group_amax(const FusedArgs& a, float part, floa
   return part;
 }
 
+// qf::element_code, the same codes in a few instructions: the float8 formats by the hardware's
+// conversion (cvt.rn.satfinite: nearest even, saturating; sm_89+, and cuda_fp8.h's exact emulation
+// before), E2M1 by thresholds, MX's power-of-two scaling as a product (exact, or rounded as ldexp
+// rounds into the subnormals). NaN products (groups holding NaN or ±Inf) take the shared function.
+template <QuantFormat kTo>
+__device__ __forceinline__ std::uint8_t fast_code(float v, const qf::GroupScale& sc, float mx_factor) {
+  if constexpr (kTo == QuantFormat::float8_e4m3fn || kTo == QuantFormat::float8_e5m2) {
+    const float y = v * sc.multiplier;
+    if (isnan(y)) return qf::element_code(kTo, v, sc);
+    return __nv_cvt_float_to_fp8(y, __NV_SATFINITE, kTo == QuantFormat::float8_e4m3fn ? __NV_E4M3 : __NV_E5M2);
+  } else if constexpr (kTo == QuantFormat::mxfp4) {
+    if (sc.code == 255) return 0;
+    const float y = v * mx_factor;
+    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
+  } else if constexpr (kTo == QuantFormat::nvfp4) {
+    if (!(sc.multiplier > 0.0f)) return 0;
+    const float y = v * sc.multiplier;
+    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
+  } else {
+    return qf::element_code(kTo, v, sc);  // int8, int4: a rounding and a clamp already
+  }
+}
+
+// 2^(127 - code), MX's element scaling for an E8M0 scale code below 255.
+__device__ __forceinline__ float mx_factor_of(const qf::GroupScale& sc) {
+  return sc.code == 255 ? 0.0f : ldexpf(1.0f, 127 - int(sc.code));
+}
+
 // Whether the rotation stages need the span in shared memory (the turn, the H_m stage); the group
 // maxima's warp partials follow it.
 template <int E>
@@ -282,12 +311,13 @@ __global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize
     for (int i = 0; i < E; ++i) m = fmaxf(m, magnitude(v[i]));
     m = group_amax<E>(a, m, partials);
     const qf::GroupScale sc = qf::group_scale(kTo, m == INFINITY ? NAN : m, encode);
+    const float mx = kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f;
     if (valid && (e0 & ((std::int64_t(1) << a.log_g) - 1)) == 0) store_scale(e0, sc);
 #pragma unroll
     for (int h = 0; h < E / 16; ++h) {
       unsigned words[4] = {};
 #pragma unroll
-      for (int i = 0; i < 16; ++i) put(words, i, qf::element_code(kTo, v[16 * h + i], sc));
+      for (int i = 0; i < 16; ++i) put(words, i, fast_code<kTo>(v[16 * h + i], sc, mx));
       if (valid) store_codes(h, words);
     }
   } else {  // groups of at most 16 inside the run, 16 registers at a time: each group's largest
@@ -315,7 +345,7 @@ __global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const qf::GroupScale sc = qf::group_scale(kTo, m[i] == INFINITY ? NAN : m[i], encode);
-        put(words, i, qf::element_code(kTo, v[16 * h + i], sc));
+        put(words, i, fast_code<kTo>(v[16 * h + i], sc, kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f));
         if (valid && (i & ((1 << a.log_g) - 1)) == 0) store_scale(e0 + 16 * h + i, sc);
       }
       if (valid) store_codes(h, words);

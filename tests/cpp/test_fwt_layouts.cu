@@ -21,6 +21,7 @@
 #include "fwt/fwt_layouts.cuh"
 #include "fwt/fwt_quantize_layout.cuh"
 #include "fwt/hadamard_factors.hpp"
+#include "fwt/quantize_formats.hpp"
 
 namespace fg = ironkernels::detail::fwt_gpu;
 
@@ -672,7 +673,29 @@ void check_quantize_factor(int log_chunk, int threads) {
   CHECK(differ == 0, "quantize factor E=%d M=%d 2^%d: %d values differ from the host's", E, M, log_chunk, differ);
 }
 
+// The single-pass kernel's E2M1 encoding by thresholds equals the shared encode() on every float
+// near each midpoint (a few hundred ulps either side), across every exponent, and at ±0, ±Inf and
+// the subnormals.
+void check_quantize_e2m1() {
+  namespace q = ironkernels::detail::quant;
+  auto same = [](float y) {
+    const std::uint8_t fast = q::encode_e2m1(y), slow = q::encode(y, q::kE2M1);
+    CHECK(fast == slow, "encode_e2m1(%a) = %d, encode = %d", double(y), fast, slow);
+    return fast == slow;
+  };
+  for (float mid : {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 0.5f, 1.0f, 2.0f, 4.0f}) {
+    float down = mid, up = mid;
+    for (int step = 0; step < 300; ++step, down = std::nextafter(down, 0.0f), up = std::nextafter(up, 100.0f))
+      if (!same(down) || !same(-down) || !same(up) || !same(-up)) return;
+  }
+  for (int e = -149; e <= 127; ++e)
+    for (float m : {1.0f, 1.25f, 1.5f, 1.75f, 1.999f})
+      if (!same(std::ldexp(m, e)) || !same(-std::ldexp(m, e))) return;
+  for (float y : {0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.4e38f}) same(y);
+}
+
 int main() {
+  check_quantize_e2m1();
   check_quantize_factor<16, 12>(9, 384);   // 12·512, one rotation per block
   check_quantize_factor<32, 28>(9, 448);   // 28·512 (Llama-3-8B's 14336)
   check_quantize_factor<32, 20>(5, 320);   // 20·32, sixteen rotations per block

@@ -49,6 +49,15 @@ IRONKERNELS_HD std::uint8_t encode(float v, MiniFloat f) {
   return std::uint8_t(sign | ((re + f.bias) << f.mantissa) | mant);
 }
 
+/// encode(y, kE2M1) for y not NaN, in a few comparisons (the CUDA single-pass kernel's): the number
+/// of midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 that |y| passes, a tie going to
+/// the even code.
+IRONKERNELS_HD std::uint8_t encode_e2m1(float y) {
+  const float a = std::fabs(y);
+  const int code = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
+  return std::uint8_t((std::signbit(y) ? 8 : 0) | code);
+}
+
 /// The value of a code of `f` (the inverse of encode on its results).
 IRONKERNELS_HD float decode(std::uint8_t code, MiniFloat f) {
   const int width = f.exponent + f.mantissa + 1;
