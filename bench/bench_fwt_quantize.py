@@ -16,6 +16,9 @@ heads × 128, 128-point rotation, FP8 E4M3, one scale per 128) and "quarot" (Lla
 and 14336 = 28·512, INT4 with one scale per 128).
 
     python bench/bench_fwt_quantize.py [--out bench/results/fwt-quantize-h200.json] [--mb 256] [--rounds 2]
+
+With IRONKERNELS_DEV_OVERRIDES=1 IRONKERNELS_FWT_QUANTIZE_TWO_PASS=1 in the environment, ours is the
+two-pass path (the rotation, then the quantisation): the alternative the single pass is measured against.
 """
 from __future__ import annotations
 
@@ -31,6 +34,8 @@ import ironkernels  # noqa: E402
 from _common import gpu_hardware, time_cuda, write_result  # noqa: E402
 from ironkernels._fwt_quantize import _FIXED_GROUP, plan  # noqa: E402
 
+PATH = ("two-pass (forced)" if os.environ.get("IRONKERNELS_DEV_OVERRIDES") == "1"
+        and os.environ.get("IRONKERNELS_FWT_QUANTIZE_TWO_PASS") == "1" else "as dispatched")
 DT = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 QMAX = {"float8_e4m3fn": 448.0, "float8_e5m2": 57344.0, "int8": 127.0, "int4": 7.0, "mxfp4": 6.0, "nvfp4": 6.0}
 
@@ -120,7 +125,7 @@ def main():
                     best[impl] = t
         bandwidth = 2 * x.numel() * x.element_size() / (best["clone"]["median_ms"] * 1e-3)
         floor_ms = (x.numel() * x.element_size() + q_bytes + s_bytes) / bandwidth * 1e3
-        row = {"case": name, "dtype": dtype, "shape": list(shape), "block": block, "to": to, "group": g,
+        row = {"case": name, "path": PATH, "dtype": dtype, "shape": list(shape), "block": block, "to": to, "group": g,
                "exact_vs_host": exact, "floor_ms": floor_ms, "copy_gbps": bandwidth / 1e9,
                **{f"{k}_ms": v["median_ms"] for k, v in best.items()},
                "ours_over_floor": best["ironkernels"]["median_ms"] / floor_ms,
