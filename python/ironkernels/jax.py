@@ -1,7 +1,7 @@
 """JAX's own door: ``fwt``, ``gemm`` and ``fwt_quantize`` as XLA FFI calls (the CPU paths on host buffers,
 the CUDA kernels on XLA's stream and scratch memory), so they run inside
-``jax.jit`` and batch under ``jax.vmap``; ``fwt`` and ``gemm`` differentiate under ``jax.grad`` (every
-Hadamard the transform applies is symmetric, its own transpose; gemm's cotangents are gemms).
+``jax.jit`` and batch under ``jax.vmap``; ``fwt`` and ``gemm`` differentiate under ``jax.grad`` (fwt's
+cotangent is its transposed transform; gemm's cotangents are gemms).
 
 Needs a copy of ironkernels built with jaxlib present (``pip install jax && pip install
 --no-build-isolation .``: the ``_jax_ffi`` module); the rest of the package never imports JAX."""
@@ -37,9 +37,12 @@ def _register() -> None:
 
 
 def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = False, order: str = "natural",
-        block: Optional[int] = None):
+        block: Optional[int] = None, signs=None, hadamard=None, inverse: bool = False):
     """``ironkernels.fwt`` on a JAX array (its contract: docs/fwt.md), traced as one XLA FFI call; the
-    result is a new JAX array. The arguments are checked when traced (TypeError / ValueError)."""
+    result is a new JAX array. The arguments are checked when traced (TypeError / ValueError); signs
+    and hadamard are host values, constants of the traced program."""
+    from ._rotation import hadamard_matrix_of, rotation_length_ok, signs_of
+
     _register()
     x = jnp.asarray(x)
     dtype = jnp.dtype(x.dtype).name
@@ -51,36 +54,47 @@ def fwt(x, *, axis: int = -1, scale: Optional[float] = None, normalized: bool = 
         raise ValueError(f"fwt: order={order!r} is not an order; accepted: 'natural', 'sequency', 'dyadic'")
     if block is not None and (isinstance(block, bool) or not isinstance(block, numbers.Integral) or block < 1):
         raise ValueError(f"fwt: block = {block!r}; accepted: a positive divisor of N (2^k or m·2^k), or None")
-    from ._rotation import rotation_length_ok
-
     n = x.shape[axis]
+    matrix = hadamard_matrix_of(hadamard, "fwt")
     length = block or n
-    if not rotation_length_ok(length, None) or n % length:
+    if not rotation_length_ok(length, matrix) or n % length:
+        kinds = f"{matrix.shape[0]}·2^k (the hadamard's order)" if matrix is not None else "2^k or m·2^k (m = 12, 20, 28)"
         raise ValueError(f"fwt: the transform length {length} (block, else N = x.shape[{axis}] = {n}); accepted: "
-                         "2^k or m·2^k (m = 12, 20, 28) dividing N")
-    if order != "natural" and length & (length - 1):
-        raise ValueError(f"fwt: order={order!r} is defined for lengths 2^k; {length} takes order='natural'")
-    if dtype.startswith("int") and (normalized or (scale is not None and float(scale) != int(scale))):
-        raise ValueError("fwt: integer transforms take an integer scale and no normalization")
-    # A negative axis: the leading dimensions vmap adds leave it pointing at the same one.
+                         f"{kinds} dividing N")
+    if order != "natural" and (length & (length - 1) or matrix is not None):
+        raise ValueError(f"fwt: order={order!r} is defined for H_{{2^k}}; {length} takes order='natural'")
+    if dtype.startswith("int") and (normalized or inverse or (scale is not None and float(scale) != int(scale))):
+        raise ValueError("fwt: integer transforms take an integer scale, no normalization and no inverse")
+    sign_array = signs_of(signs, n, "fwt")
+    # A negative axis: the leading dimensions vmap adds leave it pointing at the same one. The signs
+    # and the matrix as bytes: hashable, as custom_vjp's static arguments must be.
     return _fwt(x, axis - x.ndim if axis >= 0 else axis, None if scale is None else float(scale), bool(normalized),
-                _ORDERS[order], int(block or 0))
+                _ORDERS[order], int(block or 0), None if sign_array is None else sign_array.tobytes(),
+                None if matrix is None else matrix.tobytes(), bool(inverse))
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3, 4, 5))
-def _fwt(x, axis, scale, normalized, order, block):
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3, 4, 5, 6, 7, 8))
+def _fwt(x, axis, scale, normalized, order, block, signs, hadamard, inverse):
     call = jax.ffi.ffi_call("ironkernels_fwt", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")
+    matrix_order = 0 if hadamard is None else int(round(len(hadamard) ** 0.5))
     return call(x, axis=np.int64(axis), scale=np.float64(0.0 if scale is None else scale),
-                has_scale=scale is not None, normalized=normalized, order=np.int64(order), block=np.int64(block))
+                has_scale=scale is not None, normalized=normalized, order=np.int64(order), block=np.int64(block),
+                has_signs=signs is not None,
+                signs=np.ones(1, np.int8) if signs is None else np.frombuffer(signs, np.int8),
+                hadamard_order=np.int64(matrix_order),
+                hadamard=np.ones(1, np.int8) if hadamard is None else np.frombuffer(hadamard, np.int8), inverse=inverse)
 
 
-def _fwt_forward(x, axis, scale, normalized, order, block):
-    return _fwt(x, axis, scale, normalized, order, block), None
+def _fwt_forward(x, axis, scale, normalized, order, block, signs, hadamard, inverse):
+    return _fwt(x, axis, scale, normalized, order, block, signs, hadamard, inverse), None
 
 
-def _fwt_backward(axis, scale, normalized, order, block, _, g):
-    # The transform is linear with a symmetric matrix: its transpose is itself, with the same scale.
-    return (_fwt(g, axis, scale, normalized, order, block),)
+def _fwt_backward(axis, scale, normalized, order, block, signs, hadamard, inverse, _, g):
+    # y = c·H·D·x (or its inverse D·Hᵀ·x/(L·c)): the cotangent is the transpose, c·D·Hᵀ·ḡ — the inverse
+    # scaled by 1/(L·c) (or the forward, scaled alike).
+    length = block or g.shape[axis]
+    c = scale if scale is not None else (length ** -0.5 if normalized else 1.0)
+    return (_fwt(g, axis, 1.0 / (length * c), False, order, block, signs, hadamard, not inverse),)
 
 
 _fwt.defvjp(_fwt_forward, _fwt_backward)
@@ -141,7 +155,7 @@ def _gemm_backward(key, saved, g):
 _gemm.defvjp(_gemm_forward, _gemm_backward)
 
 
-def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int] = None, signs=None,
+def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int] = None, signs=None, hadamard=None,
                  normalized: bool = True, scale_layout: str = "row-major"):
     """``ironkernels.fwt_quantize`` on a JAX array (host or CUDA buffers), traced as one XLA FFI call: returns
     JAX arrays ``(q, scales)``, for nvfp4 ``(q, (block_scales, tensor_scale))``."""
@@ -152,7 +166,7 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
         raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
                         "float64")
-    p = plan(x.shape, to, block, group, signs, scale_layout)
+    p = plan(x.shape, to, block, group, signs, scale_layout, hadamard)
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),
@@ -165,6 +179,8 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     q, s, t = call(x, to=np.int64(FORMATS.index(to)), block=np.int64(block or 0),
                    group=np.int64(g if to not in _FIXED_GROUP else 0), normalized=bool(normalized),
                    scale_layout=np.int64(scale_layout != "row-major"), has_signs=sign_array is not None,
-                   signs=sign_array if sign_array is not None else np.ones(1, np.int8))
+                   signs=sign_array if sign_array is not None else np.ones(1, np.int8),
+                   hadamard_order=np.int64(0 if p.hadamard is None else p.hadamard.shape[0]),
+                   hadamard=np.ones(1, np.int8) if p.hadamard is None else p.hadamard.reshape(-1))
     return q, ((s, t) if to == "nvfp4" else s)
 

@@ -62,32 +62,54 @@ ffi::Error guarded(F&& f) {
   }
 }
 
+// The rotation's signs and base matrix travel as attributes (constants of the program, unbatched
+// under vmap; host memory, as the library takes them on either device); has_signs false and
+// hadamard_order 0 for none (the attributes then hold a placeholder).
+ArrayView host_int8(ffi::Span<const std::int8_t> values, std::vector<std::int64_t> shape) {
+  return ArrayView::contiguous(const_cast<std::int8_t*>(values.begin()), DType::int8, std::move(shape));
+}
+ArrayView signs_view(bool has_signs, ffi::Span<const std::int8_t> signs) {
+  return has_signs ? host_int8(signs, {static_cast<std::int64_t>(signs.size())}) : ArrayView{};
+}
+ArrayView hadamard_view(ffi::Span<const std::int8_t> hadamard, std::int64_t order) {
+  return order > 0 ? host_int8(hadamard, {order, order}) : ArrayView{};
+}
+
 FwtOptions options_of(std::int64_t axis, double scale, bool has_scale, bool normalized, std::int64_t order,
-                      std::int64_t block) {
+                      std::int64_t block, bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
+                      ffi::Span<const std::int8_t> hadamard, bool inverse) {
   FwtOptions o;
   o.axis = static_cast<int>(axis);
   if (has_scale) o.scale = scale;
   o.normalized = normalized;
   o.order = order == 1 ? FwtOrder::sequency : order == 2 ? FwtOrder::dyadic : FwtOrder::natural;
   o.block = block;
+  o.signs = signs_view(has_signs, signs);
+  o.hadamard = hadamard_view(hadamard, hadamard_order);
+  o.inverse = inverse;
   return o;
 }
 
-
 ffi::Error fwt_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::int64_t axis, double scale, bool has_scale,
-                    bool normalized, std::int64_t order, std::int64_t block) {
+                    bool normalized, std::int64_t order, std::int64_t block, bool has_signs,
+                    ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
+                    ffi::Span<const std::int8_t> hadamard, bool inverse) {
   return guarded([&] {
-    fwt(view_of(x, Device{}), view_of(*y, Device{}), options_of(axis, scale, has_scale, normalized, order, block));
+    fwt(view_of(x, Device{}), view_of(*y, Device{}),
+        options_of(axis, scale, has_scale, normalized, order, block, has_signs, signs, hadamard_order, hadamard, inverse));
   });
 }
 
 #if IRONKERNELS_WITH_CUDA
 ffi::Error fwt_cuda(cudaStream_t stream, std::int32_t device, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
                     std::int64_t axis, double scale, bool has_scale, bool normalized, std::int64_t order,
-                    std::int64_t block) {
+                    std::int64_t block, bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
+                    ffi::Span<const std::int8_t> hadamard, bool inverse) {
   const Device dev{DeviceType::cuda, device};
   return guarded([&] {
-    fwt(view_of(x, dev), view_of(*y, dev), options_of(axis, scale, has_scale, normalized, order, block), Stream(stream));
+    fwt(view_of(x, dev), view_of(*y, dev),
+        options_of(axis, scale, has_scale, normalized, order, block, has_signs, signs, hadamard_order, hadamard, inverse),
+        Stream(stream));
   });
 }
 #endif
@@ -143,19 +165,17 @@ ffi::Error gemm_cuda(cudaStream_t stream, std::int32_t device, ffi::ScratchAlloc
 }
 #endif
 
-// The signs travel as an attribute (a constant of the program, unbatched under vmap; host memory, as
-// the library takes them on either device).
 void fwt_quantize_on(const Device& dev, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q,
                      ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to,
                      std::int64_t block, std::int64_t group, bool normalized, std::int64_t scale_layout,
-                     bool has_signs, ffi::Span<const std::int8_t> signs, Stream stream) {
+                     bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
+                     ffi::Span<const std::int8_t> hadamard, Stream stream) {
   FwtQuantizeOptions o;
   o.to = static_cast<QuantFormat>(to);
   o.block = block, o.group = group, o.normalized = normalized;
   o.scale_layout = scale_layout ? ScaleLayout::swizzled_128x4 : ScaleLayout::row_major;
-  if (has_signs)
-    o.signs = ArrayView::contiguous(const_cast<std::int8_t*>(signs.begin()), DType::int8,
-                                    {static_cast<std::int64_t>(signs.size())});
+  o.signs = signs_view(has_signs, signs);
+  o.hadamard = hadamard_view(hadamard, hadamard_order);
   // The element types of q and the scales as the library names them (XLA: U8 / S8 / F32).
   fwt_quantize(view_of(x, dev), view_of(*q, dev), view_of(*scales, dev),
                o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, dev) : ArrayView{}, o, stream);
@@ -163,11 +183,12 @@ void fwt_quantize_on(const Device& dev, ffi::AnyBuffer x, ffi::Result<ffi::AnyBu
 
 ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ffi::Result<ffi::AnyBuffer> scales,
                              ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to, std::int64_t block,
-                             std::int64_t group, bool normalized, std::int64_t scale_layout, bool has_signs,
-                             ffi::Span<const std::int8_t> signs) {
+                             std::int64_t group, bool normalized, std::int64_t scale_layout,
+                             bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
+                             ffi::Span<const std::int8_t> hadamard) {
   return guarded([&] {
-    fwt_quantize_on(Device{}, x, q, scales, tensor_scale, to, block, group, normalized, scale_layout, has_signs, signs,
-                    nullptr);
+    fwt_quantize_on(Device{}, x, q, scales, tensor_scale, to, block, group, normalized, scale_layout, has_signs,
+                    signs, hadamard_order, hadamard, nullptr);
   });
 }
 
@@ -175,10 +196,11 @@ ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ff
 ffi::Error fwt_quantize_cuda(cudaStream_t stream, std::int32_t device, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q,
                              ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale,
                              std::int64_t to, std::int64_t block, std::int64_t group, bool normalized,
-                             std::int64_t scale_layout, bool has_signs, ffi::Span<const std::int8_t> signs) {
+                             std::int64_t scale_layout, bool has_signs, ffi::Span<const std::int8_t> signs,
+                             std::int64_t hadamard_order, ffi::Span<const std::int8_t> hadamard) {
   return guarded([&] {
     fwt_quantize_on(Device{DeviceType::cuda, device}, x, q, scales, tensor_scale, to, block, group, normalized,
-                    scale_layout, has_signs, signs, Stream(stream));
+                    scale_layout, has_signs, signs, hadamard_order, hadamard, Stream(stream));
   });
 }
 #endif
@@ -208,7 +230,12 @@ auto fwt_signature(Binding b) {
       .template Attr<bool>("has_scale")
       .template Attr<bool>("normalized")
       .template Attr<std::int64_t>("order")
-      .template Attr<std::int64_t>("block");
+      .template Attr<std::int64_t>("block")
+      .template Attr<bool>("has_signs")
+      .template Attr<ffi::Span<const std::int8_t>>("signs")
+      .template Attr<std::int64_t>("hadamard_order")
+      .template Attr<ffi::Span<const std::int8_t>>("hadamard")
+      .template Attr<bool>("inverse");
 }
 
 template <class Binding>
@@ -223,7 +250,9 @@ auto fwt_quantize_signature(Binding b) {
       .template Attr<bool>("normalized")
       .template Attr<std::int64_t>("scale_layout")
       .template Attr<bool>("has_signs")
-      .template Attr<ffi::Span<const std::int8_t>>("signs");
+      .template Attr<ffi::Span<const std::int8_t>>("signs")
+      .template Attr<std::int64_t>("hadamard_order")
+      .template Attr<ffi::Span<const std::int8_t>>("hadamard");
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host, gemm_signature(ffi::Ffi::Bind()));

@@ -53,6 +53,30 @@ def test_jit_vmap_and_grad(rng):
     np.testing.assert_allclose(np.asarray(vjp(jnp.ones_like(value))[0]), ik.fwt(np.ones_like(x[0]), scale=0.5))
 
 
+def test_rotation_options_under_jit_vmap_and_grad(rng):
+    """signs, a caller's non-symmetric matrix and inverse: equal to the package's call, under jit and
+    vmap; the gradient is the transposed transform (jax.test_util's numerical check)."""
+    from jax.test_util import check_grads
+
+    from test_fwt_rotations import paley_one
+
+    h = paley_one(11)
+    x = rng.standard_normal((3, 5, 48))
+    for kw in ({"signs": 7}, {"hadamard": h, "normalized": True}, {"hadamard": h, "signs": 3, "block": 24, "scale": -0.5},
+               {"hadamard": h, "signs": 3, "inverse": True}):
+        got = jax.jit(lambda a: ikj.fwt(a, **kw))(jax.device_put(x, CPU))
+        np.testing.assert_array_equal(np.asarray(got), ik.fwt(x, **kw))
+        mapped = jax.vmap(lambda a: ikj.fwt(a, **kw))(jax.device_put(x, CPU))
+        np.testing.assert_array_equal(np.asarray(mapped), ik.fwt(x, **kw))
+        check_grads(lambda a: ikj.fwt(a, **kw), (x[0],), order=1, modes=("rev",))
+    q, s = ikj.fwt_quantize(x[0].astype(np.float32), to="int8", hadamard=h, block=48, signs=2)
+    want = ik.fwt_quantize(x[0].astype(np.float32), to="int8", hadamard=h, block=48, signs=2)
+    np.testing.assert_array_equal(np.asarray(q), want[0])
+    np.testing.assert_array_equal(np.asarray(s), want[1])
+    with pytest.raises(ValueError, match="12·2\\^k"):
+        ikj.fwt(jnp.ones((2, 64)), hadamard=h)
+
+
 def test_refused_when_traced():
     x = jnp.ones((4, 12))
     with pytest.raises(ValueError, match="axis=2"):
@@ -67,7 +91,7 @@ def test_refused_when_traced():
         ikj.fwt(x, block=5)
     with pytest.raises(ValueError, match="transform length 6"):
         ikj.fwt(jnp.ones((4, 6)))
-    with pytest.raises(ValueError, match="order='dyadic' is defined for lengths 2\\^k"):
+    with pytest.raises(ValueError, match="order='dyadic' is defined for H_{2\\^k}"):
         ikj.fwt(x, order="dyadic")
     with pytest.raises(TypeError, match="x has dtype int32"):
         ikj.fwt_quantize(jnp.ones((2, 16), jnp.int32), to="int8")
