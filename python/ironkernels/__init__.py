@@ -11,6 +11,7 @@ host arrays run on the CPU, CUDA arrays on their GPU, and results come back in t
 from __future__ import annotations
 
 import os as _os
+from typing import Optional as _Optional
 
 
 def _load_pip_cublas() -> None:
@@ -45,7 +46,7 @@ from ._interop import empty  # noqa: E402
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "fwt_quantize", "dequantize", "rademacher_signs", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "__version__"]
+__all__ = ["fwt", "fwt_quantize", "dequantize", "rademacher_signs", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "cublas_preload", "__version__"]
 
 
 def build_info() -> dict:
@@ -61,6 +62,14 @@ def cuda_devices() -> list:
 def cmake_dir() -> str:
     """Folder holding ironkernelsConfig.cmake: pass as ``-Dironkernels_DIR=...`` to CMake."""
     return _os.path.join(_os.path.dirname(__file__), "lib", "cmake", "ironkernels")
+
+
+def cublas_preload() -> _Optional[str]:
+    """Path of ``libironkernels_cublas.so``, the cuBLAS drop-in: ``LD_PRELOAD=<it> program`` runs the
+    program's large DGEMMs (cublasDgemm_v2, cublasGemmEx on float64, cublasDgemmStridedBatched) under
+    ``Contract.native()`` and passes every other call to cuBLAS (docs/gemm.md). None in a CPU-only build."""
+    path = _os.path.join(_os.path.dirname(__file__), "lib", "libironkernels_cublas.so")
+    return path if _os.path.exists(path) else None
 
 
 def include_dir() -> str:

@@ -13,12 +13,13 @@ from .lcn.io import _check_output
 
 
 def _info(as_json: bool) -> int:
-    from . import cmake_dir
+    from . import cmake_dir, cublas_preload
 
     info = dict(_core.build_info())
     devices = [dict(d) for d in _core.cuda_devices()]
     if as_json:
-        print(json.dumps({"build": info, "cuda_devices": devices, "cmake_dir": cmake_dir()}, indent=2, default=list))
+        print(json.dumps({"build": info, "cuda_devices": devices, "cmake_dir": cmake_dir(),
+                          "cublas_preload": cublas_preload()}, indent=2, default=list))
         return 0
     print(f"ironkernels {info['version']}")
     if info["cuda"]:
@@ -33,6 +34,8 @@ def _info(as_json: bool) -> int:
         threads = str(e)
     print(f"  CPU kernels:  {info['cpu_isas']} (using {info['cpu_isa_active']}, {threads})")
     print(f"  CMake config: {cmake_dir()}" + ("" if os.path.isdir(cmake_dir()) else " (not installed)"))
+    if cublas_preload():
+        print(f"  cuBLAS drop-in: LD_PRELOAD={cublas_preload()}")
     if devices:
         for d in devices:
             cc = ".".join(map(str, d["compute_capability"]))
