@@ -1,0 +1,176 @@
+"""The routines HPC codes call, emulated on the GPU against cuBLAS, per ../BENCHMARKS protocol: ZGEMM,
+strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotated rounds, medians of
+--reps calls (CUDA events, >= 25 ms warm-up), ratios against the baseline timed in the same round.
+
+  zgemm    n³ complex128 ((u − ½)·exp(φ·g) parts): ironkernels.gemm (Contract.native()) against
+           torch.matmul (cublasZgemm); errors on sampled entries against a long-double product (max
+           relative of |Re|+|Im| and componentwise on |Re|+|Im| magnitudes), ours and cuBLAS's.
+  batched  batch × n³ float64: ironkernels.gemm on (batch, n, n) against torch.bmm
+           (cublasDgemmStridedBatched): the ratio per point, the crossover where it passes 1.
+  sgemm    n³ float32: ironkernels.gemm (SGEMM's accuracy) against torch.matmul with TF32 off (SGEMM)
+           and on (TF32), errors against the long-double product.
+  dropin   n³ float64 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
+           (IRONKERNELS_CUBLAS_MIN_DIM=1024): the program's own time per product, unchanged code.
+
+    python bench/bench_gemm_routines.py [--only zgemm,batched,sgemm,dropin] [--n 8192,16384] [--rounds 2]
+                                        [--out bench/results/gemm-routines-h200.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+import ironkernels  # noqa: E402
+from _common import gpu_hardware, time_cuda, write_result  # noqa: E402
+
+SAMPLES = 32
+
+
+def family(shape, phi, dtype, gen):
+    """(u − ½)·exp(φ·g) on the GPU (bench/_gemm_families.py's default family)."""
+    u = torch.rand(shape, device="cuda", dtype=torch.float64, generator=gen)
+    g = torch.randn(shape, device="cuda", dtype=torch.float64, generator=gen)
+    return ((u - 0.5) * torch.exp(phi * g)).to(dtype)
+
+
+def rotated_best(impls: dict, rounds: int, reps: int) -> dict:
+    """The fastest median per implementation over `rounds` rounds, the order rotated each round."""
+    best, order = {}, list(impls)
+    for r in range(rounds):
+        for name in order[r % len(order):] + order[:r % len(order)]:
+            t = time_cuda(torch, impls[name], reps=reps)
+            if name not in best or t["median_ms"] < best[name]["median_ms"]:
+                best[name] = t
+    return {k: v["median_ms"] for k, v in best.items()}
+
+
+def sampled_errors(c, a, b, rows, cols):
+    """Max relative and max componentwise error of c's sampled entries against a long-double product
+    (complex: on |Re|+|Im| magnitudes)."""
+    a_s, b_s = a[rows].cpu().numpy(), b[:, cols].cpu().numpy()
+    got = c[rows][:, cols].cpu().numpy()
+    if np.iscomplexobj(a_s):
+        ar, ai, br, bi = (v.astype(np.longdouble) for v in (a_s.real, a_s.imag, b_s.real, b_s.imag))
+        ref_re, ref_im = ar @ br - ai @ bi, ar @ bi + ai @ br
+        err = np.abs(got.real - ref_re) + np.abs(got.imag - ref_im)
+        size = np.abs(ref_re) + np.abs(ref_im)
+        mag = (np.abs(ar) + np.abs(ai)) @ (np.abs(br) + np.abs(bi))
+    else:
+        ref = a_s.astype(np.longdouble) @ b_s.astype(np.longdouble)
+        err, size = np.abs(got - ref), np.abs(ref)
+        mag = np.abs(a_s.astype(np.longdouble)) @ np.abs(b_s.astype(np.longdouble))
+    mask = size != 0
+    return {"max_rel": float(np.max(err[mask] / size[mask])), "max_componentwise": float(np.max(err / np.where(mag > 0, mag, 1)))}
+
+
+def bench_zgemm(n: int, args) -> list:
+    gen = torch.Generator(device="cuda").manual_seed(n)
+    a = torch.complex(family((n, n), 0.5, torch.float64, gen), family((n, n), 0.5, torch.float64, gen))
+    b = torch.complex(family((n, n), 0.5, torch.float64, gen), family((n, n), 0.5, torch.float64, gen))
+    rows, cols = torch.randperm(n, generator=torch.Generator().manual_seed(1))[:SAMPLES], torch.arange(SAMPLES)
+    ours, theirs = ironkernels.gemm(a, b), a @ b
+    times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b), "cublasZgemm": lambda: a @ b},
+                         args.rounds, args.reps)
+    return [{"routine": "zgemm", "n": n, **{f"{k}_ms": v for k, v in times.items()},
+             "speedup_vs_cublas": times["cublasZgemm"] / times["ironkernels"],
+             "ours": sampled_errors(ours, a, b, rows, cols), "cublas": sampled_errors(theirs, a, b, rows, cols)}]
+
+
+def bench_batched(args) -> list:
+    out = []
+    for batch, n in ((4096, 64), (1024, 256), (64, 1024), (16, 2048), (4, 4096)):
+        gen = torch.Generator(device="cuda").manual_seed(batch * n)
+        a, b = family((batch, n, n), 0.5, torch.float64, gen), family((batch, n, n), 0.5, torch.float64, gen)
+        times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b), "cublas_strided_batched":
+                              lambda: torch.bmm(a, b)}, args.rounds, max(3, args.reps // 2))
+        out.append({"routine": "batched", "batch": batch, "n": n, **{f"{k}_ms": v for k, v in times.items()},
+                    "speedup_vs_cublas": times["cublas_strided_batched"] / times["ironkernels"]})
+        print(out[-1], flush=True)
+    crossing = [r["n"] for r in out if r["speedup_vs_cublas"] >= 1.0]
+    for r in out:
+        r["crossover_n"] = min(crossing) if crossing else None
+    return out
+
+
+def bench_sgemm(n: int, args) -> list:
+    gen = torch.Generator(device="cuda").manual_seed(n + 1)
+    a, b = family((n, n), 0.5, torch.float32, gen), family((n, n), 0.5, torch.float32, gen)
+    rows, cols = torch.randperm(n, generator=torch.Generator().manual_seed(2))[:SAMPLES], torch.arange(SAMPLES)
+
+    def matmul(tf32: bool):
+        def call():
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            return a @ b
+        return call
+
+    results = {"ironkernels": ironkernels.gemm(a, b), "sgemm": matmul(False)(), "tf32": matmul(True)()}
+    times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b), "sgemm": matmul(False), "tf32": matmul(True)},
+                         args.rounds, args.reps)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return [{"routine": "sgemm", "n": n, **{f"{k}_ms": v for k, v in times.items()},
+             "speedup_vs_sgemm": times["sgemm"] / times["ironkernels"], "speedup_vs_tf32": times["tf32"] / times["ironkernels"],
+             **{f"{k}_errors": sampled_errors(v, a, b, rows, cols) for k, v in results.items()}}]
+
+
+DROPIN_CLIENT = """
+import json, sys, torch
+sys.path.insert(0, {bench!r})
+from _common import time_cuda
+n = int(sys.argv[1])
+g = torch.Generator(device="cuda").manual_seed(5)
+a = torch.randn(n, n, dtype=torch.float64, device="cuda", generator=g)
+b = torch.randn(n, n, dtype=torch.float64, device="cuda", generator=g)
+print(json.dumps(time_cuda(torch, lambda: a @ b, reps={reps})))
+"""
+
+
+def bench_dropin(n: int, args) -> list:
+    path = ironkernels.cublas_preload()
+    if path is None:
+        return [{"routine": "dropin", "n": n, "available": False}]
+    script = DROPIN_CLIENT.format(bench=os.path.dirname(os.path.abspath(__file__)), reps=args.reps)
+    best = {}
+    for r in range(args.rounds):
+        for name in (("plain", "preloaded") if r % 2 == 0 else ("preloaded", "plain")):
+            env = dict(os.environ, **({"LD_PRELOAD": path, "IRONKERNELS_CUBLAS_MIN_DIM": "1024"} if name == "preloaded" else {}))
+            done = subprocess.run([sys.executable, "-c", script, str(n)], env=env, capture_output=True, text=True,
+                                  timeout=600)
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr[-2000:])
+            t = json.loads(done.stdout.strip().splitlines()[-1])["median_ms"]
+            best[name] = min(best.get(name, t), t)
+    return [{"routine": "dropin", "n": n, "plain_ms": best["plain"], "preloaded_ms": best["preloaded"],
+             "speedup": best["plain"] / best["preloaded"]}]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-routines-h200.json"))
+    ap.add_argument("--only", default="zgemm,batched,sgemm,dropin")
+    ap.add_argument("--n", default="8192,16384", help="sizes of the zgemm, sgemm and dropin points")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    only = set(args.only.split(","))
+    sizes = [int(v) for v in args.n.split(",") if v]
+    rows = []
+    if "batched" in only:
+        rows += bench_batched(args)
+    for n in sizes:
+        for name, fn in (("zgemm", bench_zgemm), ("sgemm", bench_sgemm), ("dropin", bench_dropin)):
+            if name in only:
+                rows += fn(n, args)
+                print(rows[-1], flush=True)
+        torch.cuda.empty_cache()
+    write_result(args.out, gpu_hardware(torch), rows)
+
+
+if __name__ == "__main__":
+    main()
