@@ -11,7 +11,8 @@ of warm-up, CUDA events, the full Python call):
   - clone: torch.clone of x, giving the copy bandwidth of this run.
 The bytes floor is one read of x and one write of q and its scales at that bandwidth. Ours is checked
 first against the host path on sampled rows (codes and scales bit for bit where the rotation is a
-power of two). Rows report ours / floor and unfused / ours. Named cases: "deepseek" (bf16 tokens ×
+power of two). Rows report ours / floor and unfused / ours; nvfp4 rows also ours with the tensor's amax
+given (global_amax, one read of x) over the floor. Named cases: "deepseek" (bf16 tokens ×
 heads × 128, 128-point rotation, FP8 E4M3, one scale per 128) and "quarot" (Llama-3-8B rows of 4096
 and 14336 = 28·512, INT4 with one scale per 128).
 
@@ -116,6 +117,9 @@ def main():
             "unfused": lambda: unfused(x, block, to, g),
             "clone": lambda: torch.clone(x),
         }
+        if to == "nvfp4":  # with the tensor's amax given (calibrated), as inference runs it: one read of x
+            amax = float(ironkernels.fwt_quantize(x, to=to, block=block)[1][1][0]) * 2688.0
+            impls["ironkernels-global-amax"] = lambda: ironkernels.fwt_quantize(x, to=to, block=block, global_amax=amax)
         best = {}
         order = list(impls)
         for r in range(args.rounds):
@@ -130,6 +134,8 @@ def main():
                **{f"{k}_ms": v["median_ms"] for k, v in best.items()},
                "ours_over_floor": best["ironkernels"]["median_ms"] / floor_ms,
                "unfused_over_ours": best["unfused"]["median_ms"] / best["ironkernels"]["median_ms"]}
+        if "ironkernels-global-amax" in best:
+            row["global_amax_over_floor"] = best["ironkernels-global-amax"]["median_ms"] / floor_ms
         rows.append(row)
         print(f"{name:<14} {dtype:<9} {to:<14} g{g:<6} ours {row['ironkernels_ms']:8.3f} ms  /floor "
               f"{row['ours_over_floor']:5.2f}  unfused/ours {row['unfused_over_ours']:5.2f}  exact {exact}", flush=True)

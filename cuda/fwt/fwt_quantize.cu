@@ -63,7 +63,8 @@ struct QuantizeArgs {
   bool swizzled;
   std::uint8_t* q;
   void* scales;
-  const unsigned* tensor_amax_bits;  // nvfp4
+  const unsigned* tensor_amax_bits;  // nvfp4: the rotated tensor's amax, where no global_amax is given
+  float global_amax;                 // nvfp4: > 0, the caller's
   float* tensor_scale;               // nvfp4
 };
 
@@ -74,7 +75,9 @@ __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
   const int lane = threadIdx.x & 31;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   const float encode =
-      a.to == QuantFormat::nvfp4 ? qf::tensor_encode_scale(__uint_as_float(*a.tensor_amax_bits)) : 1.0f;
+      a.to == QuantFormat::nvfp4
+          ? qf::tensor_encode_scale(a.global_amax > 0.0f ? a.global_amax : __uint_as_float(*a.tensor_amax_bits))
+          : 1.0f;
   if (a.to == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
   for (std::int64_t g = std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; g < a.groups_total;
        g += warps) {
@@ -149,10 +152,11 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
 
   QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
                  static_cast<std::uint8_t*>(q.data), scales.data,
-                 static_cast<const unsigned*>(amax.data()), static_cast<float*>(tensor_scale.data)};
+                 static_cast<const unsigned*>(amax.data()), static_cast<float>(o.global_amax),
+                 static_cast<float*>(tensor_scale.data)};
   if (a.swizzled)  // the tiles' padding is zeros
     IK_CUDA_CHECK(cudaMemsetAsync(scales.data, 0, std::size_t(scales.size()) * dtype_size(scales.dtype), stream));
-  if (o.to == QuantFormat::nvfp4) {
+  if (o.to == QuantFormat::nvfp4 && o.global_amax == 0.0) {
     IK_CUDA_CHECK(cudaMemsetAsync(amax.data(), 0, sizeof(unsigned), stream));
     tensor_amax_kernel<<<grid, kThreads, 0, stream>>>(r, total, static_cast<unsigned*>(amax.data()));
     IK_CUDA_CHECK_LAUNCH("tensor_amax_kernel");

@@ -50,6 +50,7 @@ struct FusedArgs {
   std::uint8_t* q;
   void* scales;
   unsigned* amax_bits;  // nvfp4: the tensor's largest finite magnitude (pass 1 writes, pass 2 reads)
+  float global_amax;    // nvfp4: > 0, the caller's (one pass)
   float* tensor_scale;  // nvfp4
   bool amax_only;       // nvfp4's first pass
 };
@@ -285,7 +286,10 @@ __global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize
     if ((threadIdx.x & 31) == 0 && m > 0.0f) atomicMax(a.amax_bits, __float_as_uint(m));
     return;
   }
-  const float encode = kTo == QuantFormat::nvfp4 ? qf::tensor_encode_scale(__uint_as_float(*a.amax_bits)) : 1.0f;
+  const float encode =
+      kTo == QuantFormat::nvfp4
+          ? qf::tensor_encode_scale(a.global_amax > 0.0f ? a.global_amax : __uint_as_float(*a.amax_bits))
+          : 1.0f;
   if (kTo == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
   constexpr int kLogE = ql::log_run<E>();
   const std::int64_t groups = a.n >> a.log_g;
@@ -440,6 +444,7 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
   a.q = static_cast<std::uint8_t*>(q.data);
   a.scales = scales.data;
   a.amax_bits = static_cast<unsigned*>(amax.data());
+  a.global_amax = static_cast<float>(o.global_amax);
   a.tensor_scale = static_cast<float*>(tensor_scale.data);
   if (a.swizzled)  // the tiles' padding is zeros
     IK_CUDA_CHECK(cudaMemsetAsync(scales.data, 0, std::size_t(scales.size()) * dtype_size(scales.dtype), stream));
@@ -448,7 +453,7 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
     if (e == 16) return wide ? launch<float, 16>(args, span, stream) : launch<std::uint16_t, 16>(args, span, stream);
     return wide ? launch<float, 32>(args, span, stream) : launch<std::uint16_t, 32>(args, span, stream);
   };
-  if (o.to == QuantFormat::nvfp4) {
+  if (o.to == QuantFormat::nvfp4 && o.global_amax == 0.0) {
     IK_CUDA_CHECK(cudaMemsetAsync(amax.data(), 0, sizeof(unsigned), stream));
     FusedArgs pass = a;
     pass.amax_only = true;

@@ -41,13 +41,14 @@ class Plan(NamedTuple):
 
     signs: Optional[np.ndarray]
     hadamard: Optional[np.ndarray]
+    global_amax: float  # nvfp4's given amax, or 0.0 (the tensor's own)
     group: int
     q_shape: tuple
     s_shape: tuple
 
 
 def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], signs: Any, scale_layout: str,
-         hadamard: Any = None) -> Plan:
+         hadamard: Any = None, global_amax: Optional[float] = None) -> Plan:
     """The checks of fwt_quantize's arguments that need only x's shape (shared with ironkernels.jax,
     where they run when traced): TypeError / ValueError naming the argument."""
     if not isinstance(to, str) or to not in FORMATS:
@@ -70,6 +71,12 @@ def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], sign
         raise ValueError(f"fwt_quantize: the rotation's length {length} (block, else N = x.shape[-1]) for N = {n}; "
                          f"accepted: {kinds} dividing N")
     sign_array = signs_of(signs, n, "fwt_quantize")
+    if global_amax is not None:
+        if isinstance(global_amax, bool) or not isinstance(global_amax, numbers.Real):
+            raise TypeError(f"fwt_quantize: global_amax must be a float or None, got {type(global_amax).__name__}")
+        if to != "nvfp4" or not 0.0 < float(global_amax) <= 3.4028234663852886e38:
+            raise ValueError(f"fwt_quantize: global_amax = {global_amax} for {to}; accepted: a positive finite float32 "
+                             "value, for nvfp4 only, or None")
     g = group if group is not None else _FIXED_GROUP.get(to, n)
     if to in _FIXED_GROUP and g != _FIXED_GROUP[to]:
         raise ValueError(f"fwt_quantize: group = {group} for {to}, whose blocks are {_FIXED_GROUP[to]}; accepted: None "
@@ -81,7 +88,7 @@ def plan(shape: tuple, to: str, block: Optional[int], group: Optional[int], sign
     groups = n // g if g else 0
     s_shape = (shape[:-1] + (groups,) if scale_layout == "row-major"
                else (-(-rows // 128) * 128 * (-(-groups // 4) * 4),))
-    return Plan(sign_array, matrix, g, q_shape, s_shape)
+    return Plan(sign_array, matrix, 0.0 if global_amax is None else float(global_amax), g, q_shape, s_shape)
 
 
 def fwt_quantize(
@@ -94,6 +101,7 @@ def fwt_quantize(
     hadamard: Any = None,
     normalized: bool = True,
     scale_layout: str = "row-major",
+    global_amax: Optional[float] = None,
     out: Any = None,
     scales: Any = None,
     stream: Any = None,
@@ -121,6 +129,9 @@ def fwt_quantize(
             rotations of m·2^k, ``H_m ⊗ H_{2^k}``, in place of the built-in H_12, H_20, H_28 — e.g.
             the tables a model was rotated with offline (QuaRot's, SpinQuant's).
         normalized: scale the rotation by ``1/√b`` (orthonormal); False: unscaled.
+        global_amax: nvfp4 only: the rotated tensor's largest magnitude as calibrated beforehand
+            (the tensor scale is then 2688 / it, larger values saturate), so that x is read once;
+            None: this tensor's own (on CUDA a second read of x).
         scale_layout: ``"row-major"`` (scales of shape (…, N / group)) or ``"swizzled-128x4"``: the
             tiles block-scaled GEMMs read (cuBLASLt, CUTLASS): 128 rows × 4 groups per 512-entry
             tile, tiles in row-major order, entry (r % 32)·16 + (r // 32 % 4)·4 + c % 4 within one,
@@ -134,7 +145,7 @@ def fwt_quantize(
     gives back ``code · scale``. Raises TypeError / ValueError before anything is written.
     """
     framework_of(x, "fwt_quantize: x")
-    p = plan(shape_of(x, "fwt_quantize: x"), to, block, group, signs, scale_layout, hadamard)
+    p = plan(shape_of(x, "fwt_quantize: x"), to, block, group, signs, scale_layout, hadamard, global_amax)
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     tensor_scale = None
     if to == "nvfp4" and scales is not None:
@@ -154,7 +165,7 @@ def fwt_quantize(
         _core.fwt_quantize(core_view(x), core_view(q), core_view(s),
                            None if tensor_scale is None else core_view(tensor_scale), to=to, block=block or 0,
                            group=g if to not in _FIXED_GROUP else 0, normalized=bool(normalized), signs=sign_array,
-                           hadamard=p.hadamard, as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout,
+                           hadamard=p.hadamard, global_amax=p.global_amax, as_bfloat16=is_numpy_bfloat16(x), scale_layout=scale_layout,
                            stream=resolve_stream(stream, x))
     except TypeError as e:
         raise_unviewable("fwt_quantize", e, arrays, "float16, bfloat16, float32, float64 (x); uint8, int8, float32 "

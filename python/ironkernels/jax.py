@@ -156,7 +156,7 @@ _gemm.defvjp(_gemm_forward, _gemm_backward)
 
 
 def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int] = None, signs=None, hadamard=None,
-                 normalized: bool = True, scale_layout: str = "row-major"):
+                 normalized: bool = True, scale_layout: str = "row-major", global_amax: Optional[float] = None):
     """``ironkernels.fwt_quantize`` on a JAX array (host or CUDA buffers), traced as one XLA FFI call: returns
     JAX arrays ``(q, scales)``, for nvfp4 ``(q, (block_scales, tensor_scale))``."""
     from ._fwt_quantize import _FIXED_GROUP, FORMATS, plan
@@ -166,14 +166,14 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
     if jnp.dtype(x.dtype).name not in ("float16", "bfloat16", "float32", "float64"):
         raise TypeError(f"fwt_quantize: x has dtype {jnp.dtype(x.dtype).name}; accepted: float16, bfloat16, float32, "
                         "float64")
-    p = plan(x.shape, to, block, group, signs, scale_layout, hadamard)
+    p = plan(x.shape, to, block, group, signs, scale_layout, hadamard, global_amax)
     sign_array, g, q_shape, s_shape = p.signs, p.group, p.q_shape, p.s_shape
     results = (jax.ShapeDtypeStruct(q_shape, jnp.int8 if to == "int8" else jnp.uint8),
                jax.ShapeDtypeStruct(s_shape, jnp.uint8 if to in _FIXED_GROUP else jnp.float32),
                jax.ShapeDtypeStruct((1,), jnp.float32))
     # Batched alike only where each slice's outputs are its own rows: swizzled tiles span rows, and
     # nvfp4's tensor scale spans the tensor, so those run slice by slice.
-    batchable = scale_layout == "row-major" and to != "nvfp4"
+    batchable = scale_layout == "row-major" and (to != "nvfp4" or p.global_amax > 0)
     call = jax.ffi.ffi_call("ironkernels_fwt_quantize", results,
                             vmap_method="broadcast_all" if batchable else "sequential")
     q, s, t = call(x, to=np.int64(FORMATS.index(to)), block=np.int64(block or 0),
@@ -181,6 +181,7 @@ def fwt_quantize(x, *, to: str, block: Optional[int] = None, group: Optional[int
                    scale_layout=np.int64(scale_layout != "row-major"), has_signs=sign_array is not None,
                    signs=sign_array if sign_array is not None else np.ones(1, np.int8),
                    hadamard_order=np.int64(0 if p.hadamard is None else p.hadamard.shape[0]),
-                   hadamard=np.ones(1, np.int8) if p.hadamard is None else p.hadamard.reshape(-1))
+                   hadamard=np.ones(1, np.int8) if p.hadamard is None else p.hadamard.reshape(-1),
+                   global_amax=np.float64(p.global_amax))
     return q, ((s, t) if to == "nvfp4" else s)
 

@@ -89,11 +89,12 @@ def lcn_crossing_counts(xy: np.ndarray, edges: np.ndarray, block: int = 512) -> 
     return counts
 
 
-def quantize_reference(r: np.ndarray, to: str, group: int) -> tuple:
+def quantize_reference(r: np.ndarray, to: str, group: int, global_amax: float = 0.0) -> tuple:
     """Independent quantiser of already rotated float32 values r (…, N): per group of `group` elements
     (MX 32, NV 16) the scale and the codes as fwt_quantize defines them, rounded by ml_dtypes' casts
-    (nearest even) after clipping to the format's largest value. Returns (codes, scales[, tensor
-    scale]): codes one per element (4-bit ones unpacked, in 0 … 15), int8 for "int8"."""
+    (nearest even) after clipping to the format's largest value (nvfp4: the tensor scale from
+    `global_amax` where it is > 0). Returns (codes, scales[, tensor scale]): codes one per element
+    (4-bit ones unpacked, in 0 … 15), int8 for "int8"."""
     import ml_dtypes
 
     r = np.asarray(r, np.float32)
@@ -128,7 +129,8 @@ def quantize_reference(r: np.ndarray, to: str, group: int) -> tuple:
             return codes.reshape(r.shape), code[..., 0]
         if to == "nvfp4":
             finite_r = np.abs(r[np.isfinite(r)])
-            t = np.float32(finite_r.max()) if finite_r.size else np.float32(0)
+            t = np.float32(global_amax) if global_amax > 0 else (np.float32(finite_r.max()) if finite_r.size
+                                                                 else np.float32(0))
             encode = (np.float32(min(np.float32(448 * 6) / t, np.finfo(np.float32).max)) if t > 0
                       else np.float32(1))
             s = ((amax / np.float32(6)).astype(np.float32) * encode).astype(np.float32)

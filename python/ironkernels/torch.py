@@ -111,17 +111,18 @@ def fwt_(x: torch.Tensor, *, axis: int = -1, scale: Optional[float] = None, norm
 
 @torch.library.custom_op("ironkernels::fwt_quantize", mutates_args=())
 def _fwt_quantize_op(x: torch.Tensor, to: str, block: int, group: int, signs: Optional[torch.Tensor],
-                     normalized: bool, scale_layout: str,
-                     hadamard: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                     normalized: bool, scale_layout: str, hadamard: Optional[torch.Tensor],
+                     global_amax: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     q, s = _ik.fwt_quantize(x, to=to, block=block or None, group=group or None, signs=_host(signs),
-                            hadamard=_host(hadamard), normalized=normalized, scale_layout=scale_layout)
+                            hadamard=_host(hadamard), normalized=normalized, scale_layout=scale_layout,
+                            global_amax=global_amax or None)
     if to == "nvfp4":
         return q, s[0], s[1]
     return q, s, torch.ones(1, dtype=torch.float32, device=x.device)
 
 
 @_fwt_quantize_op.register_fake
-def _(x, to, block, group, signs, normalized, scale_layout, hadamard):
+def _(x, to, block, group, signs, normalized, scale_layout, hadamard, global_amax):
     order = None if hadamard is None else np.ones(tuple(hadamard.shape), np.int8)  # (only its order matters here)
     p = _quantize_plan(tuple(x.shape), to, block or None, group or None, None, scale_layout, order)
     q = torch.empty(p.q_shape, dtype=torch.int8 if to == "int8" else torch.uint8, device=x.device)
@@ -130,7 +131,8 @@ def _(x, to, block, group, signs, normalized, scale_layout, hadamard):
 
 
 def fwt_quantize(x: torch.Tensor, *, to: str, block: Optional[int] = None, group: Optional[int] = None,
-                 signs=None, hadamard=None, normalized: bool = True, scale_layout: str = "row-major"):
+                 signs=None, hadamard=None, normalized: bool = True, scale_layout: str = "row-major",
+                 global_amax: Optional[float] = None):
     """``ironkernels.fwt_quantize`` as ``torch.ops.ironkernels.fwt_quantize``: ``(q, scales)``, for nvfp4
     ``(q, (block_scales, tensor_scale))``. An int seed for ``signs`` becomes its ±1 vector here (the
     op's arguments are tensors)."""
@@ -141,7 +143,7 @@ def fwt_quantize(x: torch.Tensor, *, to: str, block: Optional[int] = None, group
         signs = None if p.signs is None else torch.from_numpy(p.signs)
         hadamard = None if p.hadamard is None else torch.from_numpy(p.hadamard)
     q, s, t = _fwt_quantize_op(x, str(to), int(block or 0), int(group or 0), signs, bool(normalized), str(scale_layout),
-                               hadamard)
+                               hadamard, float(global_amax or 0.0))
     return q, ((s, t) if to == "nvfp4" else s)
 
 

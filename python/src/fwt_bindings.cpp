@@ -45,7 +45,8 @@ void bind_fwt(nb::module_& m) {
   m.def("fwt_quantize", [](nb::ndarray<nb::ro> x, nb::ndarray<> q, nb::ndarray<> scales, std::optional<nb::ndarray<>> tensor_scale,
                            const std::string& to, std::int64_t block, std::int64_t group, bool normalized,
                            std::optional<nb::ndarray<nb::ro>> signs, std::optional<nb::ndarray<nb::ro>> hadamard,
-                           bool as_bfloat16, const std::string& scale_layout, std::uintptr_t stream) {
+                           double global_amax, bool as_bfloat16, const std::string& scale_layout,
+                           std::uintptr_t stream) {
     FwtQuantizeOptions opt;
     if (to == "float8_e4m3fn") opt.to = QuantFormat::float8_e4m3fn;
     else if (to == "float8_e5m2") opt.to = QuantFormat::float8_e5m2;
@@ -54,7 +55,7 @@ void bind_fwt(nb::module_& m) {
     else if (to == "mxfp4") opt.to = QuantFormat::mxfp4;
     else if (to == "nvfp4") opt.to = QuantFormat::nvfp4;
     else raise<ValueError>("fwt_quantize: to='", to, "'; accepted: 'float8_e4m3fn', 'float8_e5m2', 'int8', 'int4', 'mxfp4', 'nvfp4'");
-    opt.block = block, opt.group = group, opt.normalized = normalized;
+    opt.block = block, opt.group = group, opt.normalized = normalized, opt.global_amax = global_amax;
     if (scale_layout == "row-major") opt.scale_layout = ScaleLayout::row_major;
     else if (scale_layout == "swizzled-128x4") opt.scale_layout = ScaleLayout::swizzled_128x4;
     else raise<ValueError>("fwt_quantize: scale_layout='", scale_layout, "'; accepted: 'row-major', 'swizzled-128x4'");
@@ -70,7 +71,7 @@ void bind_fwt(nb::module_& m) {
   }, nb::arg("x").noconvert(), nb::arg("q").noconvert(), nb::arg("scales").noconvert(),
      nb::arg("tensor_scale").noconvert() = nb::none(), nb::arg("to"), nb::arg("block") = 0, nb::arg("group") = 0,
      nb::arg("normalized") = true, nb::arg("signs").noconvert() = nb::none(),
-     nb::arg("hadamard").noconvert() = nb::none(), nb::arg("as_bfloat16") = false,
+     nb::arg("hadamard").noconvert() = nb::none(), nb::arg("global_amax") = 0.0, nb::arg("as_bfloat16") = false,
      nb::arg("scale_layout") = "row-major", nb::arg("stream") = 0,
      "Rotate and quantise x into q and scales (and nvfp4's tensor_scale). See ironkernels.fwt_quantize.");
 }

@@ -169,13 +169,14 @@ void fwt_quantize_on(const Device& dev, ffi::AnyBuffer x, ffi::Result<ffi::AnyBu
                      ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to,
                      std::int64_t block, std::int64_t group, bool normalized, std::int64_t scale_layout,
                      bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
-                     ffi::Span<const std::int8_t> hadamard, Stream stream) {
+                     ffi::Span<const std::int8_t> hadamard, double global_amax, Stream stream) {
   FwtQuantizeOptions o;
   o.to = static_cast<QuantFormat>(to);
   o.block = block, o.group = group, o.normalized = normalized;
   o.scale_layout = scale_layout ? ScaleLayout::swizzled_128x4 : ScaleLayout::row_major;
   o.signs = signs_view(has_signs, signs);
   o.hadamard = hadamard_view(hadamard, hadamard_order);
+  o.global_amax = global_amax;
   // The element types of q and the scales as the library names them (XLA: U8 / S8 / F32).
   fwt_quantize(view_of(x, dev), view_of(*q, dev), view_of(*scales, dev),
                o.to == QuantFormat::nvfp4 ? view_of(*tensor_scale, dev) : ArrayView{}, o, stream);
@@ -185,10 +186,10 @@ ffi::Error fwt_quantize_host(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> q, ff
                              ffi::Result<ffi::AnyBuffer> tensor_scale, std::int64_t to, std::int64_t block,
                              std::int64_t group, bool normalized, std::int64_t scale_layout,
                              bool has_signs, ffi::Span<const std::int8_t> signs, std::int64_t hadamard_order,
-                             ffi::Span<const std::int8_t> hadamard) {
+                             ffi::Span<const std::int8_t> hadamard, double global_amax) {
   return guarded([&] {
     fwt_quantize_on(Device{}, x, q, scales, tensor_scale, to, block, group, normalized, scale_layout, has_signs,
-                    signs, hadamard_order, hadamard, nullptr);
+                    signs, hadamard_order, hadamard, global_amax, nullptr);
   });
 }
 
@@ -197,10 +198,10 @@ ffi::Error fwt_quantize_cuda(cudaStream_t stream, std::int32_t device, ffi::AnyB
                              ffi::Result<ffi::AnyBuffer> scales, ffi::Result<ffi::AnyBuffer> tensor_scale,
                              std::int64_t to, std::int64_t block, std::int64_t group, bool normalized,
                              std::int64_t scale_layout, bool has_signs, ffi::Span<const std::int8_t> signs,
-                             std::int64_t hadamard_order, ffi::Span<const std::int8_t> hadamard) {
+                             std::int64_t hadamard_order, ffi::Span<const std::int8_t> hadamard, double global_amax) {
   return guarded([&] {
     fwt_quantize_on(Device{DeviceType::cuda, device}, x, q, scales, tensor_scale, to, block, group, normalized,
-                    scale_layout, has_signs, signs, hadamard_order, hadamard, Stream(stream));
+                    scale_layout, has_signs, signs, hadamard_order, hadamard, global_amax, Stream(stream));
   });
 }
 #endif
@@ -252,7 +253,8 @@ auto fwt_quantize_signature(Binding b) {
       .template Attr<bool>("has_signs")
       .template Attr<ffi::Span<const std::int8_t>>("signs")
       .template Attr<std::int64_t>("hadamard_order")
-      .template Attr<ffi::Span<const std::int8_t>>("hadamard");
+      .template Attr<ffi::Span<const std::int8_t>>("hadamard")
+      .template Attr<double>("global_amax");
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(ironkernels_gemm_host, gemm_host, gemm_signature(ffi::Ffi::Bind()));

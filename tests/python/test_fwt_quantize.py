@@ -260,3 +260,23 @@ def test_swizzled_scales_are_the_row_major_ones_in_128x4_tiles(rng, to, rows, n)
     if group is not None:
         with pytest.raises(ValueError, match="needs the group"):
             ik.dequantize(qs, ss, to=to, scale_layout="swizzled-128x4")
+
+
+def test_nvfp4_with_a_calibrated_global_amax(rng):
+    """global_amax: the tensor scale from the caller's amax (values above it saturate), the codes and
+    block scales the reference quantiser's with that amax; refused for other formats and bad values."""
+    x = (rng.standard_normal((16, 256)) * 2).astype(np.float32)
+    r = rotated(x, 128)
+    for amax in (float(np.abs(r).max()), 1.5, 1e3):
+        q, (s, t) = ik.fwt_quantize(x, to="nvfp4", block=128, global_amax=amax)
+        ref = quantize_reference(r, "nvfp4", 16, global_amax=amax)
+        np.testing.assert_array_equal(unpack(q, "nvfp4"), ref[0])
+        np.testing.assert_array_equal(np.asarray(s), ref[1])
+        assert t[0] == ref[2]
+    q, s = np.full((16, 128), 7, np.uint8), (np.full((16, 16), 7, np.uint8), np.full(1, 7, np.float32))
+    for to, amax, error in (("int8", 2.0, ValueError), ("nvfp4", -1.0, ValueError), ("nvfp4", float("inf"), ValueError),
+                            ("nvfp4", 0.0, ValueError), ("nvfp4", "2", TypeError)):
+        with pytest.raises(error, match="global_amax"):
+            ik.fwt_quantize(x, to=to, global_amax=amax, out=q if to == "nvfp4" else None,
+                            scales=s if to == "nvfp4" else None)
+    assert (q == 7).all() and (s[0] == 7).all() and (s[1] == 7).all()

@@ -123,6 +123,21 @@ def test_two_pass_path_forced():
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
+@pytest.mark.parametrize("dtype,shape,block", [("bfloat16", (64, 4096), 128), ("float64", (8, 1024), None)])
+def test_nvfp4_global_amax(dev, rng, dtype, shape, block):
+    """nvfp4 with a calibrated global_amax (one read of x on the single-pass path; the two-pass path for
+    float64): the host's codes, block scales and tensor scale."""
+    x = (rng.standard_normal(shape) * 3).astype(np_dtype(dtype))
+    for amax in (2.5, 40.0):
+        kw = dict(to="nvfp4", block=block, global_amax=amax)
+        got, want = both(dev, x, **kw)
+        if dtype == "float64":  # the device's rotation may round differently: the tensor scale is the given one
+            np.testing.assert_array_equal(got[2], want[2])
+            continue
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
 def test_unaligned_rows_take_the_two_pass_path(dev, rng):
     """x starting 4 bytes into its allocation (not 16-byte aligned): the two-pass path, still the
     quantiser on the device's rotation."""

@@ -73,6 +73,10 @@ def test_rotation_options_under_jit_vmap_and_grad(rng):
     want = ik.fwt_quantize(x[0].astype(np.float32), to="int8", hadamard=h, block=48, signs=2)
     np.testing.assert_array_equal(np.asarray(q), want[0])
     np.testing.assert_array_equal(np.asarray(s), want[1])
+    q, (s, t) = ikj.fwt_quantize(x[0].astype(np.float32), to="nvfp4", block=16, global_amax=2.0)
+    want = ik.fwt_quantize(x[0].astype(np.float32), to="nvfp4", block=16, global_amax=2.0)
+    for g, w in ((q, want[0]), (s, want[1][0]), (t, want[1][1])):
+        np.testing.assert_array_equal(np.asarray(g), w)
     with pytest.raises(ValueError, match="12·2\\^k"):
         ikj.fwt(jnp.ones((2, 64)), hadamard=h)
 

@@ -28,6 +28,10 @@ struct FwtQuantizeOptions {
   ScaleLayout scale_layout = ScaleLayout::row_major;
   ArrayView signs;         ///< empty, or N values ±1 (int8, host) multiplying x before the rotation
   ArrayView hadamard;      ///< empty, or a caller's m × m base matrix for rotations of m·2^k (FwtOptions::hadamard)
+  /// nvfp4: > 0, the rotated tensor's largest magnitude as calibrated beforehand (the tensor scale
+  /// 2688 / it; larger values saturate), so that x is read once; 0: this tensor's own (on CUDA a
+  /// second read of x).
+  double global_amax = 0.0;
 };
 
 /// x: (…, N) float16, bfloat16, float32 or float64, C-contiguous, N a length fwt takes (2^k or

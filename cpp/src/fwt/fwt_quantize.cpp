@@ -154,6 +154,10 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   const std::int64_t tiled = ((rows + 127) / 128 * 128) * ((groups + 3) / 4 * 4);
   check_output(scales, "scales", scale_dtype, swizzled ? std::vector<std::int64_t>{tiled} : with_last(x, groups), x);
   if (o.to == QuantFormat::nvfp4) check_output(tensor_scale, "tensor_scale", DType::float32, {1}, x);
+  if (o.global_amax != 0.0 && (o.to != QuantFormat::nvfp4 || !(o.global_amax > 0.0) ||
+                               !(o.global_amax <= 3.4028234663852886e38)))
+    raise<ValueError>("fwt_quantize: global_amax = ", o.global_amax, " for ", format,
+                      "; accepted: a positive finite float32 value, for nvfp4 only (or 0: the tensor's own)");
   if (q.overlaps(scales) || (o.to == QuantFormat::nvfp4 && (tensor_scale.overlaps(q) || tensor_scale.overlaps(scales))))
     raise<ValueError>("fwt_quantize: q, scales and tensor_scale overlap; accepted: separate arrays");
   if (x.device.type == DeviceType::cuda) {
@@ -173,8 +177,9 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   // nvfp4: the tensor's encode scale from the largest finite magnitude, and its decode scale, stored.
   float encode = 1.0f;
   if (o.to == QuantFormat::nvfp4) {
-    float amax = 0.0f;
-    for (float v : r) amax = std::isfinite(v) && std::fabs(v) > amax ? std::fabs(v) : amax;
+    float amax = static_cast<float>(o.global_amax);
+    if (o.global_amax == 0.0)
+      for (float v : r) amax = std::isfinite(v) && std::fabs(v) > amax ? std::fabs(v) : amax;
     encode = qf::tensor_encode_scale(amax);
     *static_cast<float*>(tensor_scale.data) = 1.0f / encode;
   }
