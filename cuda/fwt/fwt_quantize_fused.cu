@@ -1,394 +1,23 @@
-// fwt_quantize on CUDA in one pass: each block reads its span of x once, rotates it in registers
-// (shuffles and, past one warp, one corner turn through shared memory; for m·2^k, H_m across the
-// blocks through shared memory), finds each group's largest magnitude, and writes the codes and
-// scales. The arithmetic is the host transform's step for step (butterflies bit 0 first, H_m summed
-// in order, then the scale), so every rotated value, and therefore every code, is the host's bit for
-// bit. nvfp4 runs it twice: the tensor's largest magnitude, then the codes.
-//
-// A thread holds E contiguous elements; the element index within a block's span is owned as
-//   [0, log2 E)                 the thread's registers         (register butterflies)
-//   [log2 E, log2 E + 5)        the lane                       (__shfl_xor_sync butterflies)
-//   [log2 E + 5, …)             the warp                       (one corner turn: shared memory)
-// A rotation of L = 2^l elements needs l <= log2 E + 5 + log2 E (E = 16: 2^13; E = 32: 2^15); a
-// group of g elements reduces in registers, across lanes, then across warps through shared memory.
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
+// fwt_quantize's single pass on CUDA: which calls it takes, its arguments and launches (the kernel:
+// fwt_quantize_fused.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <utility>
 
 #include "common/stream_workspace.hpp"
 #include "core/cuda_check.hpp"
 #include "core/dev_overrides.hpp"
 #include "fwt/fwt_quantize_cuda.hpp"
-#include "fwt/fwt_quantize_layout.cuh"
+#include "fwt/fwt_quantize_fused.cuh"
 #include "fwt/hadamard_factors.hpp"
-#include "fwt/quantize_formats.hpp"
 #include "ironkernels/core/runtime.hpp"
 
 namespace ironkernels::detail {
 namespace {
-namespace qf = quant;
-namespace ql = fwt_gpu::quantize_layout;
-
-constexpr unsigned kFullMask = 0xffffffffu;
-constexpr int kMaxLogSpan = 15;  // rotations and groups of up to 2^15 elements
-
-struct FusedArgs {
-  const void* x;
-  const std::int8_t* signs;  // N values ±1 on the device, or null
-  std::int64_t n, total;     // the row length; the elements of x
-  int log_l, log_g;          // the rotation's power-of-two part 2^k and the group's length, log2
-  int factor;                // m of a rotation of m·2^k (12, 20, 28), else 1
-  float scale;               // the rotation's normalisation
-  bool scaled, bfloat;
-  QuantFormat to;
-  bool swizzled;
-  std::uint8_t* q;
-  void* scales;
-  unsigned* amax_bits;  // nvfp4: the tensor's largest finite magnitude (pass 1 writes, pass 2 reads)
-  float global_amax;    // nvfp4: > 0, the caller's (one pass)
-  float* tensor_scale;  // nvfp4
-  bool amax_only;       // nvfp4's first pass
-};
-
-template <int E>
-__device__ __forceinline__ void butterflies(float (&v)[E], int bits) {
-#pragma unroll
-  for (int b = 0; (1 << b) < E; ++b) {
-    if (b >= bits) break;
-#pragma unroll
-    for (int i = 0; i < E; ++i)
-      if (!(i >> b & 1)) {
-        const float lo = v[i], hi = v[i | 1 << b];
-        v[i] = lo + hi;
-        v[i | 1 << b] = lo - hi;
-      }
-  }
-}
-
-__device__ __forceinline__ float widen(std::uint16_t bits, bool bfloat) {
-  return bfloat ? __uint_as_float(std::uint32_t(bits) << 16) : __half2float(__ushort_as_half(bits));
-}
-
-// The thread's E elements from e0 (16-byte loads, streamed: read once), signed.
-template <class In, int E>
-__device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, float (&v)[E]) {
-  if constexpr (sizeof(In) == 4) {
-    const float4* p = reinterpret_cast<const float4*>(static_cast<const float*>(a.x) + e0);
-#pragma unroll
-    for (int k = 0; k < E / 4; ++k) {
-      const float4 f = __ldcs(p + k);
-      v[4 * k] = f.x, v[4 * k + 1] = f.y, v[4 * k + 2] = f.z, v[4 * k + 3] = f.w;
-    }
-  } else {
-    const uint4* p = reinterpret_cast<const uint4*>(static_cast<const std::uint16_t*>(a.x) + e0);
-#pragma unroll
-    for (int k = 0; k < E / 8; ++k) {
-      const uint4 u = __ldcs(p + k);
-      const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        v[8 * k + 2 * h] = widen(std::uint16_t(w[h] & 0xffffu), a.bfloat);
-        v[8 * k + 2 * h + 1] = widen(std::uint16_t(w[h] >> 16), a.bfloat);
-      }
-    }
-  }
-  if (a.signs) {
-    const uint4* s = reinterpret_cast<const uint4*>(a.signs + e0 % a.n);
-#pragma unroll
-    for (int k = 0; k < E / 16; ++k) {
-      const uint4 u = s[k];
-      const unsigned w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-      for (int i = 0; i < 16; ++i)
-        if (w[i / 4] >> (8 * (i % 4)) & 0x80u) v[16 * k + i] = -v[16 * k + i];
-    }
-  }
-}
-
-// The corner turn over bits [s, s + R) (fwt_quantize_layout.cuh): a warp's 32 threads read 32
-// consecutive words.
-template <int E, int R>
-__device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
-  constexpr int s = ql::turn_shift<E>(), kPer = 1 << R;
-  const int t = threadIdx.x, threads = blockDim.x;
-#pragma unroll
-  for (int k = 0; k < E / 4; ++k)
-    *reinterpret_cast<float4*>(turn + ql::smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
-  __syncthreads();
-  int base[E / kPer];
-#pragma unroll
-  for (int j = 0; j < E / kPer; ++j) base[j] = ql::turn_run_word<E, R>(j, t, threads);
-#pragma unroll
-  for (int i = 0; i < E; ++i) v[i] = turn[base[i / kPer] + ((i % kPer) << s)];
-  butterflies(v, R);
-#pragma unroll
-  for (int i = 0; i < E; ++i) turn[base[i / kPer] + ((i % kPer) << s)] = v[i];
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < E / 4; ++k) {
-    const float4 f = *reinterpret_cast<const float4*>(turn + ql::smem_word<E>(t * E + 4 * k));
-    v[4 * k] = f.x, v[4 * k + 1] = f.y, v[4 * k + 2] = f.z, v[4 * k + 3] = f.w;
-  }
-}
-
-// H_m across the m blocks of 2^k of each rotation (fwt_quantize_layout.cuh), through shared memory,
-// each output summed as the host's apply_factor sums it (from 0, the m inputs in order, each added or
-// subtracted by its compile-time sign), then scaled.
-template <int M, int J, int C>
-inline constexpr bool kFactorNegative = hadamard_factor_entry(M, J, C) < 0;
-template <int M, int J, int... C>
-__device__ __forceinline__ float factor_row(const float (&z)[M], std::integer_sequence<int, C...>) {
-  float out = 0.0f;
-  ((out = kFactorNegative<M, J, C> ? out - z[C] : out + z[C]), ...);
-  return out;
-}
-template <int E, int M, int... J>
-__device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], float* turn, std::integer_sequence<int, J...>) {
-  const int t = threadIdx.x, threads = blockDim.x, columns = threads * E / M;
-#pragma unroll
-  for (int k = 0; k < E / 4; ++k)
-    *reinterpret_cast<float4*>(turn + ql::smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
-  __syncthreads();
-  for (int col = t; col < columns; col += threads) {
-    float z[M];
-#pragma unroll
-    for (int c = 0; c < M; ++c) z[c] = turn[ql::smem_word<E>(ql::factor_element(col, c, a.log_l, M))];
-    ((turn[ql::smem_word<E>(ql::factor_element(col, J, a.log_l, M))] =
-          a.scaled ? factor_row<M, J>(z, std::make_integer_sequence<int, M>{}) * a.scale
-                   : factor_row<M, J>(z, std::make_integer_sequence<int, M>{})), ...);
-  }
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < E / 4; ++k) {
-    const float4 f = *reinterpret_cast<const float4*>(turn + ql::smem_word<E>(t * E + 4 * k));
-    v[4 * k] = f.x, v[4 * k + 1] = f.y, v[4 * k + 2] = f.z, v[4 * k + 3] = f.w;
-  }
-}
-
-// The rotation of the block's span: registers, lanes, then (blocks past one warp's run) the corner
-// turn, in ascending bit order; then H_m across the blocks for m·2^k, and the scale.
-template <int E, int M>
-__device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
-  constexpr int kLogE = ql::log_run<E>();
-  const int lane = threadIdx.x & 31;
-  butterflies(v, a.log_l);
-#pragma unroll
-  for (int b = 0; b < 5; ++b) {
-    if (kLogE + b >= a.log_l) break;
-    const bool upper = lane >> b & 1;
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const float other = __shfl_xor_sync(kFullMask, v[i], 1 << b);
-      v[i] = upper ? other - v[i] : v[i] + other;
-    }
-  }
-  constexpr int s = ql::turn_shift<E>();
-  switch (a.log_l - s) {  // (at most log2 E: the span holds the rotation)
-    case 1: turn_stage<E, 1>(v, turn); break;
-    case 2: turn_stage<E, 2>(v, turn); break;
-    case 3: turn_stage<E, 3>(v, turn); break;
-    case 4: turn_stage<E, 4>(v, turn); break;
-    case 5:
-      if constexpr (E == 32) turn_stage<E, 5>(v, turn);
-      break;
-    default: break;
-  }
-  if constexpr (M > 1) return factor_stage<E, M>(a, v, turn, std::make_integer_sequence<int, M>{});  // (it scales)
-  if (a.scaled)
-#pragma unroll
-    for (int i = 0; i < E; ++i) v[i] *= a.scale;
-}
-
-// A group's largest magnitude from the thread's part, INF standing for "holds NaN or ±Inf" (no
-// finite value reaches it), reduced over the lanes and warps that share the group.
-template <int E>
-__device__ __forceinline__ float group_amax(const FusedArgs& a, float part, float* partials) {
-  constexpr int kLogE = ql::log_run<E>();
-  const int lanes_bits = min(a.log_g - kLogE, 5);
-#pragma unroll
-  for (int b = 0; b < 5; ++b) {
-    if (b >= lanes_bits) break;
-    part = fmaxf(part, __shfl_xor_sync(kFullMask, part, 1 << b));
-  }
-  if (a.log_g > kLogE + 5) {
-    const int warp = threadIdx.x >> 5, per = 1 << (a.log_g - kLogE - 5);
-    if ((threadIdx.x & 31) == 0) partials[warp] = part;
-    __syncthreads();
-    const int first = warp & ~(per - 1);
-    for (int w = first; w < first + per; ++w) part = fmaxf(part, partials[w]);
-  }
-  return part;
-}
-
-// qf::element_code, the same codes in a few instructions: the float8 formats by the hardware's
-// conversion (cvt.rn.satfinite: nearest even, saturating; sm_89+, and cuda_fp8.h's exact emulation
-// before), E2M1 by thresholds, MX's power-of-two scaling as a product (exact, or rounded as ldexp
-// rounds into the subnormals). NaN products (groups holding NaN or ±Inf) take the shared function.
-template <QuantFormat kTo>
-__device__ __forceinline__ std::uint8_t fast_code(float v, const qf::GroupScale& sc, float mx_factor) {
-  if constexpr (kTo == QuantFormat::float8_e4m3fn || kTo == QuantFormat::float8_e5m2) {
-    const float y = v * sc.multiplier;
-    if (isnan(y)) return qf::element_code(kTo, v, sc);
-    return __nv_cvt_float_to_fp8(y, __NV_SATFINITE, kTo == QuantFormat::float8_e4m3fn ? __NV_E4M3 : __NV_E5M2);
-  } else if constexpr (kTo == QuantFormat::mxfp4) {
-    if (sc.code == 255) return 0;
-    const float y = v * mx_factor;
-    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
-  } else if constexpr (kTo == QuantFormat::nvfp4) {
-    if (!(sc.multiplier > 0.0f)) return 0;
-    const float y = v * sc.multiplier;
-    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
-  } else {
-    return qf::element_code(kTo, v, sc);  // int8, int4: a rounding and a clamp already
-  }
-}
-
-// 2^(127 - code), MX's element scaling for an E8M0 scale code below 255.
-__device__ __forceinline__ float mx_factor_of(const qf::GroupScale& sc) {
-  return sc.code == 255 ? 0.0f : ldexpf(1.0f, 127 - int(sc.code));
-}
-
-// Whether the rotation stages need the span in shared memory (the turn, the H_m stage); the group
-// maxima's warp partials follow it.
-template <int E>
-IRONKERNELS_HD bool uses_span_smem(const FusedArgs& a) {
-  return a.log_l > ql::turn_shift<E>() || a.factor > 1;
-}
-
-__device__ __forceinline__ float magnitude(float v) { return isfinite(v) ? fabsf(v) : INFINITY; }
-
-// kTo: the format, and M: m of rotations of m·2^k (else 1), template parameters so that each kernel
-// holds only its own encoding and stages (the 1024-thread one has 64 registers).
-template <class In, int E, QuantFormat kTo, int M>
-__global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize_fused_kernel(const FusedArgs a) {
-  extern __shared__ __align__(16) float smem[];
-  const std::int64_t span = std::int64_t(blockDim.x) * E;
-  const std::int64_t e0 = blockIdx.x * span + std::int64_t(threadIdx.x) * E;
-  const bool valid = e0 < a.total;  // (x's elements are whole rotations and groups: all or none of a run)
-  float v[E];
-  if (valid) load_run<In, E>(a, e0, v);
-  else
-#pragma unroll
-    for (int i = 0; i < E; ++i) v[i] = 0.0f;
-  rotate<E, M>(a, v, smem);
-  float* partials = smem + (uses_span_smem<E>(a) ? span : 0);
-
-  if (a.amax_only) {  // nvfp4's tensor amax: the largest finite magnitude
-    float m = 0.0f;
-#pragma unroll
-    for (int i = 0; i < E; ++i) m = isfinite(v[i]) ? fmaxf(m, fabsf(v[i])) : m;
-    for (int d = 16; d; d >>= 1) m = fmaxf(m, __shfl_xor_sync(kFullMask, m, d));
-    if ((threadIdx.x & 31) == 0 && m > 0.0f) atomicMax(a.amax_bits, __float_as_uint(m));
-    return;
-  }
-  const float encode =
-      kTo == QuantFormat::nvfp4
-          ? qf::tensor_encode_scale(a.global_amax > 0.0f ? a.global_amax : __uint_as_float(*a.amax_bits))
-          : 1.0f;
-  if (kTo == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
-  constexpr int kLogE = ql::log_run<E>();
-  const std::int64_t groups = a.n >> a.log_g;
-  auto store_scale = [&](std::int64_t first, const qf::GroupScale& sc) {  // the scale of the group from element `first`
-    const std::int64_t gi = first >> a.log_g;
-    const std::int64_t at = a.swizzled ? qf::swizzled_scale_index(gi / groups, gi % groups, groups) : gi;
-    if (qf::fixed_group(kTo)) static_cast<std::uint8_t*>(a.scales)[at] = sc.code;
-    else static_cast<float*>(a.scales)[at] = sc.stored_value;
-  };
-  const bool packed = qf::packs_pairs(kTo);
-  // The codes of registers [16h, 16h + 16) as they are stored (bytes, or nibbles with element 2i low).
-  auto store_codes = [&](int h, const unsigned (&words)[4]) {
-    if (packed) *reinterpret_cast<uint2*>(a.q + (e0 + 16 * h) / 2) = make_uint2(words[0], words[1]);
-    else __stcs(reinterpret_cast<uint4*>(a.q + e0 + 16 * h), make_uint4(words[0], words[1], words[2], words[3]));
-  };
-  auto put = [&](unsigned (&words)[4], int i, std::uint8_t code) {  // i: the register within its 16
-    if (packed) words[i / 8] |= unsigned(code) << (4 * (i % 8));
-    else words[i / 4] |= unsigned(code) << (8 * (i % 4));
-  };
-  if (a.log_g >= kLogE) {  // one group over the thread's run (and its neighbours')
-    float m = 0.0f;
-#pragma unroll
-    for (int i = 0; i < E; ++i) m = fmaxf(m, magnitude(v[i]));
-    m = group_amax<E>(a, m, partials);
-    const qf::GroupScale sc = qf::group_scale(kTo, m == INFINITY ? NAN : m, encode);
-    const float mx = kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f;
-    if (valid && (e0 & ((std::int64_t(1) << a.log_g) - 1)) == 0) store_scale(e0, sc);
-#pragma unroll
-    for (int h = 0; h < E / 16; ++h) {
-      unsigned words[4] = {};
-#pragma unroll
-      for (int i = 0; i < 16; ++i) put(words, i, fast_code<kTo>(v[16 * h + i], sc, mx));
-      if (valid) store_codes(h, words);
-    }
-  } else {  // groups of at most 16 inside the run, 16 registers at a time: each group's largest
-            // magnitude at its first register, then everywhere in it
-#pragma unroll
-    for (int h = 0; h < E / 16; ++h) {
-      float m[16];
-#pragma unroll
-      for (int i = 0; i < 16; ++i) m[i] = magnitude(v[16 * h + i]);
-#pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        if (b >= a.log_g) break;
-#pragma unroll
-        for (int i = 0; i < 16; ++i)
-          if (!(i >> b & 1)) m[i] = fmaxf(m[i], m[i | 1 << b]);
-      }
-#pragma unroll
-      for (int b = 3; b >= 0; --b) {
-        if (b >= a.log_g) continue;
-#pragma unroll
-        for (int i = 0; i < 16; ++i)
-          if (i >> b & 1) m[i] = m[i & ~(1 << b)];
-      }
-      unsigned words[4] = {};
-#pragma unroll
-      for (int i = 0; i < 16; ++i) {
-        const qf::GroupScale sc = qf::group_scale(kTo, m[i] == INFINITY ? NAN : m[i], encode);
-        put(words, i, fast_code<kTo>(v[16 * h + i], sc, kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f));
-        if (valid && (i & ((1 << a.log_g) - 1)) == 0) store_scale(e0 + 16 * h + i, sc);
-      }
-      if (valid) store_codes(h, words);
-    }
-  }
-}
-
-template <class In, int E, QuantFormat kTo, int M>
-void launch_kernel(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
-  const std::size_t bytes = (uses_span_smem<E>(a) ? std::size_t(span) * sizeof(float) : 0) + 32 * sizeof(float);
-  auto kernel = fwt_quantize_fused_kernel<In, E, kTo, M>;
-  if (bytes > 48 * 1024)
-    IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  const std::int64_t blocks = (a.total + span - 1) / span;
-  kernel<<<unsigned(blocks), unsigned(span / E), bytes, stream>>>(a);
-  IK_CUDA_CHECK_LAUNCH("fwt_quantize_fused_kernel");
-}
-
-template <class In, int E, QuantFormat kTo>
-void launch_format(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
-  switch (a.factor) {
-    case 12: return launch_kernel<In, E, kTo, 12>(a, span, stream);
-    case 20: return launch_kernel<In, E, kTo, 20>(a, span, stream);
-    case 28: return launch_kernel<In, E, kTo, 28>(a, span, stream);
-    default: return launch_kernel<In, E, kTo, 1>(a, span, stream);
-  }
-}
-
-template <class In, int E>
-void launch(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
-  switch (a.to) {
-    case QuantFormat::float8_e4m3fn: return launch_format<In, E, QuantFormat::float8_e4m3fn>(a, span, stream);
-    case QuantFormat::float8_e5m2: return launch_format<In, E, QuantFormat::float8_e5m2>(a, span, stream);
-    case QuantFormat::int8: return launch_format<In, E, QuantFormat::int8>(a, span, stream);
-    case QuantFormat::int4: return launch_format<In, E, QuantFormat::int4>(a, span, stream);
-    case QuantFormat::mxfp4: return launch_format<In, E, QuantFormat::mxfp4>(a, span, stream);
-    case QuantFormat::nvfp4: return launch_format<In, E, QuantFormat::nvfp4>(a, span, stream);
-  }
-}
+using quantize_fused::FusedArgs;
+using quantize_fused::kMaxLogSpan;
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 int log2_of(std::int64_t v) { return 63 - __builtin_clzll(static_cast<unsigned long long>(v)); }
@@ -414,15 +43,15 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
     // The rotation and the group, and at least 256 threads' runs where they are shorter.
     span = std::max<std::int64_t>(std::int64_t(1) << span_bits, 256 * e);
   } else {
-    // m·2^k: blocks of 2^k of at least 32 (a warp's columns) holding the groups; a power of two of
-    // whole rotations per block, their 2^k parts at least 512 together (whole warps), at most 16384
-    // elements (the span in shared memory).
+    // m·2^k, in runs of 32: blocks of 2^k of at least 32 (a run; a warp's columns) holding the
+    // groups; a power of two of whole rotations per block, their 2^k parts at least 512 together
+    // (whole warps), at most 16384 elements (the span in shared memory).
     if (factor == 0 || chunk < 32 || s.group > chunk) return false;
     std::int64_t rotations = 1;
     while (rotations * chunk < 512) rotations *= 2;
     span = rotations * l;
     if (span > 16384) return false;
-    e = span > 8192 ? 32 : 16;
+    e = 32;
   }
   if (s.n % e != 0 || !aligned16(x.data) || !aligned16(q.data)) return false;
 
@@ -449,9 +78,14 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
   if (a.swizzled)  // the tiles' padding is zeros
     IK_CUDA_CHECK(cudaMemsetAsync(scales.data, 0, std::size_t(scales.size()) * dtype_size(scales.dtype), stream));
   auto run = [&](const FusedArgs& args) {
+    namespace qz = quantize_fused;
     const bool wide = x.dtype == DType::float32;
-    if (e == 16) return wide ? launch<float, 16>(args, span, stream) : launch<std::uint16_t, 16>(args, span, stream);
-    return wide ? launch<float, 32>(args, span, stream) : launch<std::uint16_t, 32>(args, span, stream);
+    if (a.factor > 1) return wide ? qz::launch_factor<float>(args, span, stream) : qz::launch_factor<std::uint16_t>(args, span, stream);
+    if (e == 16)
+      return wide ? qz::launch_by_format<float, 16, 1>(args, span, stream)
+                  : qz::launch_by_format<std::uint16_t, 16, 1>(args, span, stream);
+    return wide ? qz::launch_by_format<float, 32, 1>(args, span, stream)
+                : qz::launch_by_format<std::uint16_t, 32, 1>(args, span, stream);
   };
   if (o.to == QuantFormat::nvfp4 && o.global_amax == 0.0) {
     IK_CUDA_CHECK(cudaMemsetAsync(amax.data(), 0, sizeof(unsigned), stream));
