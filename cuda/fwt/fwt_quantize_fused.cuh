@@ -1,7 +1,7 @@
 #pragma once
-// The single-pass fwt_quantize kernel (the dispatch: fwt_quantize_fused.cu; the m·2^k kernels are
-// built in fwt_quantize_fused_factor.cu, beside the others, so that two compilers share the work).
-// fwt_quantize on CUDA in one pass: each block reads its span of x once, rotates it in registers
+// The single-pass fwt_quantize kernel (its dispatch: fwt_quantize_fused.cu; the m·2^k kernels are
+// built in fwt_quantize_fused_factor.cu, so that two compilers share the work). Each block reads its
+// span of x once, rotates it in registers
 // (shuffles and, past one warp, one corner turn through shared memory; for m·2^k, H_m across the
 // blocks through shared memory), finds each group's largest magnitude, and writes the codes and
 // scales. The arithmetic is the host transform's step for step (butterflies bit 0 first, H_m summed
