@@ -80,12 +80,11 @@ bool fwt_quantize_fused(const ArrayView& x, const ArrayView& q, const ArrayView&
   auto run = [&](const FusedArgs& args) {
     namespace qz = quantize_fused;
     const bool wide = x.dtype == DType::float32;
-    if (a.factor > 1) return wide ? qz::launch_factor<float>(args, span, stream) : qz::launch_factor<std::uint16_t>(args, span, stream);
     if (e == 16)
-      return wide ? qz::launch_by_format<float, 16, 1>(args, span, stream)
-                  : qz::launch_by_format<std::uint16_t, 16, 1>(args, span, stream);
-    return wide ? qz::launch_by_format<float, 32, 1>(args, span, stream)
-                : qz::launch_by_format<std::uint16_t, 32, 1>(args, span, stream);
+      return wide ? qz::launch_by_format<float, 16>(args, span, stream)
+                  : qz::launch_by_format<std::uint16_t, 16>(args, span, stream);
+    return wide ? qz::launch_by_format<float, 32>(args, span, stream)
+                : qz::launch_by_format<std::uint16_t, 32>(args, span, stream);
   };
   if (o.to == QuantFormat::nvfp4 && o.global_amax == 0.0) {
     IK_CUDA_CHECK(cudaMemsetAsync(amax.data(), 0, sizeof(unsigned), stream));

@@ -1,6 +1,5 @@
 #pragma once
-// The single-pass fwt_quantize kernel (its dispatch: fwt_quantize_fused.cu; the m·2^k kernels are
-// built in fwt_quantize_fused_factor.cu, so that two compilers share the work). Each block reads its
+// The single-pass fwt_quantize kernel (its dispatch: fwt_quantize_fused.cu). Each block reads its
 // span of x once, rotates it in registers
 // (shuffles and, past one warp, one corner turn through shared memory; for m·2^k, H_m across the
 // blocks through shared memory), finds each group's largest magnitude, and writes the codes and
@@ -20,7 +19,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <utility>
 
 #include "core/cuda_check.hpp"
 #include "ironkernels/fwt_quantize.hpp"
@@ -136,30 +134,50 @@ __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
 
 // H_m across the m blocks of 2^k of each rotation (fwt_quantize_layout.cuh), through shared memory,
 // each output summed as the host's apply_factor sums it (from 0, the m inputs in order, each added or
-// subtracted by its compile-time sign), then scaled.
-template <int M, int J, int C>
-inline constexpr bool kFactorNegative = hadamard_factor_entry(M, J, C) < 0;
-template <int M, int J, int... C>
-__device__ __forceinline__ float factor_row(const float (&z)[M], std::integer_sequence<int, C...>) {
-  float out = 0.0f;
-  ((out = kFactorNegative<M, J, C> ? out - z[C] : out + z[C]), ...);
-  return out;
+// subtracted by its sign), then scaled. m is a run-time value (12, 20 or 28), its signs a table.
+struct FactorSigns {
+  unsigned negative[3][28];  // bit c of row r: H_m[r][c] < 0, for m = 12, 20, 28
+};
+constexpr FactorSigns make_factor_signs() {
+  FactorSigns s{};
+  const int orders[3] = {12, 20, 28};
+  for (int f = 0; f < 3; ++f)
+    for (int r = 0; r < orders[f]; ++r)
+      for (int c = 0; c < orders[f]; ++c)
+        if (hadamard_factor_entry(orders[f], r, c) < 0) s.negative[f][r] |= 1u << c;
+  return s;
 }
-template <int E, int M, int... J>
-__device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], float* turn, std::integer_sequence<int, J...>) {
-  const int t = threadIdx.x, threads = blockDim.x, columns = threads * E / M;
+__constant__ FactorSigns kFactorSigns = make_factor_signs();
+
+// The span's columns in place, not inlined (one copy whatever the format and input type; no register
+// array of its caller's held across it).
+template <int E>
+__device__ __noinline__ void factor_columns(const FusedArgs& a, float* turn) {
+  constexpr int kMaxM = 28;
+  const int m = a.factor, which = m == 12 ? 0 : m == 20 ? 1 : 2;
+  const int t = threadIdx.x, threads = blockDim.x, columns = threads * E / m;
+  for (int col = t; col < columns; col += threads) {
+    float z[kMaxM];
+#pragma unroll
+    for (int c = 0; c < kMaxM; ++c) z[c] = c < m ? turn[ql::smem_word<E>(ql::factor_element(col, c, a.log_l, m))] : 0.0f;
+    for (int r = 0; r < m; ++r) {
+      const unsigned negative = kFactorSigns.negative[which][r];
+      float out = 0.0f;
+#pragma unroll
+      for (int c = 0; c < kMaxM; ++c)
+        if (c < m) out = negative >> c & 1u ? out - z[c] : out + z[c];
+      turn[ql::smem_word<E>(ql::factor_element(col, r, a.log_l, m))] = a.scaled ? out * a.scale : out;
+    }
+  }
+}
+template <int E>
+__device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], float* turn) {
+  const int t = threadIdx.x;
 #pragma unroll
   for (int k = 0; k < E / 4; ++k)
     *reinterpret_cast<float4*>(turn + ql::smem_word<E>(t * E + 4 * k)) = make_float4(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]);
   __syncthreads();
-  for (int col = t; col < columns; col += threads) {
-    float z[M];
-#pragma unroll
-    for (int c = 0; c < M; ++c) z[c] = turn[ql::smem_word<E>(ql::factor_element(col, c, a.log_l, M))];
-    ((turn[ql::smem_word<E>(ql::factor_element(col, J, a.log_l, M))] =
-          a.scaled ? factor_row<M, J>(z, std::make_integer_sequence<int, M>{}) * a.scale
-                   : factor_row<M, J>(z, std::make_integer_sequence<int, M>{})), ...);
-  }
+  factor_columns<E>(a, turn);
   __syncthreads();
 #pragma unroll
   for (int k = 0; k < E / 4; ++k) {
@@ -170,7 +188,7 @@ __device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], 
 
 // The rotation of the block's span: registers, lanes, then (blocks past one warp's run) the corner
 // turn, in ascending bit order; then H_m across the blocks for m·2^k, and the scale.
-template <int E, int M>
+template <int E>
 __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
   constexpr int kLogE = ql::log_run<E>();
   const int lane = threadIdx.x & 31;
@@ -196,7 +214,8 @@ __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float*
       break;
     default: break;
   }
-  if constexpr (M > 1) return factor_stage<E, M>(a, v, turn, std::make_integer_sequence<int, M>{});  // (it scales)
+  if constexpr (E == 32)  // (m·2^k rotations take runs of 32)
+    if (a.factor > 1) return factor_stage<E>(a, v, turn);  // (it scales)
   if (a.scaled)
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] *= a.scale;
@@ -227,20 +246,25 @@ __device__ __forceinline__ float group_amax(const FusedArgs& a, float part, floa
 // conversion (cvt.rn.satfinite: nearest even, saturating; sm_89+, and cuda_fp8.h's exact emulation
 // before), E2M1 by thresholds, MX's power-of-two scaling as a product (exact, or rounded as ldexp
 // rounds into the subnormals). NaN products (groups holding NaN or ±Inf) take the shared function.
+// The shared function for the rare NaN products, not inlined: one copy, not one per element.
+__device__ __noinline__ std::uint8_t element_code_of_nan(QuantFormat to, float v, qf::GroupScale sc) {
+  return qf::element_code(to, v, sc);
+}
+
 template <QuantFormat kTo>
 __device__ __forceinline__ std::uint8_t fast_code(float v, const qf::GroupScale& sc, float mx_factor) {
   if constexpr (kTo == QuantFormat::float8_e4m3fn || kTo == QuantFormat::float8_e5m2) {
     const float y = v * sc.multiplier;
-    if (isnan(y)) return qf::element_code(kTo, v, sc);
+    if (isnan(y)) return element_code_of_nan(kTo, v, sc);
     return __nv_cvt_float_to_fp8(y, __NV_SATFINITE, kTo == QuantFormat::float8_e4m3fn ? __NV_E4M3 : __NV_E5M2);
   } else if constexpr (kTo == QuantFormat::mxfp4) {
     if (sc.code == 255) return 0;
     const float y = v * mx_factor;
-    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
+    return isnan(y) ? element_code_of_nan(kTo, v, sc) : qf::encode_e2m1(y);
   } else if constexpr (kTo == QuantFormat::nvfp4) {
     if (!(sc.multiplier > 0.0f)) return 0;
     const float y = v * sc.multiplier;
-    return isnan(y) ? qf::element_code(kTo, v, sc) : qf::encode_e2m1(y);
+    return isnan(y) ? element_code_of_nan(kTo, v, sc) : qf::encode_e2m1(y);
   } else {
     return qf::element_code(kTo, v, sc);  // int8, int4: a rounding and a clamp already
   }
@@ -260,10 +284,10 @@ IRONKERNELS_HD bool uses_span_smem(const FusedArgs& a) {
 
 __device__ __forceinline__ float magnitude(float v) { return isfinite(v) ? fabsf(v) : INFINITY; }
 
-// kTo: the format, and M: m of rotations of m·2^k (else 1), template parameters so that each kernel
-// holds only its own encoding and stages (the 1024-thread one has 64 registers).
-template <class In, int E, QuantFormat kTo, int M>
-__global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize_fused_kernel(const FusedArgs a) {
+// kTo: the format, a template parameter so that each kernel holds only its own encoding (the
+// 1024-thread one has 64 registers).
+template <class In, int E, QuantFormat kTo>
+__global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_kernel(const FusedArgs a) {
   extern __shared__ __align__(16) float smem[];
   const std::int64_t span = std::int64_t(blockDim.x) * E;
   const std::int64_t e0 = blockIdx.x * span + std::int64_t(threadIdx.x) * E;
@@ -273,7 +297,7 @@ __global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize
   else
 #pragma unroll
     for (int i = 0; i < E; ++i) v[i] = 0.0f;
-  rotate<E, M>(a, v, smem);
+  rotate<E>(a, v, smem);
   float* partials = smem + (uses_span_smem<E>(a) ? span : 0);
 
   if (a.amax_only) {  // nvfp4's tensor amax: the largest finite magnitude
@@ -355,10 +379,10 @@ __global__ void __launch_bounds__(E == 16 || M > 1 ? 512 : 1024, 1) fwt_quantize
   }
 }
 
-template <class In, int E, QuantFormat kTo, int M>
+template <class In, int E, QuantFormat kTo>
 void launch_kernel(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
   const std::size_t bytes = (uses_span_smem<E>(a) ? std::size_t(span) * sizeof(float) : 0) + 32 * sizeof(float);
-  auto kernel = fwt_quantize_fused_kernel<In, E, kTo, M>;
+  auto kernel = fwt_quantize_fused_kernel<In, E, kTo>;
   if (bytes > 48 * 1024)
     IK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const std::int64_t blocks = (a.total + span - 1) / span;
@@ -367,20 +391,16 @@ void launch_kernel(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
 }
 
 /// The kernel for each format (kTo a template parameter there).
-template <class In, int E, int M>
+template <class In, int E>
 void launch_by_format(const FusedArgs& a, std::int64_t span, cudaStream_t stream) {
   switch (a.to) {
-    case QuantFormat::float8_e4m3fn: return launch_kernel<In, E, QuantFormat::float8_e4m3fn, M>(a, span, stream);
-    case QuantFormat::float8_e5m2: return launch_kernel<In, E, QuantFormat::float8_e5m2, M>(a, span, stream);
-    case QuantFormat::int8: return launch_kernel<In, E, QuantFormat::int8, M>(a, span, stream);
-    case QuantFormat::int4: return launch_kernel<In, E, QuantFormat::int4, M>(a, span, stream);
-    case QuantFormat::mxfp4: return launch_kernel<In, E, QuantFormat::mxfp4, M>(a, span, stream);
-    case QuantFormat::nvfp4: return launch_kernel<In, E, QuantFormat::nvfp4, M>(a, span, stream);
+    case QuantFormat::float8_e4m3fn: return launch_kernel<In, E, QuantFormat::float8_e4m3fn>(a, span, stream);
+    case QuantFormat::float8_e5m2: return launch_kernel<In, E, QuantFormat::float8_e5m2>(a, span, stream);
+    case QuantFormat::int8: return launch_kernel<In, E, QuantFormat::int8>(a, span, stream);
+    case QuantFormat::int4: return launch_kernel<In, E, QuantFormat::int4>(a, span, stream);
+    case QuantFormat::mxfp4: return launch_kernel<In, E, QuantFormat::mxfp4>(a, span, stream);
+    case QuantFormat::nvfp4: return launch_kernel<In, E, QuantFormat::nvfp4>(a, span, stream);
   }
 }
-
-/// Rotations of m·2^k (runs of 32; fwt_quantize_fused_factor.cu), In = float or std::uint16_t.
-template <class In>
-void launch_factor(const FusedArgs& a, std::int64_t span, cudaStream_t stream);
 
 }  // namespace ironkernels::detail::quantize_fused
