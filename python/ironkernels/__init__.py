@@ -2,7 +2,8 @@
 
 - :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA); :func:`fwt_quantize` — the
   rotation quantised to FP8, INT8/4, MXFP4 or NVFP4 in one call (CPU and CUDA).
-- :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA).
+- :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA);
+  :func:`cublas_preload` — the library that runs an unchanged program's cuBLAS DGEMMs through it.
 - :mod:`ironkernels.lcn` — grid drawings: exact crossing counts, validity, incremental moves (CPU and CUDA).
 
 Arrays from NumPy, PyTorch, CuPy (anything with ``__dlpack__``) are used in place, without copies;
