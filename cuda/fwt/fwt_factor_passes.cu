@@ -52,22 +52,6 @@ __device__ __forceinline__ void factor_rows(const C (&z)[M], Emit&& emit, std::i
   (emit(J, factor_row<M, J>(z, sum, std::make_integer_sequence<int, M>{})), ...);
 }
 
-// H over the lowest `bits` bits of the index of v (a thread's registers), in place.
-template <int N, class C>
-__device__ __forceinline__ void register_butterflies(C (&v)[N], int bits) {
-#pragma unroll
-  for (int bit = 0; (1 << bit) < N; ++bit) {
-    if (bit >= bits) break;
-#pragma unroll
-    for (int i = 0; i < N; ++i)
-      if (!(i >> bit & 1)) {
-        const C lo = v[i], hi = v[i | 1 << bit];
-        v[i] = lo + hi;
-        v[i | 1 << bit] = lo - hi;
-      }
-  }
-}
-
 // H_{2^b} on each chunk of a warp tile held with lanes on the tile index's low 5 bits and
 // registers on the bits above: shuffles, then registers.
 template <int R, class C>

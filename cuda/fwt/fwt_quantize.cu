@@ -12,6 +12,7 @@
 #include "common/stream_workspace.hpp"
 #include "core/cuda_check.hpp"
 #include "fwt/fwt_quantize_cuda.hpp"
+#include "fwt/fwt_values.cuh"
 #include "fwt/quantize_formats.hpp"
 #include "ironkernels/core/runtime.hpp"
 #include "ironkernels/fwt.hpp"
@@ -26,10 +27,6 @@ unsigned grid_for(std::int64_t items, std::int64_t per_block) {
   return unsigned(std::clamp<std::int64_t>((items + per_block - 1) / per_block, 1, std::int64_t(1) << 20));
 }
 
-__device__ float widen(std::uint16_t bits, bool bfloat) {
-  return bfloat ? __uint_as_float(std::uint32_t(bits) << 16) : __half2float(__ushort_as_half(bits));
-}
-
 // r = signs ∘ x, widened exactly (16-bit inputs) or copied.
 template <class In, class Work>
 __global__ void widen_signs_kernel(const In* x, Work* r, std::int64_t total, std::int64_t n, const std::int8_t* signs,
@@ -37,7 +34,7 @@ __global__ void widen_signs_kernel(const In* x, Work* r, std::int64_t total, std
   for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     Work v;
-    if constexpr (sizeof(In) == 2) v = widen(x[e], bfloat);
+    if constexpr (sizeof(In) == 2) v = fwt_gpu::widen_16bit(x[e], bfloat);
     else v = x[e];
     r[e] = signs && signs[e % n] < 0 ? -v : v;
   }

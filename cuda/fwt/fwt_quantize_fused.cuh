@@ -23,6 +23,7 @@
 #include "core/cuda_check.hpp"
 #include "ironkernels/fwt_quantize.hpp"
 #include "fwt/fwt_quantize_layout.cuh"
+#include "fwt/fwt_values.cuh"
 #include "fwt/hadamard_factors.hpp"
 #include "fwt/quantize_formats.hpp"
 
@@ -51,25 +52,6 @@ struct FusedArgs {
   bool amax_only;       // nvfp4's first pass
 };
 
-template <int E>
-__device__ __forceinline__ void butterflies(float (&v)[E], int bits) {
-#pragma unroll
-  for (int b = 0; (1 << b) < E; ++b) {
-    if (b >= bits) break;
-#pragma unroll
-    for (int i = 0; i < E; ++i)
-      if (!(i >> b & 1)) {
-        const float lo = v[i], hi = v[i | 1 << b];
-        v[i] = lo + hi;
-        v[i | 1 << b] = lo - hi;
-      }
-  }
-}
-
-__device__ __forceinline__ float widen(std::uint16_t bits, bool bfloat) {
-  return bfloat ? __uint_as_float(std::uint32_t(bits) << 16) : __half2float(__ushort_as_half(bits));
-}
-
 // The thread's E elements from e0 (16-byte loads, streamed: read once), signed.
 template <class In, int E>
 __device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, float (&v)[E]) {
@@ -88,8 +70,8 @@ __device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, fl
       const unsigned w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
       for (int h = 0; h < 4; ++h) {
-        v[8 * k + 2 * h] = widen(std::uint16_t(w[h] & 0xffffu), a.bfloat);
-        v[8 * k + 2 * h + 1] = widen(std::uint16_t(w[h] >> 16), a.bfloat);
+        v[8 * k + 2 * h] = fwt_gpu::widen_16bit(std::uint16_t(w[h] & 0xffffu), a.bfloat);
+        v[8 * k + 2 * h + 1] = fwt_gpu::widen_16bit(std::uint16_t(w[h] >> 16), a.bfloat);
       }
     }
   }
@@ -121,7 +103,7 @@ __device__ __forceinline__ void turn_stage(float (&v)[E], float* turn) {
   for (int j = 0; j < E / kPer; ++j) base[j] = ql::turn_run_word<E, R>(j, t, threads);
 #pragma unroll
   for (int i = 0; i < E; ++i) v[i] = turn[base[i / kPer] + ((i % kPer) << s)];
-  butterflies(v, R);
+  fwt_gpu::register_butterflies(v, R);
 #pragma unroll
   for (int i = 0; i < E; ++i) turn[base[i / kPer] + ((i % kPer) << s)] = v[i];
   __syncthreads();
@@ -192,7 +174,7 @@ template <int E>
 __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
   constexpr int kLogE = ql::log_run<E>();
   const int lane = threadIdx.x & 31;
-  butterflies(v, a.log_l);
+  fwt_gpu::register_butterflies(v, a.log_l);
 #pragma unroll
   for (int b = 0; b < 5; ++b) {
     if (kLogE + b >= a.log_l) break;

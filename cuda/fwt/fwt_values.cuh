@@ -283,4 +283,25 @@ __device__ __forceinline__ void scale_held(C (&r)[K][V], const KernelArgs& a) {
     for (int e = 0; e < V; ++e) r[j][e] *= sc;
 }
 
+// H over the lowest `bits` bits of the index of v (a thread's registers), in place, bit 0 first.
+template <int N, class C>
+__device__ __forceinline__ void register_butterflies(C (&v)[N], int bits) {
+#pragma unroll
+  for (int bit = 0; (1 << bit) < N; ++bit) {
+    if (bit >= bits) break;
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (!(i >> bit & 1)) {
+        const C lo = v[i], hi = v[i | 1 << bit];
+        v[i] = lo + hi;
+        v[i | 1 << bit] = lo - hi;
+      }
+  }
+}
+
+// A float16 or bfloat16 value's bits as float, exactly.
+__device__ __forceinline__ float widen_16bit(std::uint16_t bits, bool bfloat) {
+  return bfloat ? __uint_as_float(std::uint32_t(bits) << 16) : __half2float(__ushort_as_half(bits));
+}
+
 }  // namespace ironkernels::detail::fwt_gpu

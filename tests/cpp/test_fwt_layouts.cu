@@ -490,6 +490,48 @@ void check_chained_mma() {
 
 }  // namespace
 
+// Float32 values of several magnitudes from `seed` (the quantize data-flow checks' inputs).
+std::vector<float> random_floats(int n, unsigned seed, int exponent, unsigned spread) {
+  std::vector<float> x(std::size_t(n), 0.0f);
+  for (float& v : x) {
+    seed = seed * 1664525u + 1013904223u;
+    v = std::ldexp(float(int(seed >> 8) - (1 << 23)), exponent) * float(1 + (seed & spread));
+  }
+  return x;
+}
+
+// The host transform's order on float32: H over the lowest `bits` bits of the index of v, bit 0 first.
+void ascending_butterflies(std::vector<float>& v, int bits) {
+  for (int b = 0; b < bits; ++b)
+    for (std::size_t e = 0; e < v.size(); ++e)
+      if (!(e >> b & 1)) {
+        const float lo = v[e], hi = v[e | std::size_t(1) << b];
+        v[e] = lo + hi;
+        v[e | std::size_t(1) << b] = lo - hi;
+      }
+}
+
+// The single-pass kernel's runs of E (one per thread) after its register and lane stages over the
+// lowest `bits` bits: the lower lane adds its partner's value, the upper subtracts its own.
+template <int E>
+std::vector<std::vector<float>> runs_after_lanes(const std::vector<float>& x, int threads, int bits) {
+  constexpr int log_e = fg::quantize_layout::log_run<E>();
+  std::vector<std::vector<float>> v(threads, std::vector<float>(E));
+  for (int t = 0; t < threads; ++t) {
+    for (int i = 0; i < E; ++i) v[t][i] = x[t * E + i];
+    ascending_butterflies(v[t], std::min(log_e, bits));
+  }
+  for (int b = 0; b < 5 && log_e + b < bits; ++b) {
+    const auto before = v;
+    for (int t = 0; t < threads; ++t)
+      for (int i = 0; i < E; ++i) {
+        const float other = before[t ^ (1 << b)][i];
+        v[t][i] = (t >> b & 1) ? other - before[t][i] : before[t][i] + other;
+      }
+  }
+  return v;
+}
+
 // The single-pass fwt_quantize kernel with runs of E, `threads` threads and rotations of 2^l (blocks
 // of the span): every shared-memory word of a turn is written and read once; an 8-lane phase of
 // 16-byte accesses hits 8 bank groups and a warp's scalar turn access 32 banks; and the kernel's data
@@ -499,7 +541,7 @@ void check_chained_mma() {
 template <int E, int R>
 void check_quantize_turn(int threads) {
   namespace ql = fg::quantize_layout;
-  constexpr int s = ql::turn_shift<E>(), log_e = ql::log_run<E>();
+  constexpr int s = ql::turn_shift<E>();
   const int span = threads * E;
   std::vector<int> written(span, 0), read(span, 0);
   for (int t = 0; t < threads; ++t)
@@ -540,49 +582,17 @@ void check_quantize_turn(int threads) {
   }
   // The data flow on random float32 values against the host's ascending-order transform.
   const int l = s + R;
-  std::vector<float> x(span), ref(span);
-  unsigned state = 12345u + unsigned(E * 31 + R);
-  for (float& v : x) {
-    state = state * 1664525u + 1013904223u;
-    v = std::ldexp(float(int(state >> 8) - (1 << 23)), -20) * float(1 + (state & 7));
-  }
-  ref = x;
-  for (int b = 0; b < l; ++b)
-    for (int e = 0; e < span; ++e)
-      if (!(e >> b & 1)) {
-        const float lo = ref[e], hi = ref[e | 1 << b];
-        ref[e] = lo + hi;
-        ref[e | 1 << b] = lo - hi;
-      }
-  std::vector<std::vector<float>> v(threads, std::vector<float>(E));
-  auto registers = [&](std::vector<float>& r, int bits) {
-    for (int b = 0; b < bits; ++b)
-      for (int i = 0; i < E; ++i)
-        if (!(i >> b & 1)) {
-          const float lo = r[i], hi = r[i | 1 << b];
-          r[i] = lo + hi;
-          r[i | 1 << b] = lo - hi;
-        }
-  };
-  for (int t = 0; t < threads; ++t) {
-    for (int i = 0; i < E; ++i) v[t][i] = x[t * E + i];
-    registers(v[t], log_e);
-  }
-  for (int b = 0; b < 5; ++b) {
-    const auto before = v;
-    for (int t = 0; t < threads; ++t)
-      for (int i = 0; i < E; ++i) {
-        const float other = before[t ^ (1 << b)][i];
-        v[t][i] = (t >> b & 1) ? other - before[t][i] : before[t][i] + other;
-      }
-  }
+  const std::vector<float> x = random_floats(span, 12345u + unsigned(E * 31 + R), -20, 7);
+  std::vector<float> ref = x;
+  ascending_butterflies(ref, l);
+  std::vector<std::vector<float>> v = runs_after_lanes<E>(x, threads, l);
   std::vector<float> smem(span);
   for (int t = 0; t < threads; ++t)
     for (int i = 0; i < E; ++i) smem[ql::smem_word<E>(t * E + i)] = v[t][i];
   for (int t = 0; t < threads; ++t) {
     auto word = [&](int i) { return ql::turn_run_word<E, R>(i >> R, t, threads) + ((i & ((1 << R) - 1)) << s); };
     for (int i = 0; i < E; ++i) v[t][i] = smem[word(i)];
-    registers(v[t], R);
+    ascending_butterflies(v[t], R);
     for (int i = 0; i < E; ++i) smem[word(i)] = v[t][i];
   }
   int differ = 0;
@@ -598,7 +608,6 @@ void check_quantize_turn(int threads) {
 template <int E, int M>
 void check_quantize_factor(int log_chunk, int threads) {
   namespace ql = fg::quantize_layout;
-  constexpr int log_e = ql::log_run<E>();
   const int span = threads * E, chunk = 1 << log_chunk, columns = span / M;
   const float scale = float(1.0 / std::sqrt(double(M * chunk)));
   std::vector<int> reads(span, 0);
@@ -612,20 +621,9 @@ void check_quantize_factor(int log_chunk, int threads) {
       for (int lane = 0; lane < 32; ++lane) banks.insert(ql::smem_word<E>(ql::factor_element(first + lane, c, log_chunk, M)) & 31);
       CHECK(banks.size() == 32, "quantize factor E=%d M=%d: columns from %d, input %d: bank conflict", E, M, first, c);
     }
-  std::vector<float> x(span);
-  unsigned state = 777u + unsigned(M);
-  for (float& v : x) {
-    state = state * 1664525u + 1013904223u;
-    v = std::ldexp(float(int(state >> 8) - (1 << 23)), -21) * float(1 + (state & 15));
-  }
+  const std::vector<float> x = random_floats(span, 777u + unsigned(M), -21, 15);
   std::vector<float> ref = x;  // the host: H_{2^k} on each block (bit 0 first), then apply_factor
-  for (int b = 0; b < log_chunk; ++b)
-    for (int e = 0; e < span; ++e)
-      if (!(e >> b & 1)) {
-        const float lo = ref[e], hi = ref[e | 1 << b];
-        ref[e] = lo + hi;
-        ref[e | 1 << b] = lo - hi;
-      }
+  ascending_butterflies(ref, log_chunk);
   std::vector<float> host(span);
   for (int rot = 0; rot < span / (M * chunk); ++rot)
     for (int j = 0; j < chunk; ++j)
@@ -637,25 +635,7 @@ void check_quantize_factor(int log_chunk, int threads) {
         }
         host[(rot * M + r) * chunk + j] = out * scale;
       }
-  std::vector<std::vector<float>> v(threads, std::vector<float>(E));  // the kernel
-  for (int t = 0; t < threads; ++t) {
-    for (int i = 0; i < E; ++i) v[t][i] = x[t * E + i];
-    for (int b = 0; b < std::min(log_e, log_chunk); ++b)
-      for (int i = 0; i < E; ++i)
-        if (!(i >> b & 1)) {
-          const float lo = v[t][i], hi = v[t][i | 1 << b];
-          v[t][i] = lo + hi;
-          v[t][i | 1 << b] = lo - hi;
-        }
-  }
-  for (int b = 0; log_e + b < log_chunk; ++b) {
-    const auto before = v;
-    for (int t = 0; t < threads; ++t)
-      for (int i = 0; i < E; ++i) {
-        const float other = before[t ^ (1 << b)][i];
-        v[t][i] = (t >> b & 1) ? other - before[t][i] : before[t][i] + other;
-      }
-  }
+  std::vector<std::vector<float>> v = runs_after_lanes<E>(x, threads, log_chunk);  // the kernel
   std::vector<float> smem(span);
   for (int t = 0; t < threads; ++t)
     for (int i = 0; i < E; ++i) smem[ql::smem_word<E>(t * E + i)] = v[t][i];

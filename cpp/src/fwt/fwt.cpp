@@ -100,7 +100,7 @@ FwtPlan make_plan(const ArrayView& x, const ArrayView& out, const FwtOptions& op
   if (axis < 0 || axis >= nd)
     raise<ValueError>("fwt: axis=", opt.axis, " is out of range for an array of ", nd, " dimensions");
   const std::int64_t n = x.shape[axis];
-  const int factor = user ? int(std::lround(std::sqrt(double(user->size())))) : hadamard_factor_of(n);
+  const int factor = user ? int(opt.hadamard.shape[0]) : hadamard_factor_of(n);  // (checked square)
   if (user && (n % factor != 0 || !is_power_of_two(n / factor)))
     raise<ValueError>("fwt: the transform length N = x.shape[", axis, "] = ", n, " is not m·2^k for the hadamard of order m = ",
                       factor, "; accepted: N = ", factor, "·2^k (or a block of that length)");
@@ -177,6 +177,20 @@ FactorMatrix checked_factor_matrix(const ArrayView& h, bool transpose, const cha
   return matrix;
 }
 
+std::vector<std::int8_t> checked_signs(const ArrayView& s, std::int64_t n, const char* op) {
+  if (s.dtype != DType::int8 || s.ndim() != 1 || s.shape[0] != n || s.strides.size() != 1 ||
+      s.device.type != DeviceType::cpu)
+    raise<ValueError>(op, ": signs must be N = ", n, " int8 values ±1 in host memory (N the rotated axis's length), "
+                      "got dtype ", dtype_name(s.dtype), " shape ", shape_text(s), " on ", device_name(s.device));
+  std::vector<std::int8_t> d(static_cast<std::size_t>(n));
+  for (std::int64_t j = 0; j < n; ++j) {
+    d[std::size_t(j)] = static_cast<const std::int8_t*>(s.data)[j * s.strides[0]];
+    if (d[std::size_t(j)] != 1 && d[std::size_t(j)] != -1)
+      raise<ValueError>(op, ": signs[", j, "] = ", int(d[std::size_t(j)]), "; accepted: +1 or -1");
+  }
+  return d;
+}
+
 void collapse_batch(FwtPlan& p) {
   int k = 0;
   for (int d = 0; d < p.batch_ndim; ++d) {
@@ -212,7 +226,7 @@ detail::FwtPlan plan_transform(const ArrayView& x, const ArrayView& out, const F
   if (options.block == 0 || nd < 1 || axis < 0 || axis >= nd || !strides_given)
     return detail::make_plan(x, out, options, user);  // (and its errors for those shapes)
   const std::int64_t n = x.shape[axis], block = options.block;
-  const std::int64_t m = user ? std::lround(std::sqrt(double(user->size()))) : 0;
+  const std::int64_t m = user ? options.hadamard.shape[0] : 0;
   const bool length_ok = user ? block % m == 0 && ((block / m) & (block / m - 1)) == 0 : detail::hadamard_factor_of(block) != 0;
   if (block < 1 || !length_ok || n % block != 0) {
     if (user)
@@ -268,17 +282,7 @@ void fwt(const ArrayView& x, const ArrayView& out, const FwtOptions& options, St
   }
   const int axis = options.axis < 0 ? options.axis + x.ndim() : options.axis;  // valid: the plan checked it
   const std::int64_t n = x.shape[axis];
-  const ArrayView& s = options.signs;
-  if (s.dtype != DType::int8 || s.ndim() != 1 || s.shape[0] != n || s.strides.size() != 1 ||
-      s.device.type != DeviceType::cpu)
-    raise<ValueError>("fwt: signs must be N = x.shape[", axis, "] = ", n, " int8 values ±1 in host memory, got dtype ",
-                      dtype_name(s.dtype), " shape ", shape_text(s), " on ", device_name(s.device));
-  std::vector<std::int8_t> d(static_cast<std::size_t>(n));
-  for (std::int64_t j = 0; j < n; ++j) {
-    d[std::size_t(j)] = static_cast<const std::int8_t*>(s.data)[j * s.strides[0]];
-    if (d[std::size_t(j)] != 1 && d[std::size_t(j)] != -1)
-      raise<ValueError>("fwt: signs[", j, "] = ", int(d[std::size_t(j)]), "; accepted: +1 or -1");
-  }
+  const std::vector<std::int8_t> d = detail::checked_signs(options.signs, n, "fwt");
   if (plan.rows == 0) return;
   if (options.inverse) {  // D · (Hᵀ·x scaled), D in place on out
     run_transform(plan, stream);

@@ -59,6 +59,10 @@ struct FwtPlan {
 /// ValueError naming `op`'s hadamard), row-major, transposed on request; null for an empty view.
 FactorMatrix checked_factor_matrix(const ArrayView& h, bool transpose, const char* op);
 
+/// A caller's signs checked (N int8 values ±1 in host memory, any stride; ValueError naming `op`'s
+/// signs), as a contiguous copy.
+std::vector<std::int8_t> checked_signs(const ArrayView& signs, std::int64_t n, const char* op);
+
 /// p in place on its output: y read as the input too.
 inline FwtPlan in_place_on_y(FwtPlan p) {
   p.x = p.y;

@@ -62,20 +62,10 @@ void check_output(const ArrayView& v, const char* name, DType dtype, const std::
 // The rotated rows in float32: x widened (16-bit exactly; float64 rotated in float64, rounded once).
 std::vector<float> rotate(const ArrayView& x, std::int64_t rows, std::int64_t n, const FwtQuantizeOptions& o) {
   FwtOptions fo;
-  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized, fo.hadamard = o.hadamard;
+  fo.axis = -1, fo.block = o.block, fo.normalized = o.normalized, fo.hadamard = o.hadamard, fo.signs = o.signs;
   std::vector<float> r(static_cast<std::size_t>(rows * n));
-  const auto* signs = static_cast<const std::int8_t*>(o.signs.data);
-  auto apply_signs = [&](auto* v) {
-    if (signs)
-      detail::parallel_for(rows, 1, [&](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i)
-          for (std::int64_t j = 0; j < n; ++j)
-            if (signs[j] < 0) v[i * n + j] = -v[i * n + j];
-      });
-  };
   if (x.dtype == DType::float64) {
     std::vector<double> w(static_cast<const double*>(x.data), static_cast<const double*>(x.data) + rows * n);
-    apply_signs(w.data());
     ArrayView wv = ArrayView::contiguous(w.data(), DType::float64, {rows, n});
     fwt(wv, wv, fo);
     for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<float>(w[i]);
@@ -87,7 +77,6 @@ std::vector<float> rotate(const ArrayView& x, std::int64_t rows, std::int64_t n,
     const auto f = x.dtype == DType::float16 ? detail::Format16::float16 : detail::Format16::bfloat16;
     detail::widen_16bit_active(f, static_cast<const std::uint16_t*>(x.data), r.data(), rows * n);
   }
-  apply_signs(r.data());
   ArrayView rv = ArrayView::contiguous(r.data(), DType::float32, {rows, n});
   fwt(rv, rv, fo);
   return r;
@@ -108,22 +97,23 @@ float group_amax(const float* v, std::int64_t count) {
 }  // namespace
 
 void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scales, const ArrayView& tensor_scale,
-                  const FwtQuantizeOptions& o, Stream stream) {
+                  const FwtQuantizeOptions& options, Stream stream) {
+  FwtQuantizeOptions o = options;  // (its signs become a checked contiguous copy below)
   const char* format = format_name(o.to);
   const bool packed = qf::packs_pairs(o.to);
   const int fixed_group = qf::fixed_group(o.to);
   if (x.dtype != DType::float16 && x.dtype != DType::bfloat16 && x.dtype != DType::float32 && x.dtype != DType::float64)
     raise<TypeError>("fwt_quantize: x has dtype ", dtype_name(x.dtype), "; accepted: float16, bfloat16, float32, float64");
   if (x.ndim() < 1) raise<ValueError>("fwt_quantize: x must have at least one dimension, got a scalar");
-  for (const ArrayView* v : {&x, &q, &scales, &tensor_scale, &o.signs, &o.hadamard})
+  for (const ArrayView* v : {&x, &q, &scales, &tensor_scale, &options.signs, &options.hadamard})
     if (v->strides.size() != v->shape.size()) raise<ValueError>("fwt_quantize: an array's strides and shape lengths differ");
   if (x.size() && !x.is_c_contiguous())
     raise<ValueError>("fwt_quantize: x is not C-contiguous (strides ", strides_text(x), "); accepted: C-contiguous rows");
   const std::int64_t n = x.shape.back(), rows = n ? x.size() / n : 0;
   const std::int64_t rotation = o.block ? o.block : n;
   if (o.hadamard.data) {
-    const std::int64_t m = std::int64_t(std::lround(std::sqrt(double(
-        detail::checked_factor_matrix(o.hadamard, false, "fwt_quantize")->size()))));
+    detail::checked_factor_matrix(o.hadamard, false, "fwt_quantize");
+    const std::int64_t m = o.hadamard.shape[0];  // (checked square)
     if (m < 1 || rotation % m != 0 || ((rotation / m) & (rotation / m - 1)) != 0 || n % rotation != 0)
       raise<ValueError>("fwt_quantize: the rotation's length ", rotation, " (block, else N = x.shape[-1]) for N = ", n,
                         " and a hadamard of shape ", shape_text(o.hadamard), "; accepted: m·2^k dividing N, m the hadamard's order");
@@ -138,14 +128,10 @@ void fwt_quantize(const ArrayView& x, const ArrayView& q, const ArrayView& scale
   if (group < 1 || n % group != 0 || (packed && group % 2 != 0))
     raise<ValueError>("fwt_quantize: group = ", group, " for N = ", n, "; accepted: a divisor of N",
                       packed ? " that is even (two values per byte)" : "");
+  std::vector<std::int8_t> signs;
   if (o.signs.data) {
-    if (o.signs.dtype != DType::int8 || o.signs.ndim() != 1 || o.signs.shape[0] != n || !o.signs.is_c_contiguous() ||
-        o.signs.device.type != DeviceType::cpu)
-      raise<ValueError>("fwt_quantize: signs must be N = ", n, " int8 values ±1 in host memory, got dtype ",
-                        dtype_name(o.signs.dtype), " shape ", shape_text(o.signs));
-    const auto* s = static_cast<const std::int8_t*>(o.signs.data);
-    for (std::int64_t j = 0; j < n; ++j)
-      if (s[j] != 1 && s[j] != -1) raise<ValueError>("fwt_quantize: signs[", j, "] = ", int(s[j]), "; accepted: +1 or -1");
+    signs = detail::checked_signs(o.signs, n, "fwt_quantize");
+    o.signs = ArrayView::contiguous(signs.data(), DType::int8, {n});
   }
   check_output(q, "q", o.to == QuantFormat::int8 ? DType::int8 : DType::uint8, with_last(x, packed ? n / 2 : n), x);
   const DType scale_dtype = fixed_group ? DType::uint8 : DType::float32;
