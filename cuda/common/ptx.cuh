@@ -63,6 +63,18 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
   return t;
 }
 
+// ------------------------------------------------------------------ float min/max (sm_80+)
+/// max.NaN.f32: the larger of a and b, NaN if either is NaN (fmaxf drops a NaN operand).
+__device__ __forceinline__ float max_nan(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float out;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(out) : "f"(a), "f"(b));
+  return out;
+#else
+  return (a != a || b != b) ? __int_as_float(0x7fffffff) : fmaxf(a, b);
+#endif
+}
+
 // ------------------------------------------------------------------ mma.sync (sm_80+)
 /// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: D = A·B + C, A 16×16 (row-major fragment: four
 /// registers of two T), B 16×8 (column-major fragment), C and D float32. T is __half or __nv_bfloat16.

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/ptx.cuh"
 #include "core/cuda_check.hpp"
 #include "ironkernels/fwt_quantize.hpp"
 #include "fwt/fwt_quantize_layout.cuh"
@@ -52,6 +53,21 @@ struct FusedArgs {
   bool amax_only;       // nvfp4's first pass
 };
 
+// E 16-bit values from p (two per word, the low half first) as floats, exactly.
+template <bool kBfloat, int E>
+__device__ __forceinline__ void load_widened(const uint4* p, float (&v)[E]) {
+#pragma unroll
+  for (int k = 0; k < E / 8; ++k) {
+    const uint4 u = __ldcs(p + k);
+    const unsigned w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int h = 0; h < 4; ++h) {
+      v[8 * k + 2 * h] = fwt_gpu::widen_16bit(std::uint16_t(w[h] & 0xffffu), kBfloat);
+      v[8 * k + 2 * h + 1] = kBfloat ? __uint_as_float(w[h] & 0xffff0000u) : fwt_gpu::widen_16bit(std::uint16_t(w[h] >> 16), false);
+    }
+  }
+}
+
 // The thread's E elements from e0 (16-byte loads, streamed: read once), signed.
 template <class In, int E>
 __device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, float (&v)[E]) {
@@ -64,14 +80,20 @@ __device__ __forceinline__ void load_run(const FusedArgs& a, std::int64_t e0, fl
     }
   } else {
     const uint4* p = reinterpret_cast<const uint4*>(static_cast<const std::uint16_t*>(a.x) + e0);
+    // One branch per thread rather than a select per element, where registers allow (runs of 16).
+    if constexpr (E == 16) {
+      if (a.bfloat) load_widened<true>(p, v);
+      else load_widened<false>(p, v);
+    } else {
 #pragma unroll
-    for (int k = 0; k < E / 8; ++k) {
-      const uint4 u = __ldcs(p + k);
-      const unsigned w[4] = {u.x, u.y, u.z, u.w};
+      for (int k = 0; k < E / 8; ++k) {
+        const uint4 u = __ldcs(p + k);
+        const unsigned w[4] = {u.x, u.y, u.z, u.w};
 #pragma unroll
-      for (int h = 0; h < 4; ++h) {
-        v[8 * k + 2 * h] = fwt_gpu::widen_16bit(std::uint16_t(w[h] & 0xffffu), a.bfloat);
-        v[8 * k + 2 * h + 1] = fwt_gpu::widen_16bit(std::uint16_t(w[h] >> 16), a.bfloat);
+        for (int h = 0; h < 4; ++h) {
+          v[8 * k + 2 * h] = fwt_gpu::widen_16bit(std::uint16_t(w[h] & 0xffffu), a.bfloat);
+          v[8 * k + 2 * h + 1] = fwt_gpu::widen_16bit(std::uint16_t(w[h] >> 16), a.bfloat);
+        }
       }
     }
   }
@@ -178,12 +200,11 @@ __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float*
 #pragma unroll
   for (int b = 0; b < 5; ++b) {
     if (kLogE + b >= a.log_l) break;
-    const bool upper = lane >> b & 1;
+    // The lower lane holds lo, the upper hi: lo + hi there and lo - hi here, each one rounding, in
+    // one fma (1·v and -1·v are exact).
+    const float sign = lane >> b & 1 ? -1.0f : 1.0f;
 #pragma unroll
-    for (int i = 0; i < E; ++i) {
-      const float other = __shfl_xor_sync(kFullMask, v[i], 1 << b);
-      v[i] = upper ? other - v[i] : v[i] + other;
-    }
+    for (int i = 0; i < E; ++i) v[i] = fmaf(sign, v[i], __shfl_xor_sync(kFullMask, v[i], 1 << b));
   }
   constexpr int s = ql::turn_shift<E>();
   switch (a.log_l - s) {  // (at most log2 E: the span holds the rotation)
@@ -236,7 +257,7 @@ __device__ __noinline__ std::uint8_t element_code_of_nan(QuantFormat to, float v
 template <QuantFormat kTo>
 __device__ __forceinline__ std::uint8_t fast_code(float v, const qf::GroupScale& sc, float mx_factor) {
   if constexpr (kTo == QuantFormat::float8_e4m3fn || kTo == QuantFormat::float8_e5m2) {
-    const float y = v * sc.multiplier;
+    const float y = v * sc.prescale * sc.multiplier;
     if (isnan(y)) return element_code_of_nan(kTo, v, sc);
     return __nv_cvt_float_to_fp8(y, __NV_SATFINITE, kTo == QuantFormat::float8_e4m3fn ? __NV_E4M3 : __NV_E5M2);
   } else if constexpr (kTo == QuantFormat::mxfp4) {
@@ -249,6 +270,23 @@ __device__ __forceinline__ std::uint8_t fast_code(float v, const qf::GroupScale&
     return isnan(y) ? element_code_of_nan(kTo, v, sc) : qf::encode_e2m1(y);
   } else {
     return qf::element_code(kTo, v, sc);  // int8, int4: a rounding and a clamp already
+  }
+}
+
+// fast_code of a group without NaN or ±Inf (then every product is finite): no NaN tests; the
+// integers by the hardware's round-to-nearest-even conversion and a clamp.
+template <QuantFormat kTo>
+__device__ __forceinline__ std::uint8_t finite_code(float v, const qf::GroupScale& sc, float mx_factor) {
+  if constexpr (kTo == QuantFormat::int8 || kTo == QuantFormat::int4) {
+    constexpr int kLimit = kTo == QuantFormat::int8 ? 127 : 7;
+    const int r = min(max(__float2int_rn(v * sc.prescale * sc.multiplier), -kLimit), kLimit);
+    return std::uint8_t(kTo == QuantFormat::int8 ? r : r & 0x0F);
+  } else if constexpr (kTo == QuantFormat::mxfp4) {
+    return qf::encode_e2m1(v * mx_factor);
+  } else if constexpr (kTo == QuantFormat::nvfp4) {
+    return sc.multiplier > 0.0f ? qf::encode_e2m1(v * sc.multiplier) : 0;
+  } else {
+    return fast_code<kTo>(v, sc, mx_factor);
   }
 }
 
@@ -316,17 +354,41 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
   if (a.log_g >= kLogE) {  // one group over the thread's run (and its neighbours')
     float m = 0.0f;
 #pragma unroll
-    for (int i = 0; i < E; ++i) m = fmaxf(m, magnitude(v[i]));
-    m = group_amax<E>(a, m, partials);
+    for (int i = 0; i < E; ++i) m = ptx::max_nan(m, fabsf(v[i]));
+    m = group_amax<E>(a, isfinite(m) ? m : INFINITY, partials);
     const qf::GroupScale sc = qf::group_scale(kTo, m == INFINITY ? NAN : m, encode);
-    const float mx = kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f;
     if (valid && (e0 & ((std::int64_t(1) << a.log_g) - 1)) == 0) store_scale(e0, sc);
+    if (m == INFINITY) {  // the group holds NaN or ±Inf: the shared function, element by element
 #pragma unroll
-    for (int h = 0; h < E / 16; ++h) {
-      unsigned words[4] = {};
+      for (int h = 0; h < E / 16; ++h) {
+        unsigned words[4] = {};
 #pragma unroll
-      for (int i = 0; i < 16; ++i) put(words, i, fast_code<kTo>(v[16 * h + i], sc, mx));
-      if (valid) store_codes(h, words);
+        for (int i = 0; i < 16; ++i) put(words, i, element_code_of_nan(kTo, v[16 * h + i], sc));
+        if (valid) store_codes(h, words);
+      }
+    } else {
+      const float mx = kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f;
+      if (sc.prescale != 1.0f)  // (a group of magnitudes below about 1e-36: qf::GroupScale)
+#pragma unroll
+        for (int i = 0; i < E; ++i) v[i] *= sc.prescale;
+      qf::GroupScale unit = sc;
+      unit.prescale = 1.0f;
+#pragma unroll
+      for (int h = 0; h < E / 16; ++h) {
+        unsigned words[4] = {};
+        if constexpr (kTo == QuantFormat::float8_e4m3fn || kTo == QuantFormat::float8_e5m2) {
+#pragma unroll
+          for (int i = 0; i < 16; i += 2)  // two codes per conversion, the first in the low byte
+            words[i / 4] |= unsigned(__nv_cvt_float2_to_fp8x2(
+                                make_float2(v[16 * h + i] * sc.multiplier, v[16 * h + i + 1] * sc.multiplier),
+                                __NV_SATFINITE, kTo == QuantFormat::float8_e4m3fn ? __NV_E4M3 : __NV_E5M2))
+                            << (8 * (i % 4));
+        } else {
+#pragma unroll
+          for (int i = 0; i < 16; ++i) put(words, i, finite_code<kTo>(v[16 * h + i], unit, mx));
+        }
+        if (valid) store_codes(h, words);
+      }
     }
   } else {  // groups of at most 16 inside the run, 16 registers at a time: each group's largest
             // magnitude at its first register, then everywhere in it

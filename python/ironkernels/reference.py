@@ -107,7 +107,10 @@ def quantize_reference(r: np.ndarray, to: str, group: int, global_amax: float = 
             qmax = np.float32({"float8_e4m3fn": 448, "float8_e5m2": 57344, "int8": 127, "int4": 7}[to])
             scale = np.where(finite, np.where(amax > 0, amax / qmax, np.float32(1)), np.float32(np.nan)).astype(np.float32)
             inv = np.where(finite & (amax > 0), qmax / amax, np.float32(0)).astype(np.float32)
-            v = (g * inv).astype(np.float32)
+            # qmax / amax past float32 (amax below about 1e-36): (g · 2^64) · (qmax / (amax · 2^64)).
+            pre = np.where(np.isinf(inv), np.float32(2.0**64), np.float32(1)).astype(np.float32)
+            inv = np.where(np.isinf(inv), qmax / (amax * pre), inv).astype(np.float32)
+            v = ((g * pre).astype(np.float32) * inv).astype(np.float32)
             if to.startswith("float8"):
                 dt = getattr(ml_dtypes, to)
                 codes = np.clip(v, -qmax, qmax).astype(dt).view(np.uint8)

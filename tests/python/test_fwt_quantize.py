@@ -32,7 +32,7 @@ def rotated(x, block=None, signs=None, normalized=True):
         blocks = np.asarray(wide, np.float64).reshape(wide.shape[:-1] + (n // b, b))
         exact = fwt_reference(blocks, b ** -0.5 if normalized else 1.0).reshape(wide.shape)
         norm = np.sqrt(np.sum(exact.reshape(blocks.shape) ** 2, axis=-1, keepdims=True))
-        tol = (2e-6 * np.abs(exact.reshape(blocks.shape)) + 2e-6 * norm).reshape(wide.shape) + 1e-300
+        tol = (2e-6 * np.abs(exact.reshape(blocks.shape)) + 2e-6 * norm).reshape(wide.shape) + b * 2.0**-149  # (subnormals)
         assert np.all(np.abs(r - exact) <= tol), "the rotation is not H · (signs ∘ x) per block"
     return r
 
@@ -119,6 +119,31 @@ def test_zero_and_non_finite_groups(rng, to):
     q, s, r = assert_matches_reference(x, to, block=16, group=None if to in FIXED else 16)
     assert not unpack(q, to)[1].any()
     assert unpack(q, to)[0].any(), "a finite row lost to another row's infinity"
+
+
+@pytest.mark.parametrize("to", ["float8_e4m3fn", "float8_e5m2", "int8", "int4"])
+def test_groups_too_small_for_qmax_over_amax(rng, to):
+    """Groups whose largest magnitude is so small that qmax / amax overflows float32 (below about
+    1e-36, subnormals included) are quantised like any other: each code is v · qmax / amax rounded
+    (worked in float64 here), not the largest code for every element."""
+    import ml_dtypes
+
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    x *= np.float32([1e-37, 1e-40, 3e-43, 1.0])[:, None]
+    q, s, r = assert_matches_reference(x, to, block=16, group=16)
+    g = r.astype(np.float64).reshape(4, 4, 16)
+    qmax = {"float8_e4m3fn": 448, "float8_e5m2": 57344, "int8": 127, "int4": 7}[to]
+    y = g * qmax / np.abs(g).max(axis=-1, keepdims=True)
+    codes = unpack(q, to).reshape(g.shape)
+    if to.startswith("float8"):
+        got = codes.astype(np.uint8).view(getattr(ml_dtypes, to)).astype(np.float64)
+        half_unit = np.maximum(np.abs(y) * (2.0**-4 if to == "float8_e4m3fn" else 2.0**-3), 2.0**-10 if to == "float8_e4m3fn" else 2.0**-17)
+    else:
+        got = codes.astype(np.int64)
+        got = np.where(got > 7, got - 16, got) if to == "int4" else got
+        half_unit = 0.5
+    assert (np.abs(got - y) <= half_unit * (1 + 1e-5)).all()
+    assert (np.abs(got).max(axis=-1) == qmax).all()
 
 
 def test_nvfp4_empty_and_tiny_tensors():

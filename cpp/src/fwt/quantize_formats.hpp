@@ -119,13 +119,17 @@ struct GroupScale {
   float stored_value;  // float8 / int formats
   std::uint8_t code;   // mxfp4 (E8M0) and nvfp4 (E4M3)
   float multiplier;
+  // 1, or 2^64 where qmax / amax overflows float32 (amax below about 1e-36): an element is then
+  // (v · 2^64) · (qmax / (amax · 2^64)), the same rounding of v · qmax / amax, without the infinity.
+  float prescale;
 };
+inline constexpr float kTinyGroupPrescale = 18446744073709551616.0f;  // 2^64
 
 /// The scale of a group whose largest magnitude is `amax` (NaN if it holds NaN or ±Inf); `encode` is
 /// nvfp4's tensor encode scale (1 for the other formats).
 IRONKERNELS_HD GroupScale group_scale(QuantFormat to, float amax, float encode) {
   const bool finite = !std::isnan(amax);
-  GroupScale g{0.0f, 0, 0.0f};
+  GroupScale g{0.0f, 0, 0.0f, 1.0f};
   if (to == QuantFormat::mxfp4) {
     g.code = mx_scale_code(amax);
   } else if (to == QuantFormat::nvfp4) {
@@ -136,6 +140,10 @@ IRONKERNELS_HD GroupScale group_scale(QuantFormat to, float amax, float encode) 
     const float qmax = code_max(to);
     g.stored_value = !finite ? NAN : amax > 0.0f ? amax / qmax : 1.0f;
     g.multiplier = finite && amax > 0.0f ? qmax / amax : 0.0f;
+    if (std::isinf(g.multiplier)) {
+      g.prescale = kTinyGroupPrescale;
+      g.multiplier = qmax / (amax * kTinyGroupPrescale);
+    }
     if (!finite) g.multiplier = NAN;  // every element's code is then the format's NaN (0 for integers)
   }
   return g;
@@ -145,10 +153,10 @@ IRONKERNELS_HD GroupScale group_scale(QuantFormat to, float amax, float encode) 
 /// nibble in the low four bits (int4, mxfp4, nvfp4).
 IRONKERNELS_HD std::uint8_t element_code(QuantFormat to, float v, const GroupScale& g) {
   switch (to) {
-    case QuantFormat::float8_e4m3fn: return quant::encode(v * g.multiplier, kE4M3);
-    case QuantFormat::float8_e5m2: return quant::encode(v * g.multiplier, kE5M2);
-    case QuantFormat::int8: return std::uint8_t(std::int8_t(symmetric_int(v * g.multiplier, 127)));
-    case QuantFormat::int4: return std::uint8_t(symmetric_int(v * g.multiplier, 7) & 0x0F);
+    case QuantFormat::float8_e4m3fn: return quant::encode(v * g.prescale * g.multiplier, kE4M3);
+    case QuantFormat::float8_e5m2: return quant::encode(v * g.prescale * g.multiplier, kE5M2);
+    case QuantFormat::int8: return std::uint8_t(std::int8_t(symmetric_int(v * g.prescale * g.multiplier, 127)));
+    case QuantFormat::int4: return std::uint8_t(symmetric_int(v * g.prescale * g.multiplier, 7) & 0x0F);
     case QuantFormat::mxfp4: return g.code == 255 ? 0 : quant::encode(std::ldexp(v, 127 - int(g.code)), kE2M1);
     case QuantFormat::nvfp4: return g.multiplier > 0.0f ? quant::encode(v * g.multiplier, kE2M1) : 0;
   }
