@@ -6,7 +6,9 @@ strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotate
            torch.matmul (cublasZgemm); errors on sampled entries against a long-double product (max
            relative of |Re|+|Im| and componentwise on |Re|+|Im| magnitudes), ours and cuBLAS's.
   batched  batch × n³ float64: ironkernels.gemm on (batch, n, n) against torch.bmm
-           (cublasDgemmStridedBatched): the ratio per point, the crossover where it passes 1.
+           (cublasDgemmStridedBatched): the ratio per point, the path gemm took (native below
+           n = 4096), the emulation product by product too where the batch is at most 64, and the
+           crossover where the ratio passes 1.
   sgemm    n³ float32: ironkernels.gemm (SGEMM's accuracy) against torch.matmul with TF32 off (SGEMM)
            and on (TF32), errors against the long-double product.
   dropin   n³ float64 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
@@ -18,6 +20,7 @@ strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotate
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import subprocess
@@ -70,17 +73,71 @@ def sampled_errors(c, a, b, rows, cols):
     return {"max_rel": float(np.max(err[mask] / size[mask])), "max_componentwise": float(np.max(err / np.where(mag > 0, mag, 1)))}
 
 
+class ZGemmul8:
+    """GEMMul8's ZGEMM (Karatsuba on the residues) through a library built beside the project
+    (IRONKERNELS_PEER_GEMMUL8, bench/README.md): size_t gemmul8_zworkspace_bytes(int m, int n, int k,
+    int moduli) and int gemmul8_zgemm(void* cublas_handle, int m, int n, int k, const double2* alpha,
+    const double2* A, int lda, const double2* B, int ldb, const double2* beta, double2* C, int ldc,
+    int moduli, int fastmode, void* workspace) (column-major, 0 on success)."""
+
+    class Double2(ctypes.Structure):
+        _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double)]
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.gemmul8_zworkspace_bytes.restype = ctypes.c_size_t
+        self.lib.gemmul8_zworkspace_bytes.argtypes = [ctypes.c_int] * 4
+        self.lib.gemmul8_zgemm.restype = ctypes.c_int
+        p, i = ctypes.c_void_p, ctypes.c_int
+        self.lib.gemmul8_zgemm.argtypes = [p, i, i, i, p, p, i, p, i, p, p, i, i, i, p]
+        self.cublas = ctypes.CDLL("libcublas.so.13")
+        self.handle = ctypes.c_void_p()
+        if self.cublas.cublasCreate_v2(ctypes.byref(self.handle)) != 0:
+            raise RuntimeError("cublasCreate failed")
+        self.one, self.zero = self.Double2(1.0, 0.0), self.Double2(0.0, 0.0)
+
+    def __call__(self, a, b, c, moduli, fast, workspace):
+        self.cublas.cublasSetStream_v2(self.handle, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        m, k = a.shape
+        n = b.shape[1]  # row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ
+        rc = self.lib.gemmul8_zgemm(self.handle, n, m, k, ctypes.byref(self.one), b.data_ptr(), n, a.data_ptr(), k,
+                                    ctypes.byref(self.zero), c.data_ptr(), n, moduli, int(fast), workspace.data_ptr())
+        if rc != 0:
+            raise RuntimeError(f"gemmul8_zgemm returned {rc}")
+        return c
+
+    def workspace(self, m, n, k, moduli):
+        return torch.empty(self.lib.gemmul8_zworkspace_bytes(n, m, k, moduli), dtype=torch.uint8, device="cuda")
+
+
 def bench_zgemm(n: int, args) -> list:
     gen = torch.Generator(device="cuda").manual_seed(n)
     a = torch.complex(family((n, n), 0.5, torch.float64, gen), family((n, n), 0.5, torch.float64, gen))
     b = torch.complex(family((n, n), 0.5, torch.float64, gen), family((n, n), 0.5, torch.float64, gen))
     rows, cols = torch.randperm(n, generator=torch.Generator().manual_seed(1))[:SAMPLES], torch.arange(SAMPLES)
-    ours, theirs = ironkernels.gemm(a, b), a @ b
-    times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b), "cublasZgemm": lambda: a @ b},
-                         args.rounds, args.reps)
-    return [{"routine": "zgemm", "n": n, **{f"{k}_ms": v for k, v in times.items()},
-             "speedup_vs_cublas": times["cublasZgemm"] / times["ironkernels"],
-             "ours": sampled_errors(ours, a, b, rows, cols), "cublas": sampled_errors(theirs, a, b, rows, cols)}]
+    results = {"ironkernels": ironkernels.gemm(a, b), "cublasZgemm": a @ b}
+    impls = {"ironkernels": lambda: ironkernels.gemm(a, b), "cublasZgemm": lambda: a @ b}
+    peer = os.environ.get("IRONKERNELS_PEER_GEMMUL8")
+    if peer:  # GEMMul8 at the moduli counts and modes that reach FP64-level accuracy
+        z = ZGemmul8(peer)
+        for moduli in (14, 15, 16):
+            ws, c = z.workspace(n, n, n, moduli), torch.empty_like(a)
+            for fast in (True, False):
+                name = f"gemmul8_{moduli}_{'fast' if fast else 'accurate'}"
+                impls[name] = (lambda ws=ws, c=c, moduli=moduli, fast=fast: z(a, b, c, moduli, fast, ws))
+                results[name] = impls[name]().clone()
+    times = rotated_best(impls, args.rounds, args.reps)
+    errors = {k: sampled_errors(v, a, b, rows, cols) for k, v in results.items()}
+    row = {"routine": "zgemm", "n": n, **{f"{k}_ms": v for k, v in times.items()},
+           "speedup_vs_cublas": times["cublasZgemm"] / times["ironkernels"],
+           "ours": errors["ironkernels"], "cublas": errors["cublasZgemm"],
+           "gemmul8": {k: errors[k] for k in errors if k.startswith("gemmul8")}}
+    # GEMMul8's fastest setting at equal or better error (max componentwise, sampled) than ours.
+    peers = [k for k in row["gemmul8"] if errors[k]["max_componentwise"] <= errors["ironkernels"]["max_componentwise"]]
+    if peers:
+        best = min(peers, key=lambda k: times[k])
+        row.update(gemmul8_at_our_error=best, speedup_vs_gemmul8=times[best] / times["ironkernels"])
+    return [row]
 
 
 def bench_batched(args) -> list:
@@ -88,9 +145,12 @@ def bench_batched(args) -> list:
     for batch, n in ((4096, 64), (1024, 256), (64, 1024), (16, 2048), (4, 4096)):
         gen = torch.Generator(device="cuda").manual_seed(batch * n)
         a, b = family((batch, n, n), 0.5, torch.float64, gen), family((batch, n, n), 0.5, torch.float64, gen)
-        times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b), "cublas_strided_batched":
-                              lambda: torch.bmm(a, b)}, args.rounds, max(3, args.reps // 2))
-        out.append({"routine": "batched", "batch": batch, "n": n, **{f"{k}_ms": v for k, v in times.items()},
+        impls = {"ironkernels": lambda: ironkernels.gemm(a, b), "cublas_strided_batched": lambda: torch.bmm(a, b)}
+        if batch <= 64:  # the emulation product by product (an engine named), where it takes under a second
+            impls["ironkernels_emulated"] = lambda: ironkernels.gemm(a, b, engine="cublas")
+        path = ironkernels.gemm(a, b, report=True)[1]["path"]
+        times = rotated_best(impls, args.rounds, max(3, args.reps // 2))
+        out.append({"routine": "batched", "batch": batch, "n": n, "path": path, **{f"{k}_ms": v for k, v in times.items()},
                     "speedup_vs_cublas": times["cublas_strided_batched"] / times["ironkernels"]})
         print(out[-1], flush=True)
     crossing = [r["n"] for r in out if r["speedup_vs_cublas"] >= 1.0]

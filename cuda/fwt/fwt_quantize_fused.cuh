@@ -295,6 +295,23 @@ __device__ __forceinline__ float mx_factor_of(const qf::GroupScale& sc) {
   return sc.code == 255 ? 0.0f : ldexpf(1.0f, 127 - int(sc.code));
 }
 
+// qf::group_scale of a group whose largest magnitude is amax (INF: it holds NaN or ±Inf); NVFP4's
+// E4M3 scale of a finite group by the hardware's conversions (the host's encode and decode on these
+// values: nearest even, saturating, exact back to float).
+template <QuantFormat kTo>
+__device__ __forceinline__ qf::GroupScale scale_of_group(float amax, float encode) {
+  if (amax == INFINITY) return qf::group_scale(kTo, NAN, encode);
+  if constexpr (kTo == QuantFormat::nvfp4) {
+    qf::GroupScale g{0.0f, 0, 0.0f, 1.0f};
+    g.code = __nv_cvt_float_to_fp8(amax / 6.0f * encode, __NV_SATFINITE, __NV_E4M3);
+    const float d = __half2float(__half(__nv_cvt_fp8_to_halfraw(g.code, __NV_E4M3)));
+    g.multiplier = d > 0.0f ? encode / d : 0.0f;
+    return g;
+  } else {
+    return qf::group_scale(kTo, amax, encode);
+  }
+}
+
 // Whether the rotation stages need the span in shared memory (the turn, the H_m stage); the group
 // maxima's warp partials follow it.
 template <int E>
@@ -356,7 +373,7 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
 #pragma unroll
     for (int i = 0; i < E; ++i) m = ptx::max_nan(m, fabsf(v[i]));
     m = group_amax<E>(a, isfinite(m) ? m : INFINITY, partials);
-    const qf::GroupScale sc = qf::group_scale(kTo, m == INFINITY ? NAN : m, encode);
+    const qf::GroupScale sc = scale_of_group<kTo>(m, encode);
     if (valid && (e0 & ((std::int64_t(1) << a.log_g) - 1)) == 0) store_scale(e0, sc);
     if (m == INFINITY) {  // the group holds NaN or ±Inf: the shared function, element by element
 #pragma unroll
@@ -391,7 +408,7 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
       }
     }
   } else {  // groups of at most 16 inside the run, 16 registers at a time: each group's largest
-            // magnitude at its first register, then everywhere in it
+            // magnitude at its first register
 #pragma unroll
     for (int h = 0; h < E / 16; ++h) {
       float m[16];
@@ -404,19 +421,17 @@ __global__ void __launch_bounds__(E == 16 ? 512 : 1024, 1) fwt_quantize_fused_ke
         for (int i = 0; i < 16; ++i)
           if (!(i >> b & 1)) m[i] = fmaxf(m[i], m[i | 1 << b]);
       }
-#pragma unroll
-      for (int b = 3; b >= 0; --b) {
-        if (b >= a.log_g) continue;
-#pragma unroll
-        for (int i = 0; i < 16; ++i)
-          if (i >> b & 1) m[i] = m[i & ~(1 << b)];
-      }
       unsigned words[4] = {};
+      qf::GroupScale sc{};
+      float mx = 0.0f;
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
-        const qf::GroupScale sc = qf::group_scale(kTo, m[i] == INFINITY ? NAN : m[i], encode);
-        put(words, i, fast_code<kTo>(v[16 * h + i], sc, kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f));
-        if (valid && (i & ((1 << a.log_g) - 1)) == 0) store_scale(e0 + 16 * h + i, sc);
+        if ((i & ((1 << a.log_g) - 1)) == 0) {  // a group starts here: its scale, once
+          sc = scale_of_group<kTo>(m[i], encode);
+          mx = kTo == QuantFormat::mxfp4 ? mx_factor_of(sc) : 0.0f;
+          if (valid) store_scale(e0 + 16 * h + i, sc);
+        }
+        put(words, i, fast_code<kTo>(v[16 * h + i], sc, mx));
       }
       if (valid) store_codes(h, words);
     }

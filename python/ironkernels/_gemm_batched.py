@@ -1,13 +1,49 @@
-"""gemm on a batch: (batch, m, k) · (batch, k, n), either operand shared as one matrix, each product a
-call of gemm under the same contract (its own certificate), into one (batch, m, n) result."""
+"""gemm on a batch: (batch, m, k) · (batch, k, n), either operand shared as one matrix, into one
+(batch, m, n) result. Each product is a call of gemm under the same contract (its own certificate);
+on CUDA, under a certified contract, a batch of products with a dimension below the emulation's
+crossover runs instead as one native batched DGEMM / ZGEMM (cuBLAS through the arrays' framework),
+which such a contract allows and which is faster there (docs/gemm.md)."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from ._gemm_contract import op_shape
-from ._interop import dtype_name, empty_like, framework_of, shape_of
+from ._interop import device_of, dtype_name, empty_like, framework_of, resolve_stream, shape_of
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that slice
+# Products with m, n or k below this are faster in native float64 than emulated on H100/H200
+# (single 4096³ products run at about 1.0× DGEMM, batches of smaller ones far below it:
+# bench/DECISIONS.md, gemm batched).
+NATIVE_BATCH_BELOW = 4096
+
+
+def _transposed(x: Any, trans: bool) -> Any:
+    return x.swapaxes(-1, -2) if trans else x
+
+
+def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool,
+                  stream: Any, fw: str) -> None:
+    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS) on `stream`."""
+    def compute():
+        p = _transposed(a, trans_a) @ _transposed(b, trans_b)
+        if alpha != 1:
+            p = p * alpha
+        if c is not None and beta != 0:
+            p = p + beta * c
+        out[...] = p
+
+    if fw == "torch":
+        import torch
+
+        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=a.device)):
+            compute()
+    else:
+        import cupy
+
+        from ._gemm import _cupy_stream
+
+        with cupy.cuda.Device(a.device.id), _cupy_stream(cupy, stream, a.device.id):
+            compute()
 
 
 def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bool, **kw: Any) -> Any:
@@ -32,10 +68,30 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
         out = empty_like(a, (batch, m, n), "complex128" if complex_ else "float64")
     elif shapes["out"] != (batch, m, n):
         raise ValueError(f"gemm: out has shape {shapes['out']}; accepted: ({batch}, {m}, {n})")
-    reports = [gemm(pick(a, i), pick(b, i), c=None if c is None else pick(c, i), out=out[i], report=True, **kw)[1]
+    k = op_shape(shapes["a"], kw.get("trans_a"))[1]
+    contract = kw.get("contract")
+    fw = framework_of(a)
+    if (contract is not None and contract.certified and fw in ("torch", "cupy") and device_of(a)[0] == "cuda"
+            and min(m, n, k) < NATIVE_BATCH_BELOW and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"}
+            and len({device_of(x) for x in arrays.values()}) == 1 and kw.get("backend") in ("auto", "cuda")
+            and kw.get("engine") == "auto"):  # (an engine named asks for the emulation)
+        _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
+                      trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")),
+                      stream=resolve_stream(kw.get("stream"), a), fw=fw)
+        if not report:
+            return out
+        unit = 2.0**-53
+        rtol = contract.rtol_at(k)
+        return out, {"path": "native", "certified": True, "rtol": rtol,
+                     "bound": max(rtol, k * unit / (1 - k * unit)), "backend": "cuda",
+                     "native_reason": f"a batch of products with a dimension below {NATIVE_BATCH_BELOW}: one native "
+                                      "batched product (cuBLAS)", "batch": None}
+    # Products one by one, on the stream in order (each call waits only where its contract does).
+    results = [gemm(pick(a, i), pick(b, i), c=None if c is None else pick(c, i), out=out[i], report=report, **kw)
                for i in range(batch)]
     if not report:
         return out
+    reports = [r[1] for r in results]
     return out, {
         "certified": all(r["certified"] for r in reports),
         "bound": max((r["bound"] for r in reports), default=0.0),

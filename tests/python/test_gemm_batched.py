@@ -49,3 +49,30 @@ def test_refusals_write_nothing(rng):
     with pytest.raises(ValueError, match="a batch of them"):
         ik.gemm(np.ones((2, 2, 3, 5)), np.ones((5, 4)))
     assert (out == 7.0).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_small_cuda_batches_run_as_one_native_product(rng, dtype):
+    """On CUDA a certified batch of products below the emulation's crossover is one native batched
+    product: within the bound its report states, against an exact product; an engine named keeps
+    the emulation, product by product."""
+    torch = pytest.importorskip("torch")
+    a = gemm_family(rng, (16, 40, 24), 1.0)
+    b = gemm_family(rng, (24, 8), 1.0)
+    c = rng.standard_normal((16, 40, 8))
+    if dtype == "complex128":
+        a, b = a + 1j * gemm_family(rng, a.shape, 1.0), b - 1j * gemm_family(rng, b.shape, 1.0)
+    ta, tb, tc = (torch.from_numpy(x).cuda() for x in (a, b, c))
+    got, rep = ik.gemm(ta, tb, c=tc, beta=0.5, report=True)
+    assert rep["path"] == "native" and rep["certified"] and got.shape == (16, 40, 8)
+    exact = np.einsum("bik,kj->bij", a.astype(np.clongdouble), b.astype(np.clongdouble)) + 0.5 * c
+    mag = np.einsum("bik,kj->bij", np.abs(a).astype(np.longdouble), np.abs(b).astype(np.longdouble)) + 0.5 * np.abs(c)
+    err = np.abs(got.cpu().numpy() - exact)
+    assert (err <= 2 * rep["bound"] * mag + 4 * 2.0**-53 * np.abs(exact)).all()
+    if dtype == "float64":
+        emulated, rep = ik.gemm(ta, tb, engine="mma", report=True)
+        assert rep["batch"] is not None and all(r["path"] != "native" for r in rep["batch"])
+        for i in range(16):
+            want = ik.gemm(a[i], b)  # the CPU reference: the same bits
+            np.testing.assert_array_equal(emulated[i].cpu().numpy().view(np.uint64), want.view(np.uint64))

@@ -4,6 +4,7 @@
 // (OCP FP8 E4M3 / E5M2, E2M1 for MXFP4 and NVFP4), the E8M0 power-of-two scale of MX blocks, and the
 // symmetric integers. docs/fwt.md states the arithmetic each format's scale and values follow.
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 
 #include "core/host_device.hpp"
@@ -49,13 +50,27 @@ IRONKERNELS_HD std::uint8_t encode(float v, MiniFloat f) {
   return std::uint8_t(sign | ((re + f.bias) << f.mantissa) | mant);
 }
 
-/// encode(y, kE2M1) for y not NaN, in a few comparisons (the CUDA single-pass kernel's): the number
-/// of midpoints between E2M1's magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 that |y| passes, a tie going to
-/// the even code.
+/// encode(y, kE2M1) for y not NaN, in a few integer steps (the CUDA single-pass kernel's): below 1,
+/// the code is 2|y| rounded (quantum 0.5); from 1, |y|'s float32 bits with the mantissa rounded to
+/// one bit, nearest even (a carry moves the exponent up), give code 2·e + m + 2, saturated at 7.
 IRONKERNELS_HD std::uint8_t encode_e2m1(float y) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &y, sizeof bits);
+  const std::uint32_t magnitude = bits & 0x7fffffffu;
   const float a = std::fabs(y);
-  const int code = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
-  return std::uint8_t((std::signbit(y) ? 8 : 0) | code);
+  int code;
+  if (a < 1.0f) {
+#ifdef __CUDA_ARCH__
+    code = __float2int_rn(a + a);
+#else
+    code = int(std::nearbyint(a + a));  // (the default rounding: nearest even)
+#endif
+  } else {
+    const std::uint32_t rounded = magnitude + 0x1fffffu + (magnitude >> 22 & 1u);
+    code = int(rounded >> 22) - 2 * 127 + 2;
+    code = code < 7 ? code : 7;
+  }
+  return std::uint8_t((bits >> 28 & 8u) | unsigned(code));
 }
 
 /// The value of a code of `f` (the inverse of encode on its results).
