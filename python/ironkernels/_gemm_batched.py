@@ -23,7 +23,8 @@ def _transposed(x: Any, trans: bool) -> Any:
 
 def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool,
                   stream: Any, fw: str) -> None:
-    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS) on `stream`."""
+    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS), on the
+    framework's current stream, or on `stream` where the caller gave one."""
     def compute():
         p = _transposed(a, trans_a) @ _transposed(b, trans_b)
         if alpha != 1:
@@ -32,7 +33,9 @@ def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, tr
             p = p + beta * c
         out[...] = p
 
-    if fw == "torch":
+    if stream is None:
+        compute()
+    elif fw == "torch":
         import torch
 
         with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=a.device)):
@@ -75,9 +78,10 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
             and min(m, n, k) < NATIVE_BATCH_BELOW and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"}
             and len({device_of(x) for x in arrays.values()}) == 1 and kw.get("backend") in ("auto", "cuda")
             and kw.get("engine") == "auto"):  # (an engine named asks for the emulation)
+        given = kw.get("stream")
         _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
                       trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")),
-                      stream=resolve_stream(kw.get("stream"), a), fw=fw)
+                      stream=None if given is None else resolve_stream(given, a), fw=fw)
         if not report:
             return out
         unit = 2.0**-53
@@ -92,7 +96,9 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
     if not report:
         return out
     reports = [r[1] for r in results]
+    paths = {r["path"] for r in reports}
     return out, {
+        "path": paths.pop() if len(paths) == 1 else "mixed",
         "certified": all(r["certified"] for r in reports),
         "bound": max((r["bound"] for r in reports), default=0.0),
         "backend": reports[0]["backend"] if reports else None,
