@@ -8,6 +8,7 @@ Needs a copy of ironkernels built with jaxlib present (``pip install jax && pip 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import numbers
 from typing import Optional
 
@@ -15,11 +16,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+if importlib.util.find_spec(f"{__package__}._jax_ffi") is None:  # a build without jaxlib's headers
+    raise ImportError("ironkernels.jax: this copy of ironkernels was built without the JAX door (_jax_ffi); "
+                      "rebuild with jax installed: pip install jax && pip install --no-build-isolation .")
 try:
     from . import _jax_ffi
-except ImportError as e:  # a build without jaxlib's headers
-    raise ImportError("ironkernels.jax: this copy of ironkernels was built without the JAX door (_jax_ffi); "
-                      "rebuild with jax installed: pip install jax && pip install --no-build-isolation .") from e
+except ImportError as e:  # built, but it does not load here
+    raise ImportError(f"ironkernels.jax: the JAX door (_jax_ffi) is in this copy but does not load: {e}") from e
 
 __all__ = ["fwt", "gemm", "fwt_quantize"]
 
