@@ -172,6 +172,23 @@ FIGURES += [
     ("fwt float64 2^15 over clone", "fwt-h200-layouts.json", r"\((\S+)× the time of `torch.clone`, `bench/results/fwt-h200-pair",
      lambda: x2(layout_ratios(lambda c: c == "float64 rows 2^15", "clone"))),
 ]
+
+
+def quantize_rows(keep):
+    return [r for r in load("fwt-quantize-h100.json")["rows"] if keep(r)]
+
+
+def short_rotation(r):
+    return r["case"].startswith("blocks") or r["case"] in ("rows 2^7", "rows 2^10", "rows 2^12")
+
+
+FIGURES += [
+    ("fwt_quantize FP8 over its bytes floor, rotations to 2^12", "fwt-quantize-h100.json",
+     r"FP8 at (\S+)× its bytes floor",
+     lambda: x2([r["ours_over_floor"] for r in quantize_rows(lambda r: r["to"] == "float8_e4m3fn" and short_rotation(r))])),
+    ("fwt_quantize unfused over ours", "fwt-quantize-h100.json", r"(\S+)× faster than `fwt` then PyTorch",
+     lambda: span([r["unfused_over_ours"] for r in quantize_rows(lambda r: True)], "{:.1f}".format)),
+]
 FIGURES += [(f"gemm accuracy, {label}", "gemm-accuracy-cpu.json", "^(" + re.escape(f"| {label} |") + ".*)$",
              lambda label=label: accuracy_row(label)) for label in ACCURACY_ROWS]
 FIGURES += [
