@@ -17,7 +17,7 @@ from ._gemm_complex import gemm_complex
 from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2, fast_bits, op_shape  # noqa: F401
 from ._gemm_single import gemm_single
 from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
-                       shape_of)
+                       shape_of, torch_stream)
 
 # The library's plan cache (C++, shared with C++ callers) keeps each plan's cuBLAS handle; it is
 # emptied at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
@@ -46,7 +46,7 @@ def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> 
         import torch
 
         ws = torch.empty(nbytes, dtype=torch.uint8, device=like.device)
-        ws.record_stream(torch.cuda.ExternalStream(stream, device=like.device))
+        ws.record_stream(torch_stream(stream, like.device))
         return ws
     if fw == "cupy":
         import cupy
@@ -68,7 +68,7 @@ def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
     elif fw == "torch":
         import torch
 
-        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=dst.device)):
+        with torch.cuda.stream(torch_stream(stream, dst.device)):
             dst.copy_(src)
     elif fw == "cupy":
         import cupy

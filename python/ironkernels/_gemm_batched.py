@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ._gemm_contract import op_shape
-from ._interop import device_of, dtype_name, empty_like, framework_of, resolve_stream, shape_of
+from ._interop import device_of, dtype_name, empty_like, framework_of, resolve_stream, shape_of, torch_stream
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that slice
 # Products with m, n or k below this are faster in native float64 than emulated on H100/H200
@@ -38,7 +38,7 @@ def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, tr
     elif fw == "torch":
         import torch
 
-        with torch.cuda.stream(torch.cuda.ExternalStream(stream, device=a.device)):
+        with torch.cuda.stream(torch_stream(stream, a.device)):
             compute()
     else:
         import cupy

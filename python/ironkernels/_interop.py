@@ -275,6 +275,20 @@ def _torch_current_stream(index: int) -> int:
     return int(torch.cuda.current_stream(index).cuda_stream)
 
 
+def torch_stream(handle: int, device: Any) -> Any:
+    """A torch.cuda.Stream for a raw handle. Not torch.cuda.ExternalStream: given 0 (the NULL stream,
+    the default stream's handle) it returns a fresh pooled stream (pytorch/pytorch#182960), on which
+    work would run unordered with the NULL stream's."""
+    import torch
+
+    from_external = getattr(torch.cuda, "get_stream_from_external", None)  # torch >= 2.7
+    if from_external is not None:
+        return from_external(handle, device)
+    if handle == 0:
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(handle, device=device)
+
+
 def _cupy_current_stream(index: int) -> int:
     import cupy
 

@@ -396,3 +396,22 @@ def test_complex_products_on_the_gpu_equal_the_cpu(dev, rng):
     want = gemm(a, b)
     np.testing.assert_array_equal(get(got), want)
     assert rep["backend"] == "cuda" and rep["certified"]
+
+
+def test_torch_streams_of_raw_handles_are_those_streams():
+    """The NULL stream's handle (0) gives the NULL stream, not a fresh pooled one (which
+    torch.cuda.ExternalStream(0) gives): c's copy into out and the batched native products run in
+    order with the call's kernels."""
+    torch = pytest.importorskip("torch")
+    from ironkernels._interop import torch_stream
+
+    dev = torch.device("cuda", torch.cuda.current_device())
+    assert torch_stream(0, dev).cuda_stream == 0
+    side = torch.cuda.Stream()
+    assert torch_stream(side.cuda_stream, dev).cuda_stream == side.cuda_stream
+    a = torch.randn(1024, 1024, dtype=torch.float64, device=dev)
+    c = torch.randn(1024, 1024, dtype=torch.float64, device=dev)
+    out = torch.empty_like(c)
+    ironkernels.gemm(a, a, c=c, beta=1.0, out=out)
+    want = ironkernels.gemm(a.cpu().numpy(), a.cpu().numpy(), c=c.cpu().numpy(), beta=1.0)
+    np.testing.assert_allclose(out.cpu().numpy(), want, rtol=0, atol=1e-12 * np.abs(want).max())
