@@ -163,6 +163,19 @@ def test_zero_non_finite_and_empty(dev, rng, to):
         np.testing.assert_array_equal(g, w)
 
 
+@pytest.mark.parametrize("to", FORMATS)
+@pytest.mark.parametrize("rotation,group", [(16, 16), (128, 128), (4096, 128), (1 << 15, 16)])
+def test_groups_below_the_scales_range(dev, rng, to, rotation, group):
+    """Groups so small that qmax / amax overflows float32 (float32 subnormals and values near 1e-37)
+    beside ordinary ones: the single pass's prescaled codes and its other regimes, the host's bit for bit."""
+    n = max(rotation, 64)
+    x = rng.standard_normal((8, n)).astype(np.float32)
+    x *= np.float32([1e-37, 1e-40, 3e-43, 1.0, 1e-38, 1e-30, 0.0, 1e-44])[:, None]
+    got, want = both(dev, x, to=to, block=rotation if rotation < n else None, group=None if to in FIXED else group)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
 def test_factor_rotation_is_the_host_quantiser_on_the_device_rotation(dev, rng):
     """m·2^k: the CUDA transform may round differently from the host's; the codes are the reference
     quantiser's on the device's own rotated values."""
