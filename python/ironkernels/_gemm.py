@@ -15,6 +15,7 @@ from . import _core
 from ._gemm_batched import gemm_batched
 from ._gemm_complex import gemm_complex
 from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2, fast_bits, op_shape  # noqa: F401
+from ._gemm_grouped import gemm_grouped
 from ._gemm_single import gemm_single
 from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
                        shape_of, torch_stream)
@@ -110,7 +111,11 @@ def gemm(
             ``contract``, then combined (docs/gemm.md); alpha and beta may then be complex, and the
             report holds each product's report under ``parts``. Batches (NumPy, PyTorch, CuPy):
             a (batch, m, k) and/or b (batch, k, n), the other operand shared, c and out batched
-            alike: one certified product per matrix (the report's ``batch`` lists their reports).
+            alike: one certified product per matrix (the report's ``batch`` lists their reports);
+            on CUDA (PyTorch, CuPy) under a certified contract, where m, n or k is below 4096, one
+            native batched product instead (docs/gemm.md). Groups: lists of matrices of any shapes
+            (either operand may be one shared matrix; c and out lists alike): the products, as a
+            list, each the 2-D call's (the report's ``group`` lists their reports).
             float32 (NumPy, PyTorch, CuPy): ``Contract.native()`` means rtol = √k·2⁻²⁴ (SGEMM's
             accuracy, far fewer moduli), the result rounded once to float32.
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
@@ -155,6 +160,9 @@ def gemm(
                          f"engine is engine=: {', '.join(map(repr, ENGINES))})")
     if not isinstance(engine, str) or engine not in ENGINES:
         raise ValueError(f"gemm: engine = {engine!r}; accepted: {', '.join(map(repr, ENGINES))}")
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        return gemm_grouped(gemm, a, b, c=c, out=out, report=report, alpha=alpha, beta=beta, trans_a=trans_a,
+                            trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream)
     framework_of(a, "gemm: a"), framework_of(b, "gemm: b")
     if 3 in (len(shape_of(a, "gemm: a")), len(shape_of(b, "gemm: b"))):
         return gemm_batched(gemm, a, b, c=c, out=out, report=report, alpha=alpha, beta=beta, trans_a=trans_a,

@@ -49,6 +49,30 @@ def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, tr
             compute()
 
 
+def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
+    """Whether products of this size on these arrays run natively (the module docstring)."""
+    contract = kw.get("contract")
+    return (contract is not None and contract.certified and kw.get("engine") == "auto"  # (an engine named
+            and kw.get("backend") in ("auto", "cuda") and min(m, n, k) < NATIVE_BATCH_BELOW  # asks for the emulation)
+            and {framework_of(x) for x in arrays.values()} <= {"torch", "cupy"}
+            and len({device_of(x) for x in arrays.values()}) == 1 and device_of(arrays["a"])[0] == "cuda"
+            and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"})
+
+
+def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, what: str, **kw: Any) -> Any:
+    """out = alpha · op(a) · op(b) (+ beta · c) natively (cuBLAS through the framework), and its report."""
+    given = kw.get("stream")
+    _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
+                  trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")),
+                  stream=None if given is None else resolve_stream(given, a), fw=framework_of(a))
+    if not report:
+        return out
+    unit, rtol = 2.0**-53, kw["contract"].rtol_at(k)
+    return out, {"path": "native", "certified": True, "rtol": rtol, "bound": max(rtol, k * unit / (1 - k * unit)),
+                 "backend": "cuda", "batch": None,
+                 "native_reason": f"{what} with a dimension below {NATIVE_BATCH_BELOW}: native (cuBLAS)"}
+
+
 def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bool, **kw: Any) -> Any:
     """gemm's batched path: `gemm` (the public call) for each product, with `kw`, the rest of its arguments."""
     arrays = {"a": a, "b": b, **({"c": c} if c is not None else {}), **({"out": out} if out is not None else {})}
@@ -72,24 +96,8 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
     elif shapes["out"] != (batch, m, n):
         raise ValueError(f"gemm: out has shape {shapes['out']}; accepted: ({batch}, {m}, {n})")
     k = op_shape(shapes["a"], kw.get("trans_a"))[1]
-    contract = kw.get("contract")
-    fw = framework_of(a)
-    if (contract is not None and contract.certified and fw in ("torch", "cupy") and device_of(a)[0] == "cuda"
-            and min(m, n, k) < NATIVE_BATCH_BELOW and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"}
-            and len({device_of(x) for x in arrays.values()}) == 1 and kw.get("backend") in ("auto", "cuda")
-            and kw.get("engine") == "auto"):  # (an engine named asks for the emulation)
-        given = kw.get("stream")
-        _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
-                      trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")),
-                      stream=None if given is None else resolve_stream(given, a), fw=fw)
-        if not report:
-            return out
-        unit = 2.0**-53
-        rtol = contract.rtol_at(k)
-        return out, {"path": "native", "certified": True, "rtol": rtol,
-                     "bound": max(rtol, k * unit / (1 - k * unit)), "backend": "cuda",
-                     "native_reason": f"a batch of products with a dimension below {NATIVE_BATCH_BELOW}: one native "
-                                      "batched product (cuBLAS)", "batch": None}
+    if takes_native_route({**arrays, "out": out}, m, n, k, kw):
+        return native_product(a, b, c=c, out=out, k=k, report=report, what="a batch of products", **kw)
     # Products one by one, on the stream in order (each call waits only where its contract does).
     results = [gemm(pick(a, i), pick(b, i), c=None if c is None else pick(c, i), out=out[i], report=report, **kw)
                for i in range(batch)]

@@ -70,9 +70,68 @@ def test_small_cuda_batches_run_as_one_native_product(rng, dtype):
     mag = np.einsum("bik,kj->bij", np.abs(a).astype(np.longdouble), np.abs(b).astype(np.longdouble)) + 0.5 * np.abs(c)
     err = np.abs(got.cpu().numpy() - exact)
     assert (err <= 2 * rep["bound"] * mag + 4 * 2.0**-53 * np.abs(exact)).all()
+    grouped, rep = ik.gemm([ta[0], ta[1][:30]], tb, report=True)  # a group: each product natively
+    assert rep["path"] == "native" and [g.shape for g in grouped] == [(40, 8), (30, 8)]
+    err = np.abs(grouped[1].cpu().numpy() - exact[1][:30] + 0.5 * c[1][:30])
+    assert (err <= 2 * rep["bound"] * mag[1][:30] + 4 * 2.0**-53 * np.abs(exact[1][:30])).all()
     if dtype == "float64":
         emulated, rep = ik.gemm(ta, tb, engine="mma", report=True)
         assert rep["batch"] is not None and all(r["path"] != "native" for r in rep["batch"])
         for i in range(16):
             want = ik.gemm(a[i], b)  # the CPU reference: the same bits
             np.testing.assert_array_equal(emulated[i].cpu().numpy().view(np.uint64), want.view(np.uint64))
+
+
+@pytest.mark.parametrize("shared", [None, "a", "b"])
+def test_a_group_is_each_products_matrix_call(rng, shared):
+    """Lists of matrices of different shapes: each product the 2-D call's bits and report."""
+    dims = [(7, 30, 5), (1, 12, 9), (20, 3, 16)]
+    a = [gemm_family(rng, (m, k), 2.0) for m, k, _ in dims]
+    b = [gemm_family(rng, (k, n), 2.0) for _, k, n in dims]
+    if shared == "a":
+        a, b = a[0], [gemm_family(rng, (30, n), 1.0) for *_, n in dims]
+    if shared == "b":
+        a, b = [gemm_family(rng, (m, 30), 1.0) for m, *_ in dims], b[0]
+    got, rep = ik.gemm(a, b, contract=ik.Contract(rtol=1e-10), report=True)
+    assert isinstance(got, list) and len(got) == 3 and len(rep["group"]) == 3
+    for i in range(3):
+        ai, bi = (a if not isinstance(a, list) else a[i]), (b if not isinstance(b, list) else b[i])
+        want, want_rep = ik.gemm(ai, bi, contract=ik.Contract(rtol=1e-10), report=True)
+        np.testing.assert_array_equal(got[i].view(np.uint64), want.view(np.uint64))
+        assert rep["group"][i]["moduli"] == want_rep["moduli"]
+    assert ik.gemm([], []) == []
+
+
+def test_a_group_with_c_out_transposes_and_complex(rng):
+    a = [rng.standard_normal((9, 6)), rng.standard_normal((4, 2))]
+    b = [rng.standard_normal((3, 9)), rng.standard_normal((5, 4))]
+    c = [rng.standard_normal((6, 3)), rng.standard_normal((2, 5))]
+    out = [np.zeros((6, 3)), np.zeros((2, 5))]
+    res = ik.gemm(a, b, trans_a=True, trans_b=True, c=c, beta=2.0, alpha=-1.0, out=out)
+    for i in range(2):
+        assert res[i] is out[i]
+        want = -a[i].T @ b[i].T + 2.0 * c[i]
+        np.testing.assert_allclose(out[i], want, rtol=0, atol=1e-13 * np.abs(want).max())
+    z = [rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)), rng.standard_normal((2, 3)) + 0j]
+    w = [rng.standard_normal((4, 2)) - 1j * rng.standard_normal((4, 2)), rng.standard_normal((3, 3)) + 1j]
+    for got, want in zip(ik.gemm(z, w), (z[0] @ w[0], z[1] @ w[1])):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max())
+
+
+def test_a_group_is_checked_whole_before_any_product(rng):
+    """A bad shape, length, dtype or out anywhere in the group: refused, nothing written."""
+    a = [np.ones((2, 3)), np.ones((4, 5))]
+    out = [np.full((2, 2), 7.0), np.full((4, 2), 7.0)]
+    cases = [([np.ones((3, 2)), np.ones((6, 2))], "inner dimensions"),
+             ([np.ones((3, 2))], "lists of one length"),
+             ([np.ones((3, 2)), np.ones((5, 2), np.int32)], "has dtype int32"),
+             ([np.ones((3, 2)), np.ones((2, 5, 2))], "accepted: a matrix")]
+    for b, message in cases:
+        with pytest.raises((ValueError, TypeError), match=message):
+            ik.gemm(a, b, out=out)
+        assert all((o == 7.0).all() for o in out)
+    with pytest.raises(ValueError, match=r"out\[1\] has shape"):
+        ik.gemm(a, [np.ones((3, 2)), np.ones((5, 2))], out=[out[0], np.zeros((4, 3))])
+    with pytest.raises(TypeError, match="accepted: a list of matrices"):
+        ik.gemm(a, [np.ones((3, 2)), np.ones((5, 2))], out=out[0])
+    assert all((o == 7.0).all() for o in out)
