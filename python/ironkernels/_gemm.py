@@ -18,24 +18,11 @@ from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2,
 from ._gemm_grouped import gemm_grouped
 from ._gemm_single import gemm_single
 from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
-                       shape_of, torch_stream)
+                       shape_of, torch_stream, cupy_stream)
 
 # The library's plan cache (C++, shared with C++ callers) keeps each plan's cuBLAS handle; it is
 # emptied at exit while CUDA and cuBLAS are certainly alive, not during module teardown.
 atexit.register(_core.gemm_plan_cache_clear)
-
-
-def _cupy_stream(cupy, handle: int, device_id: int) -> Any:
-    """A CuPy stream object for a raw handle (Stream.from_external in CuPy >= 14)."""
-    from_external = getattr(cupy.cuda.Stream, "from_external", None)
-    if from_external is not None:
-
-        class _Handle:  # the CUDA stream protocol: (version, handle)
-            def __cuda_stream__(self):
-                return (0, handle)
-
-        return from_external(_Handle())
-    return cupy.cuda.ExternalStream(handle, device_id)
 
 
 def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> Any:
@@ -52,7 +39,7 @@ def _workspace(nbytes: int, like: Any, fw: str, device_id: int, stream: int) -> 
     if fw == "cupy":
         import cupy
 
-        with cupy.cuda.Device(device_id), _cupy_stream(cupy, stream, device_id):
+        with cupy.cuda.Device(device_id), cupy_stream(cupy, stream, device_id):
             return cupy.empty(nbytes, dtype=cupy.uint8)
     return empty([(nbytes + 7) // 8], "float64", "cuda", device_id)
 
@@ -74,7 +61,7 @@ def _copy(dst: Any, src: Any, fw: str, stream: int) -> None:
     elif fw == "cupy":
         import cupy
 
-        with _cupy_stream(cupy, stream, dst.device.id):
+        with cupy_stream(cupy, stream, dst.device.id):
             dst[...] = src
     else:
         try:
@@ -107,9 +94,9 @@ def gemm(
     Args:
         a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host or CUDA arrays), any strides; host
             arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
-            complex128 (NumPy, PyTorch, CuPy): the four real products of the parts, each under
-            ``contract``, then combined (docs/gemm.md); alpha and beta may then be complex, and the
-            report holds each product's report under ``parts``. Batches (NumPy, PyTorch, CuPy):
+            complex128 (NumPy, PyTorch, CuPy): each part one real product over 2k under
+            ``contract`` (docs/gemm.md); alpha and beta may then be complex, and the report holds
+            the two products' reports under ``parts``. Batches (NumPy, PyTorch, CuPy):
             a (batch, m, k) and/or b (batch, k, n), the other operand shared, c and out batched
             alike: one certified product per matrix (the report's ``batch`` lists their reports);
             on CUDA (PyTorch, CuPy) under a certified contract, where m, n or k is below 4096, one

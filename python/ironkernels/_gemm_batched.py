@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ._gemm_contract import op_shape
-from ._interop import device_of, dtype_name, empty_like, framework_of, resolve_stream, shape_of, torch_stream
+from ._interop import device_of, dtype_name, empty_like, framework_of, on_stream, shape_of
 
 _FRAMEWORKS = ("numpy", "torch", "cupy")  # arrays that slice
 # Products with m, n or k below this are faster in native float64 than emulated on H100/H200
@@ -22,31 +22,16 @@ def _transposed(x: Any, trans: bool) -> Any:
 
 
 def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool,
-                  stream: Any, fw: str) -> None:
-    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS), on the
-    framework's current stream, or on `stream` where the caller gave one."""
-    def compute():
+                  stream: Any) -> None:
+    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS), on `stream`
+    (None: the framework's current stream)."""
+    with on_stream(stream, a):
         p = _transposed(a, trans_a) @ _transposed(b, trans_b)
         if alpha != 1:
             p = p * alpha
         if c is not None and beta != 0:
             p = p + beta * c
         out[...] = p
-
-    if stream is None:
-        compute()
-    elif fw == "torch":
-        import torch
-
-        with torch.cuda.stream(torch_stream(stream, a.device)):
-            compute()
-    else:
-        import cupy
-
-        from ._gemm import _cupy_stream
-
-        with cupy.cuda.Device(a.device.id), _cupy_stream(cupy, stream, a.device.id):
-            compute()
 
 
 def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
@@ -61,10 +46,8 @@ def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
 
 def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, what: str, **kw: Any) -> Any:
     """out = alpha · op(a) · op(b) (+ beta · c) natively (cuBLAS through the framework), and its report."""
-    given = kw.get("stream")
     _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
-                  trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")),
-                  stream=None if given is None else resolve_stream(given, a), fw=framework_of(a))
+                  trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")), stream=kw.get("stream"))
     if not report:
         return out
     unit, rtol = 2.0**-53, kw["contract"].rtol_at(k)

@@ -7,6 +7,7 @@ import math
 from typing import Any, Callable
 
 from ._gemm_contract import Contract, _shape2, framework_arrays, op_shape
+from ._interop import on_stream
 
 
 def _float64(x: Any, fw: str) -> Any:
@@ -23,13 +24,14 @@ def gemm_single(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: float, beta: f
     if out is not None and _shape2(out, "out") != (m, n):
         raise ValueError(f"gemm: out has shape {_shape2(out, 'out')}; expected ({m}, {n})")
     single = Contract(rtol=math.sqrt(max(k, 1)) * 2.0**-24) if contract.is_native else contract
-    wide_c = None if c is None or beta == 0 else _float64(c, fw)
-    p, rep = gemm(_float64(a, fw), _float64(b, fw), c=wide_c, alpha=alpha, beta=beta, contract=single, report=True,
-                  **kw)
-    result = p.float() if fw == "torch" else p.astype("float32")
-    if out is not None:
-        out[...] = result
-        result = out
+    with on_stream(kw.get("stream"), a):  # the framework's own operations in order with the product
+        wide_c = None if c is None or beta == 0 else _float64(c, fw)
+        p, rep = gemm(_float64(a, fw), _float64(b, fw), c=wide_c, alpha=alpha, beta=beta, contract=single, report=True,
+                      **kw)
+        result = p.float() if fw == "torch" else p.astype("float32")
+        if out is not None:
+            out[...] = result
+            result = out
     if not report:
         return result
     return result, dict(rep, contract=repr(contract), dtype="float32")

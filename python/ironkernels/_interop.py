@@ -289,6 +289,42 @@ def torch_stream(handle: int, device: Any) -> Any:
     return torch.cuda.ExternalStream(handle, device=device)
 
 
+def cupy_stream(cupy, handle: int, device_id: int) -> Any:
+    """A CuPy stream object for a raw handle (Stream.from_external in CuPy >= 14)."""
+    from_external = getattr(cupy.cuda.Stream, "from_external", None)
+    if from_external is not None:
+
+        class _Handle:  # the CUDA stream protocol: (version, handle)
+            def __cuda_stream__(self):
+                return (0, handle)
+
+        return from_external(_Handle())
+    return cupy.cuda.ExternalStream(handle, device_id)
+
+
+def on_stream(stream: Any, a: Any):
+    """A context in which the framework of CUDA array `a` enqueues its own operations on `stream` (a
+    handle or stream object, as gemm takes it); no context for None (the framework's current stream,
+    which the library's calls use too) or host arrays."""
+    import contextlib
+
+    if stream is None or device_of(a)[0] != "cuda":
+        return contextlib.nullcontext()
+    handle, fw = resolve_stream(stream, a), framework_of(a)
+    if fw == "torch":
+        import torch
+
+        return torch.cuda.stream(torch_stream(handle, a.device))
+    if fw == "cupy":
+        import cupy
+
+        stack = contextlib.ExitStack()
+        stack.enter_context(cupy.cuda.Device(a.device.id))
+        stack.enter_context(cupy_stream(cupy, handle, a.device.id))
+        return stack
+    return contextlib.nullcontext()
+
+
 def _cupy_current_stream(index: int) -> int:
     import cupy
 
