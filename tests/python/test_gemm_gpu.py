@@ -387,15 +387,22 @@ def test_certified_contract_refuses_a_graph_capture(rng):
 
 
 def test_complex_products_on_the_gpu_equal_the_cpu(dev, rng):
-    """ZGEMM on CUDA arrays: the four real products' bits are the CPU's, so the complex result is too."""
+    """ZGEMM on CUDA arrays: the two real products' bits are the CPU's, so the complex result is too,
+    transposed operands and a side stream included."""
     if dev.name == "ironkernels' own":
-        pytest.skip("complex gemm takes NumPy, PyTorch or CuPy arrays (their .real / .imag views)")
+        pytest.skip("complex gemm takes NumPy, PyTorch or CuPy arrays (their .real / .imag parts)")
     a = gemm_family(rng, (70, 90), 1.0) + 1j * gemm_family(rng, (70, 90), 1.0)
     b = gemm_family(rng, (90, 40), 1.0) + 1j * gemm_family(rng, (90, 40), 1.0)
     got, rep = gemm(dev.put(a), dev.put(b), report=True)
     want = gemm(a, b)
     np.testing.assert_array_equal(get(got), want)
     assert rep["backend"] == "cuda" and rep["certified"]
+    side, _, handle = dev.stream()
+    at, bt = dev.put(np.ascontiguousarray(a.T)), dev.put(np.ascontiguousarray(b.T))
+    dev.synchronize()
+    got = gemm(at, bt, trans_a=True, trans_b=True, stream=handle)  # stacking, products, combination on `side`
+    side.synchronize()
+    np.testing.assert_array_equal(get(got), want)
 
 
 def test_torch_streams_of_raw_handles_are_those_streams():
