@@ -50,10 +50,25 @@ def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, wh
                   trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")), stream=kw.get("stream"))
     if not report:
         return out
+    if "complex128" in (dtype_name(a), dtype_name(b)):
+        k *= 2  # (each part a sum of 2k real products, as on the emulated path)
     unit, rtol = 2.0**-53, kw["contract"].rtol_at(k)
     return out, {"path": "native", "certified": True, "rtol": rtol, "bound": max(rtol, k * unit / (1 - k * unit)),
                  "backend": "cuda", "batch": None,
                  "native_reason": f"{what} with a dimension below {NATIVE_BATCH_BELOW}: native (cuBLAS)"}
+
+
+def combined_report(reports: list, key: str) -> dict:
+    """The report of several products: their path ("mixed" where they differ), whether all are
+    certified, the largest bound, and each one's report under `key`."""
+    paths = {r["path"] for r in reports}
+    return {
+        "path": paths.pop() if len(paths) == 1 else "mixed",
+        "certified": all(r["certified"] for r in reports),
+        "bound": max((r["bound"] for r in reports), default=0.0),
+        "backend": reports[0]["backend"] if reports else None,
+        key: reports,
+    }
 
 
 def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bool, **kw: Any) -> Any:
@@ -86,12 +101,4 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
                for i in range(batch)]
     if not report:
         return out
-    reports = [r[1] for r in results]
-    paths = {r["path"] for r in reports}
-    return out, {
-        "path": paths.pop() if len(paths) == 1 else "mixed",
-        "certified": all(r["certified"] for r in reports),
-        "bound": max((r["bound"] for r in reports), default=0.0),
-        "backend": reports[0]["backend"] if reports else None,
-        "batch": reports,
-    }
+    return out, combined_report([r[1] for r in results], "batch")

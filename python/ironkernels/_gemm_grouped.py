@@ -4,9 +4,9 @@ certified contract, small products natively as in a batch: _gemm_batched), into 
 Every shape is checked before any product is computed."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
-from ._gemm_batched import native_product, takes_native_route
+from ._gemm_batched import combined_report, native_product, takes_native_route
 from ._gemm_contract import op_shape
 from ._interop import device_of, dtype_name, empty_like, framework_of, shape_of
 
@@ -73,12 +73,4 @@ def gemm_grouped(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
     products = [r[0] for r in results]
     if not report:
         return products
-    reports: Sequence[dict] = [r[1] for r in results]
-    paths = {r["path"] for r in reports}
-    return products, {
-        "path": paths.pop() if len(paths) == 1 else "mixed",
-        "certified": all(r["certified"] for r in reports),
-        "bound": max((r["bound"] for r in reports), default=0.0),
-        "backend": reports[0]["backend"] if reports else None,
-        "group": list(reports),
-    }
+    return products, combined_report([r[1] for r in results], "group")
