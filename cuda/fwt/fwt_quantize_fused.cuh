@@ -247,8 +247,9 @@ __device__ __forceinline__ float group_amax(const FusedArgs& a, float part, floa
 
 // qf::element_code, the same codes in a few instructions: the float8 formats by the hardware's
 // conversion (cvt.rn.satfinite: nearest even, saturating; sm_89+, and cuda_fp8.h's exact emulation
-// before), E2M1 by rounding the mantissa to one bit (qf::encode_e2m1), MX's power-of-two scaling as a product (exact, or rounded as ldexp
-// rounds into the subnormals). NaN products (groups holding NaN or ±Inf) take the shared function.
+// before), E2M1 by rounding the mantissa to one bit (qf::encode_e2m1), MX's power-of-two scaling as
+// a product (exact, or rounded as ldexp rounds into the subnormals). NaN products (groups holding
+// NaN or ±Inf) take the shared function.
 // The shared function for the rare NaN products, not inlined: one copy, not one per element.
 __device__ __noinline__ std::uint8_t element_code_of_nan(QuantFormat to, float v, qf::GroupScale sc) {
   return qf::element_code(to, v, sc);
