@@ -9,12 +9,13 @@ strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotate
            (cublasDgemmStridedBatched): the ratio per point, the path gemm took (native below
            n = 4096), the emulation product by product too where the batch is at most 64, and the
            crossover where the ratio passes 1.
+  grouped  256 float64 products of sizes 64 … 1024 as one grouped call against PyTorch's matmul on each.
   sgemm    n³ float32: ironkernels.gemm (SGEMM's accuracy) against torch.matmul with TF32 off (SGEMM)
            and on (TF32), errors against the long-double product.
   dropin   n³ float64 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
            (IRONKERNELS_CUBLAS_MIN_DIM=1024): the program's own time per product, unchanged code.
 
-    python bench/bench_gemm_routines.py [--only zgemm,batched,sgemm,dropin] [--n 8192,16384] [--rounds 2]
+    python bench/bench_gemm_routines.py [--only zgemm,batched,grouped,sgemm,dropin] [--n 8192,16384] [--rounds 2]
                                         [--out bench/results/gemm-routines-h200.json]
 """
 from __future__ import annotations
@@ -159,6 +160,21 @@ def bench_batched(args) -> list:
     return out
 
 
+def bench_grouped(args) -> list:
+    """256 float64 products of sizes drawn from 64 … 1024 (seeded), as one grouped call against
+    PyTorch's matmul product by product (cuBLAS DGEMM each)."""
+    rng = np.random.default_rng(7)
+    dims = rng.integers(64, 1025, size=(256, 3))
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a = [family((int(m), int(k)), 0.5, torch.float64, gen) for m, k, _ in dims]
+    b = [family((int(k), int(n)), 0.5, torch.float64, gen) for _, k, n in dims]
+    times = rotated_best({"ironkernels": lambda: ironkernels.gemm(a, b),
+                          "cublas_loop": lambda: [x @ y for x, y in zip(a, b)]}, args.rounds, max(3, args.reps // 2))
+    return [{"routine": "grouped", "products": len(dims), "sizes": "64-1024", **{f"{k}_ms": v for k, v in times.items()},
+             "speedup_vs_cublas": times["cublas_loop"] / times["ironkernels"],
+             "path": ironkernels.gemm(a, b, report=True)[1]["path"]}]
+
+
 def bench_sgemm(n: int, args) -> list:
     gen = torch.Generator(device="cuda").manual_seed(n + 1)
     a, b = family((n, n), 0.5, torch.float32, gen), family((n, n), 0.5, torch.float32, gen)
@@ -213,7 +229,7 @@ def bench_dropin(n: int, args) -> list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-routines-h200.json"))
-    ap.add_argument("--only", default="zgemm,batched,sgemm,dropin")
+    ap.add_argument("--only", default="zgemm,batched,grouped,sgemm,dropin")
     ap.add_argument("--n", default="8192,16384", help="sizes of the zgemm, sgemm and dropin points")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
@@ -223,6 +239,9 @@ def main():
     rows = []
     if "batched" in only:
         rows += bench_batched(args)
+    if "grouped" in only:
+        rows += bench_grouped(args)
+        print(rows[-1], flush=True)
     for n in sizes:
         for name, fn in (("zgemm", bench_zgemm), ("sgemm", bench_sgemm), ("dropin", bench_dropin)):
             if name in only:
