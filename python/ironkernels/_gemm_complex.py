@@ -35,11 +35,14 @@ def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str) -> t
 
 
 def _complex(re: Any, im: Any, fw: str) -> Any:
+    """re + i·im, each part exactly as given (re + 1j·im would turn an infinite im's 0·∞ into a NaN real part)."""
     if fw == "torch":
         import torch
 
         return torch.complex(re, im)
-    return re + 1j * im
+    z = (__import__("cupy") if fw == "cupy" else __import__("numpy")).empty(re.shape, "complex128")
+    z.real[...], z.imag[...] = re, im
+    return z
 
 
 def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool, contract: Any,

@@ -4,10 +4,13 @@ bound of the exact complex product plus one rounding, checked in exact arithmeti
 beta and c, out; refusals before anything is written."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ironkernels as ik
 from gemm_exact import check_certified
 from ironkernels.reference import gemm_family
+from test_gemm_contract import GENERATORS, PARAMS, SETTINGS, Case, assert_certified_bounds, shapes
 
 CERTIFIED = [ik.Contract.native(), ik.Contract(rtol=1e-10), ik.Contract(rtol=1e-6)]
 
@@ -66,3 +69,37 @@ def test_refusals_write_nothing(rng):
     with pytest.raises(TypeError, match="NumPy, PyTorch or CuPy"):
         ik.gemm(NoShape(a), NoShape(np.ones((4, 2), np.complex128)))
     assert (out == 7 + 7j).all()
+
+
+@st.composite
+def complex_cases(draw):
+    """Real and imaginary parts from two of the contract tests' adversarial generators of one shape,
+    the imaginary part scaled by 2^s (parts of far apart exponents share each stacked row)."""
+    m, k, n = draw(shapes(big_k=(300,)))
+    re, im = (Case(name, m, k, n, draw(PARAMS[name]), draw(st.integers(0, 2**32 - 1)), False)
+              for name in (draw(st.sampled_from(sorted(GENERATORS))), draw(st.sampled_from(sorted(GENERATORS)))))
+    s = draw(st.sampled_from([0, -40, 40, -700]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return re.a + 1j * np.ldexp(im.a, s), re.b + 1j * np.ldexp(im.b, -s // 2)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(ab=complex_cases())
+def test_every_part_meets_its_certificate_on_adversarial_inputs(ab):
+    """Each part is its real product over 2k: its report's promise holds exactly (lines holding
+    Inf/NaN aside), and the parts are that product's bits."""
+    a, b = ab
+    a2, b_re, b_im = stacked(a, b)
+    for contract in CERTIFIED:
+        c, rep = ik.gemm(a, b, contract=contract, report=True)
+        assert_certified_bounds(c.real, rep["parts"]["re"], a2, b_re, contract)
+        assert_certified_bounds(c.imag, rep["parts"]["im"], a2, b_im, contract)
+        np.testing.assert_array_equal(c.imag, ik.gemm(a2, b_im, contract=contract))
+
+
+def test_an_infinite_imaginary_part_leaves_the_real_part_alone():
+    """Im overflowing to ∞ with Re finite: the real part stays finite (re + 1j·im would make it NaN)."""
+    a = np.array([[1e-300 + 1e300j]])
+    b = np.array([[1e10 + 0j]])
+    c = ik.gemm(a, b)
+    assert c[0, 0].real == 1e-290 and c[0, 0].imag == np.inf
