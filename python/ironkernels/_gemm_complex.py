@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Callable
 
-from ._gemm_contract import framework_arrays, op_shape
+from ._gemm_contract import MAX_K, framework_arrays, op_shape
 from ._interop import on_stream, shape_of
 
 
@@ -62,6 +62,8 @@ def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: An
     ka, kb = op_shape(shape_of(a), trans_a)[1], op_shape(shape_of(b), trans_b)[0]
     if ka != kb:
         raise ValueError(f"gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}; inner dimensions must match")
+    if 2 * ka > MAX_K:
+        raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K // 2} for complex128 (products over 2k)")
     kw = dict(trans_a=trans_a, trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream,
               report=True)
     with on_stream(stream, a):  # the framework's own operations in order with the products

@@ -64,6 +64,9 @@ def test_refusals_write_nothing(rng):
         ik.gemm(a, np.ones((4, 2), np.complex128), beta=1j, out=out)
     with pytest.raises(ValueError, match="inner dimensions"):
         ik.gemm(a, np.ones((3, 2), np.complex128), out=out)
+    big = np.lib.stride_tricks.as_strided(np.zeros(1, np.complex128), (1, (1 << 19) + 1), (0, 0))
+    with pytest.raises(ValueError, match="above the supported maximum 524288 for complex128"):
+        ik.gemm(big, np.zeros(((1 << 19) + 1, 2), np.complex128), out=out[:1])
     from refusal_helpers import NoShape
 
     with pytest.raises(TypeError, match="NumPy, PyTorch or CuPy"):
