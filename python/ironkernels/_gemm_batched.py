@@ -21,19 +21,6 @@ def _transposed(x: Any, trans: bool) -> Any:
     return x.swapaxes(-1, -2) if trans else x
 
 
-def _native_batch(a: Any, b: Any, *, c: Any, out: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool,
-                  stream: Any) -> None:
-    """out = alpha · op(a) · op(b) (+ beta · c): the framework's batched matmul (cuBLAS), on `stream`
-    (None: the framework's current stream)."""
-    with on_stream(stream, a):
-        p = _transposed(a, trans_a) @ _transposed(b, trans_b)
-        if alpha != 1:
-            p = p * alpha
-        if c is not None and beta != 0:
-            p = p + beta * c
-        out[...] = p
-
-
 def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
     """Whether products of this size on these arrays run natively (the module docstring)."""
     contract = kw.get("contract")
@@ -45,9 +32,16 @@ def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
 
 
 def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, what: str, **kw: Any) -> Any:
-    """out = alpha · op(a) · op(b) (+ beta · c) natively (cuBLAS through the framework), and its report."""
-    _native_batch(a, b, c=c, out=out, alpha=kw.get("alpha", 1.0), beta=kw.get("beta", 0.0),
-                  trans_a=bool(kw.get("trans_a")), trans_b=bool(kw.get("trans_b")), stream=kw.get("stream"))
+    """out = alpha · op(a) · op(b) (+ beta · c) natively (the framework's batched matmul: cuBLAS) on the
+    call's stream, and its report."""
+    alpha, beta = kw.get("alpha", 1.0), kw.get("beta", 0.0)
+    with on_stream(kw.get("stream"), a):
+        p = _transposed(a, bool(kw.get("trans_a"))) @ _transposed(b, bool(kw.get("trans_b")))
+        if alpha != 1:
+            p = p * alpha
+        if c is not None and beta != 0:
+            p = p + beta * c
+        out[...] = p
     if not report:
         return out
     if "complex128" in (dtype_name(a), dtype_name(b)):

@@ -7,7 +7,7 @@ import numbers
 from typing import Any, Callable
 
 from ._gemm_contract import MAX_K, framework_arrays, op_shape
-from ._interop import on_stream, shape_of
+from ._interop import empty_like, on_stream, shape_of
 
 
 def _concat(parts: list, axis: int, fw: str) -> Any:
@@ -40,7 +40,7 @@ def _complex(re: Any, im: Any, fw: str) -> Any:
         import torch
 
         return torch.complex(re, im)
-    z = (__import__("cupy") if fw == "cupy" else __import__("numpy")).empty(re.shape, "complex128")
+    z = empty_like(re, tuple(re.shape), "complex128")
     z.real[...], z.imag[...] = re, im
     return z
 
