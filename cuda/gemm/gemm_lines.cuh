@@ -41,15 +41,24 @@ struct LineInfo {
   std::uint8_t* count_for;      // certify::count_table, kNeedTable per line
 };
 
-__global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters) {
+// cols_prepared: the columns' scan is a prepared operand's (GemmPrepared): only their per-run marks
+// are reset. counters may be null (a preparation).
+__global__ void init_lines_kernel(LineInfo rows, std::int64_t m, LineInfo cols, std::int64_t n, int* counters,
+                                  bool cols_prepared) {
   const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   auto init = [&](const LineInfo& side) {
     side.largest[i] = 0, side.nonfinite[i] = 0, side.nonzeros[i] = 0;
-    if (side.most) side.most[i] = 0, side.units[i] = 0, side.lowest_bit[i] = INT_MAX, side.native[i] = 0;
+    if (side.most) side.units[i] = 0, side.lowest_bit[i] = INT_MAX;
   };
-  if (i < m) init(rows), rows.bits[i] = oz::kMaxBits;
-  if (i < n) init(cols);
-  if (i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
+  auto mark = [&](const LineInfo& side) {
+    if (side.most) side.most[i] = 0, side.native[i] = 0;
+  };
+  if (i < m) init(rows), mark(rows), rows.bits[i] = oz::kMaxBits;
+  if (i < n) {
+    if (!cols_prepared) init(cols);
+    mark(cols);
+  }
+  if (counters && i < kCounters) counters[i] = i < 2 ? 0 : INT_MAX;
 }
 
 // Block (32, 8): threadIdx.x runs along the contiguous dimension of the matrix, so every warp reads
@@ -194,25 +203,17 @@ __global__ void combine_spreads_kernel(const SpreadPart* parts, std::int64_t lin
   if (info.lowest_bit) info.lowest_bit[i] = lowest;
 }
 
-// Both sides' largest magnitudes, non-finite marks, sums, nonzeros and lowest bits; `parts` holds
-// ceil(k / kScanChunk) · (a.rows + bt.rows) SpreadParts.
-void spreads(const Lines& a, const Lines& bt, const LineInfo& rows, const LineInfo& cols, SpreadPart* parts,
-             cudaStream_t s) {
-  const int chunks = int((a.cols + kScanChunk - 1) / kScanChunk);
-  if (chunks == 0) return;  // k = 0: every line all zero (as initialised)
-  const Lines* sides[2] = {&a, &bt};
-  const LineInfo* infos[2] = {&rows, &cols};
-  for (int side = 0; side < 2; ++side) {
-    const Lines& x = *sides[side];
-    if (x.rows == 0) continue;
-    const dim3 block(32, 8);
-    if (x.cs == 1) spread_parts_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
-    else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
-    IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
-    combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, *infos[side]);
-    IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
-    parts += std::int64_t(chunks) * x.rows;
-  }
+// One side's largest magnitudes, non-finite marks, sums, nonzeros and lowest bits; `parts` holds
+// ceil(k / kScanChunk) · x.rows SpreadParts.
+void spread(const Lines& x, const LineInfo& info, SpreadPart* parts, cudaStream_t s) {
+  const int chunks = int((x.cols + kScanChunk - 1) / kScanChunk);
+  if (chunks == 0 || x.rows == 0) return;  // k = 0: every line all zero (as initialised)
+  const dim3 block(32, 8);
+  if (x.cs == 1) spread_parts_kernel<true><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
+  else spread_parts_kernel<false><<<scan_grid(x, chunks), block, 0, s>>>(x, parts);
+  IK_CUDA_CHECK_LAUNCH("spread_parts_kernel");
+  combine_spreads_kernel<<<unsigned((x.rows + 255) / 256), 256, 0, s>>>(parts, x.rows, chunks, info);
+  IK_CUDA_CHECK_LAUNCH("combine_spreads_kernel");
 }
 
 }  // namespace

@@ -44,6 +44,30 @@ bool gemm_backend_available(GemmBackend backend, Device device) {
   return false;
 }
 
+void detail::PlanCounts::init(std::int64_t columns, std::int64_t inner, bool transposed_b, GemmContract c, Device d) {
+  certified = c.certified();
+  if (certified) {
+    check_certified_contract(c, inner);
+    c.scaling = GemmScaling::norm;
+    ozaki::Budget scratch[kGemmMaxModuli + 1];
+    lo = certify::certified_counts(inner, scratch), hi = kGemmMaxModuli;
+    rtol = c.rtol_at(inner), lower_bits = certify::lower_bits(std::max<std::int64_t>(inner, 1));
+  } else {
+    lo = hi = c.moduli;
+  }
+  for (int count = lo; count <= hi; ++count) {
+    GemmContract fixed = c;
+    fixed.moduli = count, fixed.native = false;
+    const CheckedContract checked = check_contract(fixed, inner);
+    crts[count] = checked.crt, budgets.by_count[count] = checked.budget;
+  }
+  n = columns, k = inner, trans_b = transposed_b, contract = c, device = d;
+  np = round_up(n, kPad), kp = round_up(k, kPad);
+  const auto& moduli = gemm_moduli();
+  mods.count = hi;
+  for (int t = 0; t < hi; ++t) mods.c[t] = ozaki::residue_constants(moduli[t]);
+}
+
 GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
                    Device device, GemmBackend backend)
     : impl_(std::make_unique<Impl>()) {
@@ -51,23 +75,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
   if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
   Impl& p = *impl_;
-  p.certified = contract.certified();
-  if (p.certified) {
-    check_certified_contract(contract, k);
-    contract.scaling = GemmScaling::norm;
-    ozaki::Budget budgets[kGemmMaxModuli + 1];
-    p.lo = certify::certified_counts(k, budgets), p.hi = kGemmMaxModuli;
-    p.rtol = contract.rtol_at(k), p.lower_bits = certify::lower_bits(std::max<std::int64_t>(k, 1));
-  } else {
-    p.lo = p.hi = contract.moduli;
-  }
-  for (int count = p.lo; count <= p.hi; ++count) {
-    GemmContract fixed = contract;
-    fixed.moduli = count, fixed.native = false;
-    const CheckedContract checked = check_contract(fixed, k);
-    p.crts[count] = checked.crt, p.budgets.by_count[count] = checked.budget;
-  }
-  p.m = m, p.n = n, p.k = k, p.trans_a = trans_a, p.trans_b = trans_b, p.contract = contract, p.device = device;
+  p.init(n, k, trans_b, contract, device);
+  p.m = m, p.trans_a = trans_a;
   IK_CUDA_CHECK(cudaDeviceGetAttribute(&p.sms, cudaDevAttrMultiProcessorCount, device.id));
   if (backend == GemmBackend::automatic) {  // wgmma where it fills the GPU (bench/DECISIONS.md), else cuBLAS
     const std::int64_t tiles = ((m + gemm_wgmma::kTileM - 1) / gemm_wgmma::kTileM) *
@@ -85,11 +94,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   if (p.backend == GemmBackend::wgmma && !gemm_wgmma::available(device.id))
     raise<ValueError>("GemmPlan: backend wgmma needs compute capability 9.0 and a build with sm_90a code; ",
                       device_name(device), " or this build does not qualify");
-  p.mp = round_up(m, kPad), p.np = round_up(n, kPad), p.kp = round_up(k, kPad);
+  p.mp = round_up(m, kPad);
   if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
-  const auto& moduli = gemm_moduli();
-  p.mods.count = p.hi;
-  for (int t = 0; t < p.hi; ++t) p.mods.c[t] = ozaki::residue_constants(moduli[t]);
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, p.hi));
   const std::size_t planes = std::size_t(p.hi) * p.mp * p.np;
@@ -116,7 +122,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
   w.row_largest = take(std::size_t(m) * sizeof(double));
   w.col_largest = take(std::size_t(n) * sizeof(double));
-  const bool norms = p.certified || contract.scaling == GemmScaling::norm;  // the spread pass, not the scan
+  const bool norms = p.norms();
   w.row_sum = take(norms ? std::size_t(m) * sizeof(double) : 0);
   w.col_sum = take(norms ? std::size_t(n) * sizeof(double) : 0);
   const std::size_t certified_bytes = p.certified ? 1 : 0;
@@ -133,7 +139,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   w.rb = take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄, for a certified contract first Λ (mp × np).
-  const bool bound_product = contract.scaling == GemmScaling::accurate || p.certified;
+  const bool bound_product = p.contract.scaling == GemmScaling::accurate || p.certified;
   w.prod = take(p.slab ? std::max(std::size_t(p.hi) * p.mp * std::size_t(p.slab) * 4, product_bytes)
                 : fused ? (bound_product ? product_bytes : 0)
                         : std::size_t(p.group) * product_bytes);

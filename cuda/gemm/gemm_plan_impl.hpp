@@ -82,13 +82,49 @@ inline void check_workspace(std::size_t needed, const void* workspace, std::size
   if (reinterpret_cast<std::uintptr_t>(workspace) % 256) raise<ValueError>("gemm: workspace must be 256-byte aligned");
 }
 
+// What a plan and a prepared operand share: the inner dimension, op(B)'s columns, the contract's
+// counts and the numbers each count needs. init() checks the contract (ValueError).
+struct PlanCounts {
+  std::int64_t n = 0, k = 0, np = 0, kp = 0;
+  bool trans_b = false;
+  GemmContract contract;  // a certified contract's scaling is norm
+  Device device;
+  // Counts a run may use: contract.moduli for a fixed contract; for a certified one every count from
+  // the smallest that leaves both sides bits to 20, chosen per run by the certificate. Workspaces
+  // and prepared operands are sized for `hi` moduli.
+  int lo = 0, hi = 0;
+  bool certified = false;
+  double rtol = 0;     // a certified contract's tolerance at k
+  int lower_bits = 0;  // certify::lower_bits(k)
+  ozaki::CrtConstants crts[kGemmMaxModuli + 1];  // by count, lo … hi
+  Budgets budgets{};
+  ResidueArgs mods;
+
+  void init(std::int64_t columns, std::int64_t inner, bool transposed_b, GemmContract c, Device d);
+  bool norms() const { return certified || contract.scaling == GemmScaling::norm; }  // the spread pass
+};
+
+// Where a prepared operand keeps op(B)'s share (byte offsets in its buffer, 256-byte aligned): its
+// line arrays as a plan's workspace holds them, its lower-bound magnitudes (certified) and its
+// residues for `hi` moduli (during the preparation, the spread pass's parts).
+struct PreparedLayout {
+  std::size_t col_int[kLineArrays], largest, sum, units, table, lower, residues, total;
+};
+
 }  // namespace detail
 
-struct IRONKERNELS_HIDDEN GemmPlan::Impl {  // hidden: the plan's state is not API
-  std::int64_t m, n, k, mp, np, kp;
-  bool trans_a, trans_b;
-  GemmContract contract;
-  Device device;
+struct IRONKERNELS_HIDDEN GemmPrepared::Impl : detail::PlanCounts {
+  detail::PreparedLayout layout;
+  Buffer memory;
+  ArrayView b;           // the operand it was made from (runs must pass the same view)
+  int residue_count = 0;  // the count its residues hold (0: none)
+  cudaEvent_t last_use = nullptr;  // its preparation, then each run that used it
+  ~Impl();
+};
+
+struct IRONKERNELS_HIDDEN GemmPlan::Impl : detail::PlanCounts {  // hidden: the plan's state is not API
+  std::int64_t m, mp;
+  bool trans_a;
   int sms = 0;          // the device's multiprocessors
   GemmBackend backend;  // cublas, mma or wgmma (automatic resolved)
   int group;  // moduli whose INT32 products are held at once (residue planes)
@@ -96,17 +132,7 @@ struct IRONKERNELS_HIDDEN GemmPlan::Impl {  // hidden: the plan's state is not A
   // reduced inside the reconstruction (no residue planes: 2 bytes less per modulus and element of C
   // through DRAM); 0: INT32 products reduced into residue planes, K in chunks.
   std::int64_t slab = 0;
-  // Counts a run may use: contract.moduli for a fixed contract; for a certified one every count from
-  // the smallest that leaves both sides bits to 20, chosen per run by the certificate. The workspace
-  // is sized for `hi` moduli.
-  int lo = 0, hi = 0;
-  bool certified = false;
-  double rtol = 0;          // a certified contract's tolerance at k
-  int lower_bits = 0;       // certify::lower_bits(k)
   std::int64_t native_product_elements = 0;
-  detail::ozaki::CrtConstants crts[kGemmMaxModuli + 1];  // by count, lo … hi
-  detail::Budgets budgets{};
-  detail::ResidueArgs mods;
   detail::WorkspaceLayout layout;
   cublasHandle_t handle = nullptr;
   cublasLtHandle_t lt = nullptr;  // created by tune()

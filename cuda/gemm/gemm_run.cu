@@ -6,6 +6,7 @@
 // the reference's. The plan (sizes, workspace, engine) is made in gemm_plan.cu, tuned in gemm_tune.cu.
 //
 // Stages of GemmPlan::run, all on the caller's stream, in the caller's workspace:
+//   (With a GemmPrepared, op(B)'s share of stages 1, 2 and 6 was done once, in its preparation.)
 //   1. scan_lines_kernel      largest magnitude and Inf/NaN flag of every row of op(A) / column of op(B);
 //      for certified contracts and norm scaling instead spread_parts_kernel + combine_spreads_kernel
 //      (the same, and each line's 2-norm, nonzeros and lowest set bit)
@@ -80,8 +81,131 @@ void check_operand(const ArrayView& v, const char* name, std::int64_t rows, std:
     raise<ValueError>("gemm: ", name, " is ", v.shape[0], "x", v.shape[1], "; this plan expects ", rows, "x", cols);
 }
 
+// One side's LineInfo in a workspace or a prepared operand at `base`.
+LineInfo line_info_at(unsigned char* base, const std::size_t (&o)[kLineArrays], std::size_t largest, std::size_t sum,
+                      std::size_t units, std::size_t table, bool certified) {
+  auto ints = [&](LineArray which) { return reinterpret_cast<int*>(base + o[which]); };
+  LineInfo info{};
+  info.exponent = ints(kExponent), info.nonfinite = ints(kNonfinite), info.bits = ints(kBits);
+  info.shift = ints(kShift), info.fast = ints(kFast), info.nonzeros = ints(kNonzeros);
+  info.largest = reinterpret_cast<unsigned long long*>(base + largest);
+  info.norm_sum = reinterpret_cast<double*>(base + sum);
+  if (certified) {
+    info.native = ints(kNativeLine);
+    info.lowest_bit = ints(kLowestBit), info.offset = ints(kOffset), info.exact_bits = ints(kExactBits);
+    info.theta_bits = ints(kThetaBits), info.most = ints(kMost);
+    info.units = reinterpret_cast<unsigned long long*>(base + units), info.count_for = base + table;
+  }
+  return info;
+}
+
+// A side's own share of a run, before anything depends on the other side (side 0: the rows of
+// op(A), 1: the columns of op(B)): the scan, or the spread pass (norm scaling, certified contracts);
+// for a certified contract its line facts and its lower-bound magnitudes into `lower`.
+void line_share(const PlanCounts& p, const Lines& x, const LineInfo& info, int side, std::int64_t padded_lines,
+                SpreadPart* parts, std::int8_t* lower, cudaStream_t s) {
+  const int threads = 256;
+  if (p.norms()) spread(x, info, parts, s);
+  else scan_lines(x, info, s);
+  if (!p.certified) return;
+  line_facts_kernel<<<blocks_for(x.rows, threads), threads, 0, s>>>(info, x.rows, p.budgets, p.lo, side,
+                                                                    std::max<std::int64_t>(p.k, 1));
+  IK_CUDA_CHECK_LAUNCH("line_facts_kernel");
+  residues<ResidueOutput::lower>(x, info, padded_lines, p.kp, p.mods, lower, s, p.lower_bits);
+}
+
+// Columns of op(B) as lines: element (j, l) of op(B)ᵀ.
+Lines columns_of(const ArrayView& b, std::int64_t n, std::int64_t k, bool trans_b) {
+  return Lines{static_cast<const double*>(b.data), n, k, trans_b ? b.strides[0] : b.strides[1],
+               trans_b ? b.strides[1] : b.strides[0]};
+}
+
+LineInfo prepared_columns(const GemmPrepared::Impl& q) {
+  return line_info_at(static_cast<unsigned char*>(q.memory.data()), q.layout.col_int, q.layout.largest, q.layout.sum,
+                      q.layout.units, q.layout.table, q.certified);
+}
+
+bool same_contract(const GemmContract& x, const GemmContract& y) {
+  return x.native == y.native && x.rtol == y.rtol && x.scaling == y.scaling && (x.certified() || x.moduli == y.moduli);
+}
+
+// A prepared operand serves a run with this plan and this B, or ValueError naming what differs.
+void check_prepared(const GemmPrepared::Impl& q, const PlanCounts& p, const ArrayView& b) {
+  if (q.device.id != p.device.id)
+    raise<ValueError>("gemm: prepared_b is on ", device_name(q.device), "; this plan runs on ", device_name(p.device));
+  if (q.n != p.n || q.k != p.k || q.trans_b != p.trans_b)
+    raise<ValueError>("gemm: prepared_b holds a ", q.k, "x", q.n, " op(B)", q.trans_b ? " (transposed)" : "",
+                      "; this plan's op(B) is ", p.k, "x", p.n, p.trans_b ? " (transposed)" : "");
+  if (!same_contract(q.contract, p.contract))
+    raise<ValueError>("gemm: prepared_b was made under another contract than this plan's");
+  if (q.b.data != b.data || q.b.strides != b.strides || q.b.shape != b.shape)
+    raise<ValueError>("gemm: b is not the array prepared_b was made from");
+}
+
 }  // namespace
 }  // namespace detail
+
+GemmPrepared::GemmPrepared(const ArrayView& b, bool trans_b, GemmContract contract, Stream stream)
+    : impl_(std::make_unique<Impl>()) {
+  using namespace detail;
+  check_float64_matrix(b, "b");
+  if (b.device.type != DeviceType::cuda)
+    raise<ValueError>("gemm_prepare: b is on ", device_name(b.device), "; a prepared operand lives on a CUDA device");
+  if (!contract.certified() && contract.scaling == GemmScaling::accurate)
+    raise<ValueError>("gemm_prepare: contract scaling 'accurate' sets op(B)'s bits from both operands; accepted: "
+                      "'fast', 'norm' or a certified contract");
+  Impl& q = *impl_;
+  const std::int64_t k = trans_b ? b.shape[1] : b.shape[0], n = trans_b ? b.shape[0] : b.shape[1];
+  q.init(n, k, trans_b, contract, b.device);
+  if (q.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
+  q.b = b;
+  PreparedLayout& w = q.layout;
+  std::size_t at = 0;
+  auto take = [&](std::size_t bytes) {
+    const std::size_t off = at;
+    at += (bytes + 255) / 256 * 256;
+    return off;
+  };
+  const std::size_t lines = std::size_t(n), certified_bytes = q.certified ? 1 : 0;
+  for (auto& o : w.col_int) o = take(lines * sizeof(int));
+  w.largest = take(lines * sizeof(double));
+  w.sum = take(q.norms() ? lines * sizeof(double) : 0);
+  w.units = take(certified_bytes * lines * 8);
+  w.table = take(certified_bytes * lines * certify::kNeedTable);
+  w.lower = take(certified_bytes * std::size_t(q.np) * q.kp);
+  const std::size_t parts = std::size_t((k + kScanChunk - 1) / kScanChunk) * lines * sizeof(SpreadPart);
+  w.residues = take(std::max(std::size_t(q.hi) * q.np * q.kp, q.norms() ? parts : 0));
+  w.total = at;
+
+  DeviceGuard guard(q.device);
+  q.memory = Buffer(w.total, q.device);
+  IK_CUDA_CHECK(cudaEventCreateWithFlags(&q.last_use, cudaEventDisableTiming));
+  const auto s = static_cast<cudaStream_t>(stream);
+  const LineInfo cols = prepared_columns(q);
+  auto* base = static_cast<unsigned char*>(q.memory.data());
+  if (n > 0) {
+    init_lines_kernel<<<blocks_for(n, 256), 256, 0, s>>>(cols, 0, cols, n, nullptr, false);
+    IK_CUDA_CHECK_LAUNCH("init_lines_kernel");
+    line_share(q, columns_of(b, n, k, trans_b), cols, 1, q.np, reinterpret_cast<SpreadPart*>(base + w.residues),
+               reinterpret_cast<std::int8_t*>(base + w.lower), s);
+  }
+  IK_CUDA_CHECK(cudaEventRecord(q.last_use, s));
+}
+
+GemmPrepared::Impl::~Impl() {
+  if (!last_use) return;
+  try {  // a destructor must not throw (e.g. the CUDA runtime already shut down)
+    DeviceGuard guard(device);
+    cudaEventSynchronize(last_use);  // the last run that used the memory is done with it
+    cudaEventDestroy(last_use);
+  } catch (...) {
+  }
+}
+GemmPrepared::~GemmPrepared() = default;
+GemmPrepared::GemmPrepared(GemmPrepared&&) noexcept = default;
+GemmPrepared& GemmPrepared::operator=(GemmPrepared&&) noexcept = default;
+std::size_t GemmPrepared::bytes() const { return impl_->layout.total; }
+int GemmPrepared::residue_count() const { return impl_->residue_count; }
 
 
 cublasStatus_t GemmPlan::Impl::product(const detail::Int8Product& sh, const std::int8_t* x, const std::int8_t* y,
@@ -115,7 +239,8 @@ cublasStatus_t GemmPlan::Impl::product(const detail::Int8Product& sh, const std:
 }
 
 void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, double alpha, double beta,
-                   void* workspace, std::size_t workspace_bytes, Stream stream_handle, GemmTimings* timings) const {
+                   void* workspace, std::size_t workspace_bytes, Stream stream_handle, GemmTimings* timings,
+                   GemmPrepared* prepared_b) const {
   using namespace detail;
   const Impl& p = *impl_;
   check_operand(a, "a", p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k, p.device);
@@ -123,6 +248,8 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   check_operand(c, "c", p.m, p.n, p.device);
   check_output(c, a, b);
   check_workspace(p.layout.total, workspace, workspace_bytes);
+  GemmPrepared::Impl* q = prepared_b ? prepared_b->impl_.get() : nullptr;
+  if (q) check_prepared(*q, p, b);
 
   DeviceGuard guard(p.device);
   auto s = static_cast<cudaStream_t>(stream_handle);
@@ -136,31 +263,18 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   auto* base = static_cast<unsigned char*>(workspace);
   auto at = [&](std::size_t off) { return base + off; };
   const WorkspaceLayout& w = p.layout;
-  auto line_info = [&](const std::size_t (&o)[kLineArrays], std::size_t largest, std::size_t sum, std::size_t units,
-                       std::size_t table) {
-    auto ints = [&](LineArray which) { return reinterpret_cast<int*>(at(o[which])); };
-    LineInfo info{};
-    info.exponent = ints(kExponent), info.nonfinite = ints(kNonfinite), info.bits = ints(kBits);
-    info.shift = ints(kShift), info.fast = ints(kFast), info.nonzeros = ints(kNonzeros);
-    info.largest = reinterpret_cast<unsigned long long*>(at(largest)), info.norm_sum = reinterpret_cast<double*>(at(sum));
-    if (p.certified) {
-      info.native = ints(kNativeLine);
-      info.lowest_bit = ints(kLowestBit), info.offset = ints(kOffset), info.exact_bits = ints(kExactBits);
-      info.theta_bits = ints(kThetaBits), info.most = ints(kMost);
-      info.units = reinterpret_cast<unsigned long long*>(at(units)), info.count_for = at(table);
-    }
-    return info;
-  };
-  const LineInfo rows = line_info(w.row_int, w.row_largest, w.row_sum, w.row_units, w.row_table),
-                 cols = line_info(w.col_int, w.col_largest, w.col_sum, w.col_units, w.col_table);
+  const LineInfo rows = line_info_at(base, w.row_int, w.row_largest, w.row_sum, w.row_units, w.row_table, p.certified),
+                 cols = q ? prepared_columns(*q)
+                          : line_info_at(base, w.col_int, w.col_largest, w.col_sum, w.col_units, w.col_table, p.certified);
   int* counters = reinterpret_cast<int*>(at(w.counters));
   const Lines A{static_cast<const double*>(a.data), p.m, p.k, p.trans_a ? a.strides[1] : a.strides[0],
                 p.trans_a ? a.strides[0] : a.strides[1]};
-  // Columns of op(B) as lines: element (j, l) of op(B)ᵀ.
-  const Lines Bt{static_cast<const double*>(b.data), p.n, p.k, p.trans_b ? b.strides[0] : b.strides[1],
-                 p.trans_b ? b.strides[1] : b.strides[0]};
+  const Lines Bt = columns_of(b, p.n, p.k, p.trans_b);
   auto* ra = reinterpret_cast<std::int8_t*>(at(w.ra));
-  auto* rb = reinterpret_cast<std::int8_t*>(at(w.rb));
+  auto* rb = reinterpret_cast<std::int8_t*>(at(w.rb));  // B's residues, or (prepared_b) scratch
+  auto* q_base = q ? static_cast<unsigned char*>(q->memory.data()) : nullptr;
+  std::int8_t* rb_lower = q ? reinterpret_cast<std::int8_t*>(q_base + q->layout.lower) : rb;
+  std::int8_t* rb_residues = q ? reinterpret_cast<std::int8_t*>(q_base + q->layout.residues) : rb;
   auto* prod = reinterpret_cast<std::int32_t*>(at(w.prod));
   auto* res = p.slab ? nullptr : reinterpret_cast<std::uint8_t*>(at(w.residues));  // no planes with slabs
 
@@ -171,9 +285,10 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     marks[i]->record(stream_handle);
   };
   mark(0);
+  if (q) IK_CUDA_CHECK(cudaStreamWaitEvent(s, q->last_use));  // its preparation, the runs before
   const int threads = 256;
   init_lines_kernel<<<blocks_for(std::max({p.m, p.n, std::int64_t(kCounters)}), threads), threads, 0, s>>>(
-      rows, p.m, cols, p.n, counters);
+      rows, p.m, cols, p.n, counters, q != nullptr);
   IK_CUDA_CHECK_LAUNCH("init_lines_kernel");
   certify::Decision decision;
   decision.moduli = p.hi;
@@ -185,13 +300,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     IK_CUDA_CHECK_LAUNCH("store_decision_kernel");
     return;
   }
-  const bool norm = p.contract.scaling == GemmScaling::norm;  // certified contracts included
-  if (norm) {  // the lines' sums from the spread pass, which also scans them
-    spreads(A, Bt, rows, cols, reinterpret_cast<SpreadPart*>(at(w.parts)), s);
-  } else {
-    scan_lines(A, rows, s);
-    scan_lines(Bt, cols, s);
-  }
+  const bool norm = p.norms();  // certified contracts included
+  // Each side's own share (op(B)'s from prepared_b where given): the scan or spread pass; for a
+  // certified contract each line's facts and count table and the lower-bound magnitudes.
+  auto* parts = reinterpret_cast<SpreadPart*>(at(w.parts));
+  line_share(p, A, rows, 0, p.mp, parts, ra, s);
+  if (!q) line_share(p, Bt, cols, 1, p.np, parts + (p.k + kScanChunk - 1) / kScanChunk * p.m, rb, s);
   const std::int64_t k1 = std::max<std::int64_t>(p.k, 1);
 
   // The plan's cuBLAS handle, this run's while it enqueues cuBLAS calls (not while it waits).
@@ -206,17 +320,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   take_handle();
   const std::int64_t per_product = p.mp * p.np;
   if (p.certified) {
-    // The certificate: each line's facts and count table, the lower-bound magnitudes and their INT8
-    // product Λ, each element's count; then the host reads the histogram and decides (one wait).
-    line_facts_kernel<<<blocks_for(p.m, threads), threads, 0, s>>>(rows, p.m, p.budgets, p.lo, 0, k1);
-    line_facts_kernel<<<blocks_for(p.n, threads), threads, 0, s>>>(cols, p.n, p.budgets, p.lo, 1, k1);
-    IK_CUDA_CHECK_LAUNCH("line_facts_kernel");
-    residues<ResidueOutput::lower>(A, rows, p.mp, p.kp, p.mods, ra, s, p.lower_bits);
-    residues<ResidueOutput::lower>(Bt, cols, p.np, p.kp, p.mods, rb, s, p.lower_bits);
+    // The certificate: the lower-bound magnitudes' INT8 product Λ, each element's count; then the
+    // host reads the histogram and decides (one wait).
     Int8Product lower_shape;  // Λ = Ǎᵀ·B̌ over all of kp (exact: certify::lower_bits)
     lower_shape.kc = p.kp, lower_shape.nc = p.np;
     if (p.kp == 0) IK_CUDA_CHECK(cudaMemsetAsync(prod, 0, std::size_t(per_product) * 4, s));
-    else IK_CUBLAS_CHECK(p.product(lower_shape, ra, rb, prod, p.np, at(w.cublas), s));
+    else IK_CUBLAS_CHECK(p.product(lower_shape, ra, rb_lower, prod, p.np, at(w.cublas), s));
     const unsigned tiles_n = unsigned(std::min<std::int64_t>((p.n + kCertifyTile - 1) / kCertifyTile, 65535));
     certify_elements_kernel<<<dim3(unsigned((p.m + kCertifyTile - 1) / kCertifyTile), tiles_n), dim3(32, 8), 0, s>>>(
         prod, p.m, p.n, p.mp, rows, cols, certify::rho_factor(p.rtol, p.lower_bits));
@@ -275,7 +384,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     // per modulus, measured faster on H200 than one strided batch (it picks smaller tiles for the batch).
     auto int8_products = [&](int t0, int group, std::int64_t l0, std::int64_t kc, std::int64_t j0,
                              std::int64_t columns) {
-      IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t0 * p.mp * p.kp + l0, rb + (t0 * p.np + j0) * p.kp + l0, prod,
+      IK_CUBLAS_CHECK(p.product(p.shape(kc), ra + t0 * p.mp * p.kp + l0, rb_residues + (t0 * p.np + j0) * p.kp + l0, prod,
                                 columns, at(w.cublas), s, group, p.mp * p.kp, p.np * p.kp));
     };
 
@@ -301,7 +410,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
 
     if (p.k > 0) {
       residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, mods, ra, s);
-      residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, mods, rb, s);
+      // A prepared operand keeps its residues at the last count (its shifts depend on the count only).
+      if (!q || q->residue_count != count) residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, mods, rb_residues, s);
+      if (q) q->residue_count = count;
     }
     mark(1);
     // Columns [j_begin, j_end) of C from `src` (residue planes, or with kFromProducts a slab's products).
@@ -331,7 +442,7 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
           const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));
           for (std::int64_t j0 = 0; j0 < p.np; j0 += sh.nc)
-            gemm_wgmma::int8_product_residues(ra + l0, p.mp * p.kp, rb + j0 * p.kp + l0, p.np * p.kp, res + j0 * p.mp,
+            gemm_wgmma::int8_product_residues(ra + l0, p.mp * p.kp, rb_residues + j0 * p.kp + l0, p.np * p.kp, res + j0 * p.mp,
                                               per_product, p.mp, sh.nc, sh.kc, p.kp, p.mp, mods.c, count, nullptr,
                                               l0 > 0, p.device.id, s);
         }
@@ -362,6 +473,13 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
                     reinterpret_cast<double*>(by_rows ? rb : ra), native_product, p.native_product_elements, s);
     }
     mark(3);
+  }
+  if (q) {  // report() reads the columns' marks from the workspace
+    for (const LineArray which : {kNonfinite, kNativeLine})
+      if (which == kNonfinite || p.certified)
+        IK_CUDA_CHECK(cudaMemcpyAsync(at(w.col_int[which]), q_base + q->layout.col_int[which], p.n * sizeof(int),
+                                      cudaMemcpyDeviceToDevice, s));
+    IK_CUDA_CHECK(cudaEventRecord(q->last_use, s));
   }
   if (handle_lock.owns_lock()) handle_lock.unlock();
   if (timings) {

@@ -3,6 +3,7 @@
 - :func:`fwt` — batched fast Walsh–Hadamard transform (CPU and CUDA); :func:`fwt_quantize` — the
   rotation quantised to FP8, INT8/4, MXFP4 or NVFP4 in one call (CPU and CUDA).
 - :func:`gemm` — FP64-accurate matrix product by the Ozaki scheme II on INT8 tensor cores (CPU and CUDA);
+  :func:`gemm_prepare` — one operand's share of gemm done once, for many products with it;
   :func:`cublas_preload` — the library that runs an unchanged program's cuBLAS DGEMMs through it.
 - :mod:`ironkernels.lcn` — grid drawings: exact crossing counts, validity, incremental moves (CPU and CUDA).
 
@@ -42,12 +43,12 @@ from . import _core, lcn  # noqa: E402
 from ._fwt import fwt  # noqa: E402
 from ._fwt_quantize import dequantize, fwt_quantize  # noqa: E402
 from ._rotation import rademacher_signs  # noqa: E402
-from ._gemm import Contract, gemm  # noqa: E402
+from ._gemm import Contract, PreparedOperand, gemm, gemm_prepare  # noqa: E402
 from ._interop import empty  # noqa: E402
 
 __version__: str = _core.__version__
 
-__all__ = ["fwt", "fwt_quantize", "dequantize", "rademacher_signs", "gemm", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "cublas_preload", "__version__"]
+__all__ = ["fwt", "fwt_quantize", "dequantize", "rademacher_signs", "gemm", "gemm_prepare", "PreparedOperand", "Contract", "empty", "lcn", "build_info", "cuda_devices", "cmake_dir", "include_dir", "cublas_preload", "__version__"]
 
 
 def build_info() -> dict:

@@ -16,6 +16,7 @@ from ._gemm_batched import gemm_batched
 from ._gemm_complex import gemm_complex
 from ._gemm_contract import BACKENDS, ENGINES, MAX_K, MODULI, Contract, _shape2, fast_bits, op_shape  # noqa: F401
 from ._gemm_grouped import gemm_grouped
+from ._gemm_prepared import PreparedOperand, gemm_prepare, unwrap_prepared  # noqa: F401
 from ._gemm_single import gemm_single
 from ._interop import (call_core, describe, device_of, dtype_name, empty, empty_like, framework_of, resolve_stream,
                        shape_of, torch_stream, cupy_stream)
@@ -105,6 +106,8 @@ def gemm(
             list, each the 2-D call's (the report's ``group`` lists their reports).
             float32 (NumPy, PyTorch, CuPy): ``Contract.native()`` means rtol = √k·2⁻²⁴ (SGEMM's
             accuracy, far fewer moduli), the result rounded once to float32.
+            b may be a :class:`PreparedOperand` from :func:`gemm_prepare` (a 2-D float64 a): op(b)'s
+            share of the call is then the prepared one's, trans_b and contract too.
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
             (even if it holds NaN); ``beta != 0`` needs it.
         trans_a, trans_b: use the transpose of a / b.
@@ -134,6 +137,7 @@ def gemm(
     semantics: an element of C whose row of op(a) or column of op(b) holds a non-finite value is
     computed in native float64 arithmetic.
     """
+    b, trans_b, contract, prepared = unwrap_prepared(b, a, trans_b, contract)
     contract = Contract.native() if contract is None else contract
     if not isinstance(contract, Contract):
         raise TypeError(f"gemm: contract must be an ironkernels.Contract, got {type(contract).__name__}")
@@ -212,8 +216,9 @@ def gemm(
     if cuda:
         ws = _workspace(plan.workspace_bytes, a, fw, where[1], handle)
         plan.tune_once(ws, handle)  # the fastest INT8 product algorithm, once per plan (exact either way)
+        native_b = prepared._native if prepared is not None else None
         times = call_core("gemm", lambda: plan.run(a, b, out, float(alpha), float(beta) if use_c else 0.0, ws, handle,
-                                                   timed=bool(report)), arrays, "float64")
+                                                   timed=bool(report), prepared_b=native_b), arrays, "float64")
         if report:
             rep = dict(plan.report(ws, handle), **times, backend="cuda")
     else:
@@ -223,6 +228,7 @@ def gemm(
             "float64")
         rep["backend"] = "cpu-reference"
     if report:
-        rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract))
+        rep.update(scaling=scaling, moduli_set=MODULI[:rep["moduli"]], contract=repr(contract),
+                   prepared_b=prepared is not None)
         return out, rep
     return out

@@ -93,6 +93,18 @@ void bind_gemm(nb::module_& m) {
     return gemm_backend_available(parse_products(products), Device{DeviceType::cuda, device_id});
   }, nb::arg("products"), nb::arg("device_id"), "Whether this INT8 product engine can run on the CUDA device.");
 
+  nb::class_<GemmPrepared>(m, "GemmPrepared", "op(B)'s share of the CUDA backend's runs, kept for operand reuse.")
+      .def("__init__", [](GemmPrepared* self, nb::ndarray<nb::ro> b, bool trans_b, int moduli, const std::string& scaling,
+                          bool native, double rtol, std::uintptr_t stream) {
+        const ArrayView bv = python::to_view(b, "gemm_prepare: b", false, "float64");
+        const GemmContract contract = contract_of(moduli, scaling, native, rtol);
+        nb::gil_scoped_release release;
+        new (self) GemmPrepared(bv, trans_b, contract, python::to_stream(stream));
+      }, nb::arg("b").noconvert(), nb::arg("trans_b"), nb::arg("moduli"), nb::arg("scaling"), nb::arg("native"),
+         nb::arg("rtol"), nb::arg("stream"))
+      .def_prop_ro("nbytes", &GemmPrepared::bytes)
+      .def_prop_ro("residue_count", &GemmPrepared::residue_count);
+
   nb::class_<GemmPlan>(m, "GemmPlan", "The CUDA backend of gemm for one (m, n, k, ops, contract, device).")
       .def("__init__", [](GemmPlan* self, std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
                           int moduli, const std::string& scaling, int device_id, const std::string& products,
@@ -104,14 +116,14 @@ void bind_gemm(nb::module_& m) {
          nb::arg("rtol") = 0.0, "native or rtol > 0: a certified contract (moduli and scaling ignored).")
       .def_prop_ro("workspace_bytes", &GemmPlan::workspace_bytes)
       .def("run", [](const GemmPlan& plan, nb::ndarray<nb::ro> a, nb::ndarray<nb::ro> b, nb::ndarray<> c, double alpha,
-                     double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed) {
+                     double beta, nb::ndarray<> workspace, std::uintptr_t stream, bool timed, GemmPrepared* prepared_b) {
         const ArrayView av = python::to_view(a, "gemm: a", false, "float64"), bv = python::to_view(b, "gemm: b", false, "float64"),
                     cv = python::to_view(c, "gemm: out", false, "float64");
         GemmTimings t;  // the workspace: any device array, its bytes used as scratch
         {
           nb::gil_scoped_release release;
           plan.run(av, bv, cv, alpha, beta, workspace.data(), workspace.nbytes(), python::to_stream(stream),
-                   timed ? &t : nullptr);
+                   timed ? &t : nullptr, prepared_b);
         }
         nb::dict d;
         if (timed) {
@@ -122,8 +134,9 @@ void bind_gemm(nb::module_& m) {
         return d;
       }, nb::arg("a").noconvert(), nb::arg("b").noconvert(), nb::arg("c").noconvert(), nb::arg("alpha"),
          nb::arg("beta"), nb::arg("workspace").noconvert(), nb::arg("stream"), nb::arg("timed") = false,
+         nb::arg("prepared_b").none() = nb::none(),
          "Enqueue C = alpha op(A) op(B) + beta C on `stream` (no synchronisation unless timed: then the "
-         "phase times in ms).")
+         "phase times in ms); op(B)'s share from prepared_b where given.")
       .def("report", [](const GemmPlan& plan, nb::ndarray<> workspace, std::uintptr_t stream) {
         GemmReport rep;
         {

@@ -119,6 +119,36 @@ struct GemmTimings {
   float scale_ms = 0, products_ms = 0, reconstruct_ms = 0;
 };
 
+/// Operand reuse: op(B)'s own share of GemmPlan::run (its lines' scan, a certified contract's line
+/// facts and lower-bound magnitudes, its residues at the last count a run used), computed once into
+/// device memory of its own and kept for later runs with the same B, as iterative methods multiply
+/// by one matrix many times. It serves every plan with the same n, k, trans_b, contract and device,
+/// whatever m, and gives the bits a plain run gives. B must not change while it is used: runs still
+/// read it for the lines they compute natively. Runs that use it wait for its preparation and for
+/// each other, whatever their streams (a run at another count rewrites its residues). Not for
+/// "accurate" scaling, whose bits depend on both operands.
+class GemmPrepared {
+ public:
+  /// Prepares B (k × n, or n × k with trans_b: a float64 view on a CUDA device, any strides) on
+  /// `stream`. ValueError for accurate scaling and for what GemmPlan refuses.
+  GemmPrepared(const ArrayView& b, bool trans_b, GemmContract contract, Stream stream);
+  ~GemmPrepared();
+  GemmPrepared(GemmPrepared&&) noexcept;
+  GemmPrepared& operator=(GemmPrepared&&) noexcept;
+  GemmPrepared(const GemmPrepared&) = delete;
+  GemmPrepared& operator=(const GemmPrepared&) = delete;
+
+  std::size_t bytes() const;  ///< device memory it holds
+  /// The count its residues are held for (0: none yet; a run computes them at its count).
+  int residue_count() const;
+
+  struct Impl;
+
+ private:
+  friend class GemmPlan;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// The CUDA backend, planned once per (m, n, k, ops, contract, device, engine) and run on caller-given
 /// buffers: `workspace_bytes()` says how much scratch device memory a run needs, `run` only enqueues
 /// work on the given stream (no allocation; a certified contract's run waits once, for its
@@ -139,9 +169,12 @@ class GemmPlan {
   /// C = alpha op(A) op(B) + beta C. A (m×k, or k×m with trans_a), B (k×n, or n×k with trans_b) and C
   /// (m×n): float64 views on the plan's device, any strides, C not overlapping A or B; beta == 0
   /// ignores C's contents. Validates everything before enqueuing anything. With `timings`, events
-  /// are recorded between the phases and the call waits for them (not for the hot path).
+  /// are recorded between the phases and the call waits for them (not for the hot path). With
+  /// `prepared_b` (made from this B, with the plan's n, k, trans_b, contract and device), op(B)'s own
+  /// share of the run comes from it.
   void run(const ArrayView& a, const ArrayView& b, const ArrayView& c, double alpha, double beta, void* workspace,
-           std::size_t workspace_bytes, Stream stream, GemmTimings* timings = nullptr) const;
+           std::size_t workspace_bytes, Stream stream, GemmTimings* timings = nullptr,
+           GemmPrepared* prepared_b = nullptr) const;
   /// The report of the last run with this workspace (waits for `stream`).
   GemmReport report(const void* workspace, Stream stream) const;
   /// Chooses for each shape of the plan's INT8 products the fastest of cublasGemmEx and the algorithms
