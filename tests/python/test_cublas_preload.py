@@ -1,8 +1,8 @@
-"""The cuBLAS drop-in (libironkernels_cublas.so under LD_PRELOAD): it exports cuBLAS's DGEMM entry
-points and nothing else; on a GPU, a real cuBLAS client's (PyTorch's, CuPy's, a C program's) float64
-products through it equal a direct ironkernels.gemm call under Contract.native() bit for bit, and the
-calls it does not serve (float32, complex128, small products, device-side scalars) are cuBLAS's own,
-unchanged."""
+"""The cuBLAS drop-in (libironkernels_cublas.so under LD_PRELOAD): it exports cuBLAS's DGEMM, ZGEMM
+and SGEMM entry points and nothing else; on a GPU, a real cuBLAS client's (PyTorch's, CuPy's, a C
+program's) float64, complex128 and float32 products through it equal a direct ironkernels.gemm call
+on the same operands (Contract.native()) bit for bit, and the calls it does not serve (small products,
+TF32 and other reduced-precision float32 arithmetic, device-side scalars) are cuBLAS's own, unchanged."""
 import ctypes
 import os
 import shutil
@@ -16,7 +16,9 @@ import ironkernels as ik
 
 PRELOAD = ik.cublas_preload()
 needs_preload = pytest.mark.skipif(PRELOAD is None, reason="a CPU-only build has no cuBLAS drop-in")
-EXPORTED = ("cublasDgemm_v2", "cublasDgemm_v2_64", "cublasGemmEx", "cublasDgemmStridedBatched")
+EXPORTED = ("cublasDgemm_v2", "cublasDgemm_v2_64", "cublasDgemmStridedBatched", "cublasZgemm_v2", "cublasZgemm_v2_64",
+            "cublasZgemmStridedBatched", "cublasSgemm_v2", "cublasSgemm_v2_64", "cublasSgemmStridedBatched",
+            "cublasGemmEx")
 
 
 @needs_preload
@@ -24,7 +26,7 @@ def test_exports_the_cublas_entry_points_only():
     lib = ctypes.CDLL(PRELOAD, mode=os.RTLD_LOCAL)
     for name in EXPORTED:
         assert hasattr(lib, name), name
-    for hidden in ("cudaMalloc", "cudaMallocAsync", "cudaGetDevice", "cublasSgemm_v2", "cublasZgemm_v2"):
+    for hidden in ("cudaMalloc", "cudaMallocAsync", "cudaFreeAsync", "cudaGetDevice", "cublasCgemm_v2", "cublasHgemm"):
         assert not hasattr(lib, hidden), f"{hidden} must not be exported (it would replace the program's)"
     if shutil.which("nm"):
         names = subprocess.run(["nm", "-D", "--defined-only", PRELOAD], capture_output=True, text=True).stdout.split()
@@ -40,26 +42,52 @@ def run_preloaded(script: str, *args: str, **env) -> subprocess.CompletedProcess
 
 
 # A client's X @ Y on row-major arrays reaches cuBLAS as the column-major Yᵀ·Xᵀ: ik.gemm(Y.T, X.T).T is
-# the same product, line for line, so the same bits.
+# the same product, line for line, so the same bits. Each served product is saved beside its direct
+# call ("<name>" and "<name>_direct"); the others are compared with a run without the drop-in.
 TORCH_CLIENT = """
 import sys, numpy as np, torch, ironkernels as ik
 out = sys.argv[1]
+save = lambda name, x: np.save(f"{out}/{name}.npy", x.cpu().numpy())
 g = torch.Generator(device="cuda").manual_seed(1)
-a = torch.randn(1024, 768, dtype=torch.float64, device="cuda", generator=g)
-b = torch.randn(768, 512, dtype=torch.float64, device="cuda", generator=g)
-np.save(out + "/mm.npy", (a @ b).cpu().numpy())
-np.save(out + "/mm_t.npy", (a.T @ a).cpu().numpy())  # a transposed operand
-np.save(out + "/direct.npy", ik.gemm(b.T, a.T).T.cpu().numpy())
-np.save(out + "/direct_t.npy", ik.gemm(a.T, a).T.cpu().numpy())
-np.save(out + "/small.npy", (a[:64, :64] @ b[:64, :64]).cpu().numpy())
-np.save(out + "/single.npy", (a.float() @ b.float()).cpu().numpy())
-np.save(out + "/complex.npy", (a[:512, :512].to(torch.complex128) @ b[:512].to(torch.complex128)).cpu().numpy())
+randn = lambda *shape, dtype=torch.float64: torch.randn(*shape, dtype=dtype, device="cuda", generator=g)
+a, b = randn(1024, 768), randn(768, 512)
+save("mm", a @ b)
+save("mm_direct", ik.gemm(b.T, a.T).T)
+save("mm_t", a.T @ a)  # a transposed operand
+save("mm_t_direct", ik.gemm(a.T, a).T)
+save("small", a[:64, :64] @ b[:64, :64])
+# float32 (cublasSgemm_v2, cublasSgemmStridedBatched): ik.gemm's float32 path
+af, bf, cf = a.float(), b.float(), randn(1024, 512, dtype=torch.float32)
+save("single", af @ bf)
+save("single_direct", ik.gemm(bf.T, af.T).T)
+save("single_addmm", torch.addmm(cf, af, bf, beta=-0.5, alpha=1.5))
+save("single_addmm_direct", ik.gemm(bf.T, af.T, c=cf.T, alpha=1.5, beta=-0.5).T)
+a3, b3 = randn(3, 520, 560, dtype=torch.float32), randn(3, 560, 540, dtype=torch.float32)
+save("single_bmm", torch.bmm(a3, b3))
+save("single_bmm_direct", torch.stack([ik.gemm(b3[i].T, a3[i].T).T for i in range(3)]))
+torch.backends.cuda.matmul.allow_tf32 = True  # TF32 math mode on the handle: cuBLAS's own
+save("tf32", af @ bf)
+torch.backends.cuda.matmul.allow_tf32 = False
+# complex128 (cublasZgemm_v2, cublasZgemmStridedBatched): ik.gemm's complex path
+za, zb = randn(640, 520, dtype=torch.complex128), randn(520, 600, dtype=torch.complex128)
+zc, zd = randn(520, 640, dtype=torch.complex128), randn(640, 600, dtype=torch.complex128)
+save("complex", za @ zb)
+save("complex_direct", ik.gemm(zb.T, za.T).T)
+save("complex_conj", zc.mH @ zb)  # a conjugate-transposed operand (CUBLAS_OP_C)
+save("complex_conj_direct", ik.gemm(zb.T, zc.conj().resolve_conj().T, trans_b=True).T)
+save("complex_addmm", torch.addmm(zd, za, zb, beta=-0.5, alpha=1.5))
+save("complex_addmm_direct", ik.gemm(zb.T, za.T, c=zd.T, alpha=1.5, beta=-0.5).T)
+za3, zb3 = randn(3, 520, 560, dtype=torch.complex128), randn(3, 560, 540, dtype=torch.complex128)
+save("complex_bmm", torch.bmm(za3, zb3))
+save("complex_bmm_direct", torch.stack([ik.gemm(zb3[i].T, za3[i].T).T for i in range(3)]))
 """
+SERVED = ("mm", "mm_t", "single", "single_addmm", "single_bmm", "complex", "complex_conj", "complex_addmm",
+          "complex_bmm")
 
 
 @needs_preload
 @pytest.mark.gpu
-def test_torch_float64_matmul_through_the_drop_in(tmp_path):
+def test_torch_matmul_through_the_drop_in(tmp_path):
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no GPU")
@@ -67,30 +95,41 @@ def test_torch_float64_matmul_through_the_drop_in(tmp_path):
     (tmp_path / "plain").mkdir()
     done = run_preloaded(TORCH_CLIENT, str(tmp_path / "preloaded"), IRONKERNELS_CUBLAS_MIN_DIM="500")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "emulated" in done.stderr and "passed through" in done.stderr, done.stderr[-3000:]
+    for routine in ("cublasDgemm_v2", "cublasSgemm_v2", "cublasSgemmStridedBatched", "cublasZgemm_v2",
+                    "cublasZgemmStridedBatched"):
+        assert any(routine in line and "emulated" in line for line in done.stderr.splitlines()), routine
+    assert "passed through: below IRONKERNELS_CUBLAS_MIN_DIM" in done.stderr, done.stderr[-3000:]
+    assert "passed through: a reduced-precision compute type" in done.stderr, done.stderr[-3000:]
     plain = subprocess.run([sys.executable, "-c", TORCH_CLIENT, str(tmp_path / "plain")], capture_output=True,
                            text=True, timeout=600)
     assert plain.returncode == 0, plain.stderr[-3000:]
     load = lambda which, name: np.load(tmp_path / which / f"{name}.npy")  # noqa: E731
-    np.testing.assert_array_equal(load("preloaded", "mm"), load("preloaded", "direct"))
-    np.testing.assert_array_equal(load("preloaded", "mm_t"), load("preloaded", "direct_t"))
-    for name in ("small", "single", "complex"):  # not served: cuBLAS's own bits
-        np.testing.assert_array_equal(load("preloaded", name), load("plain", name))
+    for name in SERVED:
+        np.testing.assert_array_equal(load("preloaded", name), load("preloaded", name + "_direct"), err_msg=name)
+    for name in ("small", "tf32"):  # not served: cuBLAS's own bits
+        np.testing.assert_array_equal(load("preloaded", name), load("plain", name), err_msg=name)
 
 
 CUPY_CLIENT = """
 import numpy as np, cupy as cp, ironkernels as ik
 rng = np.random.default_rng(2)
-a, b = cp.asarray(rng.standard_normal((640, 700))), cp.asarray(rng.standard_normal((700, 600)))
-got, want = cp.asnumpy(a @ b), cp.asnumpy(ik.gemm(b.T, a.T).T)
-assert np.array_equal(got, want), float(np.abs(got - want).max())
+def same(got, want):
+    got, want = cp.asnumpy(got), cp.asnumpy(want)
+    assert np.array_equal(got, want), float(np.abs(got - want).max())
+normal = lambda *shape: cp.asarray(rng.standard_normal(shape))
+a, b = normal(640, 700), normal(700, 600)
+same(a @ b, ik.gemm(b.T, a.T).T)  # cublasGemmEx, CUDA_R_64F
+za, zb = a + 1j * normal(640, 700), b - 1j * normal(700, 600)
+same(za @ zb, ik.gemm(zb.T, za.T).T)  # cublasGemmEx, CUDA_C_64F
+af, bf = a.astype(cp.float32), b.astype(cp.float32)
+same(af @ bf, ik.gemm(bf.T, af.T).T)  # cublasGemmEx, CUDA_R_32F with CUBLAS_COMPUTE_32F
 print("ok")
 """
 
 
 @needs_preload
 @pytest.mark.gpu
-def test_cupy_float64_matmul_through_the_drop_in():
+def test_cupy_matmul_through_the_drop_in():
     cp = pytest.importorskip("cupy")
     try:
         cp.cuda.runtime.getDeviceCount()
@@ -98,7 +137,36 @@ def test_cupy_float64_matmul_through_the_drop_in():
         pytest.skip("no GPU")
     done = run_preloaded(CUPY_CLIENT, IRONKERNELS_CUBLAS_MIN_DIM="500")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
-    assert "emulated" in done.stderr
+    served = [line for line in done.stderr.splitlines() if "cublasGemmEx" in line and "emulated" in line]
+    assert len(served) >= 3, done.stderr[-3000:]
+
+
+# CUPY_TF32=1: CuPy's float32 products ask cublasGemmEx for CUBLAS_COMPUTE_32F_FAST_TF32.
+CUPY_TF32_CLIENT = """
+import sys, numpy as np, cupy as cp
+rng = np.random.default_rng(3)
+a, b = (cp.asarray(rng.standard_normal(shape), dtype=cp.float32) for shape in ((640, 700), (700, 600)))
+np.save(sys.argv[1], cp.asnumpy(a @ b))
+"""
+
+
+@needs_preload
+@pytest.mark.gpu
+def test_cupy_tf32_passes_through(tmp_path):
+    cp = pytest.importorskip("cupy")
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except Exception:
+        pytest.skip("no GPU")
+    done = run_preloaded(CUPY_TF32_CLIENT, str(tmp_path / "preloaded.npy"), IRONKERNELS_CUBLAS_MIN_DIM="500",
+                         CUPY_TF32="1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "cublasGemmEx" in done.stderr and "passed through: a reduced-precision compute type" in done.stderr
+    assert "emulated" not in done.stderr, done.stderr[-3000:]
+    plain = subprocess.run([sys.executable, "-c", CUPY_TF32_CLIENT, str(tmp_path / "plain.npy")],
+                           env=dict(os.environ, CUPY_TF32="1"), capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    np.testing.assert_array_equal(np.load(tmp_path / "preloaded.npy"), np.load(tmp_path / "plain.npy"))
 
 
 C_CLIENT = os.path.join(os.path.dirname(__file__), "..", "cpp", "cublas_client.cu")
