@@ -12,10 +12,13 @@ strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotate
   grouped  256 float64 products of sizes 64 … 1024 as one grouped call against PyTorch's matmul on each.
   sgemm    n³ float32: ironkernels.gemm (SGEMM's accuracy) against torch.matmul with TF32 off (SGEMM)
            and on (TF32), errors against the long-double product.
+  prepared (m × n)·(n × n) float64, m = 64, 1024, n: gemm(a, gemm_prepare(b)) against the plain
+           gemm(a, b) (the later calls of an iterative method; bits equal, checked), and the preparation's
+           own time.
   dropin   n³ float64 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
            (IRONKERNELS_CUBLAS_MIN_DIM=1024): the program's own time per product, unchanged code.
 
-    python bench/bench_gemm_routines.py [--only zgemm,batched,grouped,sgemm,dropin] [--n 8192,16384] [--rounds 2]
+    python bench/bench_gemm_routines.py [--only zgemm,batched,grouped,sgemm,prepared,dropin] [--n 8192,16384] [--rounds 2]
                                         [--out bench/results/gemm-routines-h200.json]
 """
 from __future__ import annotations
@@ -207,6 +210,25 @@ print(json.dumps(time_cuda(torch, lambda: a @ b, reps={reps})))
 """
 
 
+def bench_prepared(n: int, args) -> list:
+    gen = torch.Generator(device="cuda").manual_seed(n + 1)
+    b = family((n, n), 0.5, torch.float64, gen)
+    prepare_ms = time_cuda(torch, lambda: ironkernels.gemm_prepare(b), reps=args.reps)["median_ms"]
+    prepared = ironkernels.gemm_prepare(b)
+    out = []
+    for m in (64, 1024, n):
+        a = family((m, n), 0.5, torch.float64, gen)
+        if not torch.equal(ironkernels.gemm(a, prepared).view(torch.int64), ironkernels.gemm(a, b).view(torch.int64)):
+            raise RuntimeError(f"prepared and plain calls differ at m = {m}, n = {n}")
+        t = rotated_best({"plain": lambda: ironkernels.gemm(a, b), "prepared": lambda: ironkernels.gemm(a, prepared)},
+                         args.rounds, args.reps)
+        out.append({"routine": "prepared", "m": m, "n": n, "k": n, "plain_ms": t["plain"], "prepared_ms": t["prepared"],
+                    "speedup": t["plain"] / t["prepared"], "prepare_ms": prepare_ms,
+                    "prepared_nbytes": prepared.nbytes})
+        print(out[-1], flush=True)
+    return out
+
+
 def bench_dropin(n: int, args) -> list:
     path = ironkernels.cublas_preload()
     if path is None:
@@ -229,7 +251,7 @@ def bench_dropin(n: int, args) -> list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "gemm-routines-h200.json"))
-    ap.add_argument("--only", default="zgemm,batched,grouped,sgemm,dropin")
+    ap.add_argument("--only", default="zgemm,batched,grouped,sgemm,prepared,dropin")
     ap.add_argument("--n", default="8192,16384", help="sizes of the zgemm, sgemm and dropin points")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
@@ -243,7 +265,8 @@ def main():
         rows += bench_grouped(args)
         print(rows[-1], flush=True)
     for n in sizes:
-        for name, fn in (("zgemm", bench_zgemm), ("sgemm", bench_sgemm), ("dropin", bench_dropin)):
+        for name, fn in (("zgemm", bench_zgemm), ("sgemm", bench_sgemm), ("prepared", bench_prepared),
+                         ("dropin", bench_dropin)):
             if name in only:
                 rows += fn(n, args)
                 print(rows[-1], flush=True)

@@ -68,8 +68,9 @@ def cmake_dir() -> str:
 
 def cublas_preload() -> _Optional[str]:
     """Path of ``libironkernels_cublas.so``, the cuBLAS drop-in: ``LD_PRELOAD=<it> program`` runs the
-    program's large DGEMMs (cublasDgemm_v2, cublasGemmEx on float64, cublasDgemmStridedBatched) under
-    ``Contract.native()`` and passes every other call to cuBLAS (docs/gemm.md). None in a CPU-only build."""
+    program's large DGEMMs, ZGEMMs and SGEMMs (cublas{D,Z,S}gemm_v2, cublasGemmEx on float64, complex128
+    and float32, their strided-batched forms) under ``Contract.native()`` and passes every other call to
+    cuBLAS (docs/gemm.md). None in a CPU-only build."""
     path = _os.path.join(_os.path.dirname(__file__), "lib", "libironkernels_cublas.so")
     return path if _os.path.exists(path) else None
 
