@@ -104,8 +104,9 @@ def gemm(
             native batched product instead (docs/gemm.md). Groups: lists of matrices of any shapes
             (either operand may be one shared matrix; c and out lists alike): the products, as a
             list, each the 2-D call's (the report's ``group`` lists their reports).
-            float32 (NumPy, PyTorch, CuPy): ``Contract.native()`` means rtol = √k·2⁻²⁴ (SGEMM's
-            accuracy, far fewer moduli), the result rounded once to float32.
+            float32 and complex64 (NumPy, PyTorch, CuPy): ``Contract.native()`` means rtol = √k·2⁻²⁴
+            (single precision's accuracy, far fewer moduli; k at 2k for complex64), the result
+            rounded once to float32 / complex64.
             b may be a :class:`PreparedOperand` from :func:`gemm_prepare` (a 2-D float64 a): op(b)'s
             share of the call is then the prepared one's, trans_b and contract too.
         c: optional (m, n) float64 matrix added with weight ``beta``; ignored when ``beta == 0``
@@ -158,7 +159,7 @@ def gemm(
     if 3 in (len(shape_of(a, "gemm: a")), len(shape_of(b, "gemm: b"))):
         return gemm_batched(gemm, a, b, c=c, out=out, report=report, alpha=alpha, beta=beta, trans_a=trans_a,
                             trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream)
-    if "float32" in (dtype_name(a), dtype_name(b)):
+    if {"float32", "complex64"} & {dtype_name(a), dtype_name(b)}:
         return gemm_single(gemm, a, b, c=c, alpha=alpha, beta=beta, contract=contract, out=out, report=report,
                            trans_a=trans_a, trans_b=trans_b, backend=backend, engine=engine, stream=stream)
     if "complex128" in (dtype_name(a), dtype_name(b)):

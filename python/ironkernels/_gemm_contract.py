@@ -117,8 +117,8 @@ def same_dtype(arrays: dict) -> None:
     dtypes = {name: dtype_name(x) for name, x in arrays.items()}
     if len(set(dtypes.values())) > 1:
         listed = ", ".join(f"{name} has {d}" for name, d in dtypes.items()).replace("a has", "a has dtype", 1)
-        raise TypeError(f"gemm: {listed}; accepted: a, b, c and out all of one dtype (float64, float32 or "
-                        "complex128; no implicit conversion)")
+        raise TypeError(f"gemm: {listed}; accepted: a, b, c and out all of one dtype (float64, float32, complex128 or "
+                        "complex64; no implicit conversion)")
 
 
 def framework_arrays(a: Any, b: Any, c: Any, out: Any) -> tuple:

@@ -49,3 +49,23 @@ def test_refusals_write_nothing():
     with pytest.raises(ValueError, match="inner dimensions"):
         ik.gemm(a, np.ones((3, 2), np.float32), out=out)
     assert (out == 7.0).all()
+
+
+@pytest.mark.parametrize("phi,m,k,n", [(0.5, 20, 150, 13), (3.0, 9, 700, 11)])
+def test_complex64_within_single_precision_of_the_exact_product(rng, phi, m, k, n):
+    """complex64 (CGEMM): the complex128 path under rtol = √(2k)·2⁻²⁴, rounded once to complex64: each
+    part within bound·((|Re A|+|Im A|)·(|Re B|+|Im B|)) of a long-double product plus its rounding."""
+    parts = [gemm_family(rng, shape, phi).astype(np.float32) for shape in ((m, k), (m, k), (k, n), (k, n))]
+    a, b = (parts[0] + 1j * parts[1]).astype(np.complex64), (parts[2] + 1j * parts[3]).astype(np.complex64)
+    c, rep = ik.gemm(a, b, alpha=1 - 0.5j, report=True)
+    assert c.dtype == np.complex64 and rep["dtype"] == "complex64" and rep["certified"]
+    assert rep["rtol"] == math.sqrt(2 * k) * 2.0**-24
+    ar, ai, br, bi = (p.astype(np.longdouble) for p in parts)
+    re, im = ar @ br - ai @ bi, ar @ bi + ai @ br
+    want_re, want_im = re + 0.5 * im, im - 0.5 * re  # (1 − ½i)(re + i·im)
+    scale = ((np.abs(ar) + np.abs(ai)) @ (np.abs(br) + np.abs(bi))).astype(np.float64) * 1.5
+    for got, want in ((c.real, want_re), (c.imag, want_im)):
+        err = np.abs(got.astype(np.longdouble) - want).astype(np.float64)
+        assert (err <= rep["bound"] * scale + 2.0**-23 * np.abs(got) + 2.0**-50 * scale + 1e-300).all()
+    wide, rep_wide = ik.gemm(a.astype(np.complex128), b.astype(np.complex128), report=True)
+    assert rep["moduli"] <= rep_wide["moduli"]
