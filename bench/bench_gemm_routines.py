@@ -124,9 +124,9 @@ def bench_zgemm(n: int, args) -> list:
     peer = os.environ.get("IRONKERNELS_PEER_GEMMUL8")
     if peer:  # GEMMul8 at the moduli counts and modes that reach FP64-level accuracy
         z = ZGemmul8(peer)
-        for moduli in (14, 15, 16):
+        for moduli in args.gemmul8_moduli:
             ws, c = z.workspace(n, n, n, moduli), torch.empty_like(a)
-            for fast in (True, False):
+            for fast in [mode == "fast" for mode in args.gemmul8_modes]:
                 name = f"gemmul8_{moduli}_{'fast' if fast else 'accurate'}"
                 impls[name] = (lambda ws=ws, c=c, moduli=moduli, fast=fast: z(a, b, c, moduli, fast, ws))
                 results[name] = impls[name]().clone()
@@ -211,6 +211,7 @@ print(json.dumps(time_cuda(torch, lambda: a @ b, reps={reps})))
 
 
 def bench_prepared(n: int, args) -> list:
+    torch.cuda.empty_cache()  # the prepared operand's memory is the library's own, not PyTorch's pool
     gen = torch.Generator(device="cuda").manual_seed(n + 1)
     b = family((n, n), 0.5, torch.float64, gen)
     prepare_ms = time_cuda(torch, lambda: ironkernels.gemm_prepare(b), reps=args.reps)["median_ms"]
@@ -255,7 +256,11 @@ def main():
     ap.add_argument("--n", default="8192,16384", help="sizes of the zgemm, sgemm and dropin points")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--gemmul8-moduli", default="14,15,16", help="GEMMul8 ZGEMM's moduli counts (each its own workspace)")
+    ap.add_argument("--gemmul8-modes", default="fast,accurate", help="'fast' or 'fast,accurate'")
     args = ap.parse_args()
+    args.gemmul8_moduli = [int(v) for v in args.gemmul8_moduli.split(",") if v]
+    args.gemmul8_modes = args.gemmul8_modes.split(",")
     only = set(args.only.split(","))
     sizes = [int(v) for v in args.n.split(",") if v]
     rows = []

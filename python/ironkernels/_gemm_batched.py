@@ -35,13 +35,17 @@ def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, wh
     """out = alpha · op(a) · op(b) (+ beta · c) natively (the framework's batched matmul: cuBLAS) on the
     call's stream, and its report."""
     alpha, beta = kw.get("alpha", 1.0), kw.get("beta", 0.0)
+    x, y = _transposed(a, bool(kw.get("trans_a"))), _transposed(b, bool(kw.get("trans_b")))
     with on_stream(kw.get("stream"), a):
-        p = _transposed(a, bool(kw.get("trans_a"))) @ _transposed(b, bool(kw.get("trans_b")))
-        if alpha != 1:
-            p = p * alpha
-        if c is not None and beta != 0:
-            p = p + beta * c
-        out[...] = p
+        if alpha == 1 and (c is None or beta == 0):  # straight into out: no product buffer, no copy
+            __import__(framework_of(a)).matmul(x, y, out=out)
+        else:
+            p = x @ y
+            if alpha != 1:
+                p = p * alpha
+            if c is not None and beta != 0:
+                p = p + beta * c
+            out[...] = p
     if not report:
         return out
     if "complex128" in (dtype_name(a), dtype_name(b)):

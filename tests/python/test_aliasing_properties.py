@@ -3,6 +3,8 @@ elements or overlap the inputs. Each call either returns the reference result (a
 as they were) or is refused with a ValueError that wrote nothing. Outs whose elements truly repeat,
 or that truly share elements with an input (other than exactly, in place), must be refused; the
 library may also refuse a few interleaved layouts it cannot prove distinct, but never silently."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -208,6 +210,19 @@ def misread_negative_strides(cp, dev, views) -> bool:
     return dev[0] == "ValueError" and "exported them wrongly" in dev[1] and buggy and negative
 
 
+def same_refusal(cp, dev_message, host_message, views) -> bool:
+    """The device call's message is the host call's (device named as such), the strides aside where
+    this CuPy exports negative ones wrongly and a view has one (even on a dimension of one element,
+    where no layout check reads it)."""
+    host_message = host_message.replace("cpu", "cuda:0")
+    if dev_message == host_message:
+        return True
+    buggy = ik._core.describe(cp.zeros(2)[::-1])["strides"] != (-1,)
+    negative = any(s < 0 for v in views if v is not None for s in v.strides)
+    strides = re.compile(r"strides \([^)]*\)")
+    return buggy and negative and strides.sub("strides", dev_message) == strides.sub("strides", host_message)
+
+
 GPU_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -229,7 +244,7 @@ def test_fwt_layouts_on_the_device_as_on_the_host(data):
         return
     assert host[0] == dev[0], (host, dev)
     if host[0] != "ok":
-        assert dev[1] == host[1].replace("cpu", "cuda:0") or dev[1] == host[1]
+        assert same_refusal(cp, dev[1], host[1], [x, out]), (host, dev)
         for b, b0 in zip(buffers, before):
             cp.testing.assert_array_equal(b, b0)
         return
@@ -254,7 +269,7 @@ def test_gemm_layouts_on_the_device_as_on_the_host(data):
         return
     assert host[0] == dev[0], (host, dev)
     if host[0] != "ok":
-        assert dev[1] == host[1]
+        assert same_refusal(cp, dev[1], host[1], [a, b, c, out]), (host, dev)
         for x, x0 in zip(buffers, before):
             cp.testing.assert_array_equal(x, x0)
         return
