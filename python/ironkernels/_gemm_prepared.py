@@ -44,7 +44,7 @@ def gemm_prepare(b: Any, *, trans_b: bool = False, contract: Optional[Contract] 
             Not "accurate" scaling, whose bits depend on both operands.
         stream: CUDA stream of the preparation (int handle or ``__cuda_stream__``); default the
             framework's current one. Calls that use the operand wait for its preparation and for each
-            other, whatever their streams.
+            other, whatever their streams; make them from one thread at a time.
 
     On the CPU the prepared operand is ``b`` itself: the reference recomputes everything per call.
     """

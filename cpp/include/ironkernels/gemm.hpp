@@ -125,8 +125,9 @@ struct GemmTimings {
 /// by one matrix many times. It serves every plan with the same n, k, trans_b, contract and device,
 /// whatever m, and gives the bits a plain run gives. B must not change while it is used: runs still
 /// read it for the lines they compute natively. Runs that use it wait for its preparation and for
-/// each other, whatever their streams (a run at another count rewrites its residues). Not for
-/// "accurate" scaling, whose bits depend on both operands.
+/// each other, whatever their streams (a run at another count rewrites its residues); they are
+/// enqueued from one host thread at a time. Not for "accurate" scaling, whose bits depend on both
+/// operands.
 class GemmPrepared {
  public:
   /// Prepares B (k × n, or n × k with trans_b: a float64 view on a CUDA device, any strides) on
