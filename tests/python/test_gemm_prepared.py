@@ -4,6 +4,8 @@ whose certificates choose other counts (its residues recomputed) and across stre
 the argument and write nothing."""
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ironkernels
 from ironkernels import Contract, PreparedOperand, gemm, gemm_prepare
@@ -146,3 +148,35 @@ def test_gpu_plan_refuses_another_operands_preparation(dev, rng):
         fixed.run(a, b, out, 1.0, 0.0, dev.empty((fixed.workspace_bytes // 8 + 1,), "float64"), 0,
                   prepared_b=prepared._native)
     assert (get(out) == 0).all()
+
+
+@st.composite
+def prepared_cases(draw):
+    """A thin or square product with B in either layout and transpose, lines spread over up to 2^±600
+    (more moduli, native lines), zeros and an Inf now and then, under a drawn contract."""
+    m, n, k = draw(st.integers(1, 70)), draw(st.integers(1, 70)), draw(st.integers(1, 3000))
+    seed = draw(st.integers(0, 2**32 - 1))
+    spread = draw(st.sampled_from([0, 40, 600]))
+    return m, n, k, seed, spread, draw(st.booleans()), draw(st.booleans()), draw(st.sampled_from(CONTRACTS))
+
+
+@pytest.mark.gpu
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=prepared_cases())
+def test_gpu_prepared_property(dev, case):
+    """Any shape, layout and contract: two calls with one prepared operand (the second at its cached
+    residues) give the plain call's bits and report."""
+    m, n, k, seed, spread, trans_b, fortran, contract = case
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal((k, n)) * np.ldexp(1.0, rng.integers(-spread, spread + 1, size=(k, n)))
+    a = rng.standard_normal((m, k)) * np.ldexp(1.0, rng.integers(-spread, spread + 1, size=(m, k)))
+    if seed % 5 == 0:
+        a[seed % m, seed % k] = np.inf
+    if seed % 3 == 0:
+        b[:, seed % n] = 0.0
+    stored = dev.put(np.ascontiguousarray(b.T) if trans_b else b, "F" if fortran else "C")
+    prepared = gemm_prepare(stored, trans_b=trans_b, contract=contract)
+    ga = dev.put(a)
+    want = gemm(ga, stored, trans_b=trans_b, contract=contract, report=True)
+    for _ in range(2):
+        assert_same_call(gemm(ga, prepared, out=dev.poisoned((m, n)), report=True), want)
