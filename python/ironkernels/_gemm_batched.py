@@ -31,13 +31,19 @@ def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
             and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"})
 
 
+def _c_contiguous(x: Any) -> bool:
+    return x.is_contiguous() if framework_of(x) == "torch" else bool(x.flags.c_contiguous)
+
+
 def native_product(a: Any, b: Any, *, c: Any, out: Any, k: int, report: bool, what: str, **kw: Any) -> Any:
     """out = alpha · op(a) · op(b) (+ beta · c) natively (the framework's batched matmul: cuBLAS) on the
     call's stream, and its report."""
     alpha, beta = kw.get("alpha", 1.0), kw.get("beta", 0.0)
     x, y = _transposed(a, bool(kw.get("trans_a"))), _transposed(b, bool(kw.get("trans_b")))
+    # Straight into out (no product buffer, no copy) where the framework's matmul can write it.
+    direct = _c_contiguous(out) and len({dtype_name(v) for v in (x, y, out)}) == 1
     with on_stream(kw.get("stream"), a):
-        if alpha == 1 and (c is None or beta == 0):  # straight into out: no product buffer, no copy
+        if alpha == 1 and (c is None or beta == 0) and direct:
             __import__(framework_of(a)).matmul(x, y, out=out)
         else:
             p = x @ y

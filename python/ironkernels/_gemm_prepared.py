@@ -85,6 +85,6 @@ def unwrap_prepared(b: Any, a: Any, trans_b: bool, contract: Optional[Contract])
     if contract is not None and contract != b.contract:
         raise ValueError(f"gemm: contract = {contract!r} but b was prepared under {b.contract!r}")
     if isinstance(a, (list, tuple)) or dtype_name(a) != "float64" or len(shape_of(a, "gemm: a")) != 2:
-        raise ValueError("gemm: b is a PreparedOperand, which serves a 2-D float64 a; got "
-                         f"{'a list' if isinstance(a, (list, tuple)) else f'{dtype_name(a)} of shape {tuple(shape_of(a))}'}")
+        got = "a list" if isinstance(a, (list, tuple)) else f"{dtype_name(a)} of shape {tuple(shape_of(a))}"
+        raise ValueError(f"gemm: b is a PreparedOperand, which serves a 2-D float64 a; got {got}")
     return b.b, b.trans_b, b.contract, b
