@@ -274,7 +274,8 @@ def main():
                          ("dropin", bench_dropin)):
             if name in only:
                 rows += fn(n, args)
-                print(rows[-1], flush=True)
+                if name != "prepared":  # (which prints each of its rows)
+                    print(rows[-1], flush=True)
         torch.cuda.empty_cache()
     write_result(args.out, gpu_hardware(torch), rows)
 
