@@ -15,7 +15,7 @@ strided-batched DGEMM, SGEMM (and TF32), and the cuBLAS drop-in. One run, rotate
   prepared (m × n)·(n × n) float64, m = 64, 1024, n: gemm(a, gemm_prepare(b)) against the plain
            gemm(a, b) (the later calls of an iterative method; bits equal, checked), and the preparation's
            own time.
-  dropin   n³ float64 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
+  dropin   n³ float64, complex128 and float32 torch.matmul in a subprocess, with and without LD_PRELOAD=ironkernels.cublas_preload()
            (IRONKERNELS_CUBLAS_MIN_DIM=1024): the program's own time per product, unchanged code.
 
     python bench/bench_gemm_routines.py [--only zgemm,batched,grouped,sgemm,prepared,dropin] [--n 8192,16384] [--rounds 2]
@@ -202,10 +202,11 @@ DROPIN_CLIENT = """
 import json, sys, torch
 sys.path.insert(0, {bench!r})
 from _common import time_cuda
-n = int(sys.argv[1])
+n, dtype = int(sys.argv[1]), getattr(torch, sys.argv[2])
+torch.backends.cuda.matmul.allow_tf32 = False  # float32 as SGEMM (cuBLAS's own default)
 g = torch.Generator(device="cuda").manual_seed(5)
-a = torch.randn(n, n, dtype=torch.float64, device="cuda", generator=g)
-b = torch.randn(n, n, dtype=torch.float64, device="cuda", generator=g)
+a = torch.randn(n, n, dtype=dtype, device="cuda", generator=g)
+b = torch.randn(n, n, dtype=dtype, device="cuda", generator=g)
 print(json.dumps(time_cuda(torch, lambda: a @ b, reps={reps})))
 """
 
@@ -235,18 +236,22 @@ def bench_dropin(n: int, args) -> list:
     if path is None:
         return [{"routine": "dropin", "n": n, "available": False}]
     script = DROPIN_CLIENT.format(bench=os.path.dirname(os.path.abspath(__file__)), reps=args.reps)
-    best = {}
-    for r in range(args.rounds):
-        for name in (("plain", "preloaded") if r % 2 == 0 else ("preloaded", "plain")):
-            env = dict(os.environ, **({"LD_PRELOAD": path, "IRONKERNELS_CUBLAS_MIN_DIM": "1024"} if name == "preloaded" else {}))
-            done = subprocess.run([sys.executable, "-c", script, str(n)], env=env, capture_output=True, text=True,
-                                  timeout=600)
-            if done.returncode != 0:
-                raise RuntimeError(done.stderr[-2000:])
-            t = json.loads(done.stdout.strip().splitlines()[-1])["median_ms"]
-            best[name] = min(best.get(name, t), t)
-    return [{"routine": "dropin", "n": n, "plain_ms": best["plain"], "preloaded_ms": best["preloaded"],
-             "speedup": best["plain"] / best["preloaded"]}]
+    rows = []
+    for dtype in ("float64", "complex128", "float32"):  # cublasDgemm_v2, cublasZgemm_v2, cublasSgemm_v2
+        best = {}
+        for r in range(args.rounds):
+            for name in (("plain", "preloaded") if r % 2 == 0 else ("preloaded", "plain")):
+                preload = {"LD_PRELOAD": path, "IRONKERNELS_CUBLAS_MIN_DIM": "1024"} if name == "preloaded" else {}
+                done = subprocess.run([sys.executable, "-c", script, str(n), dtype], env=dict(os.environ, **preload),
+                                      capture_output=True, text=True, timeout=600)
+                if done.returncode != 0:
+                    raise RuntimeError(done.stderr[-2000:])
+                t = json.loads(done.stdout.strip().splitlines()[-1])["median_ms"]
+                best[name] = min(best.get(name, t), t)
+        rows.append({"routine": "dropin", "n": n, "dtype": dtype, "plain_ms": best["plain"],
+                     "preloaded_ms": best["preloaded"], "speedup": best["plain"] / best["preloaded"]})
+        print(rows[-1], flush=True)
+    return rows
 
 
 def main():
@@ -274,7 +279,7 @@ def main():
                          ("dropin", bench_dropin)):
             if name in only:
                 rows += fn(n, args)
-                if name != "prepared":  # (which prints each of its rows)
+                if name not in ("prepared", "dropin"):  # (which print each of their rows)
                     print(rows[-1], flush=True)
         torch.cuda.empty_cache()
     write_result(args.out, gpu_hardware(torch), rows)
