@@ -111,12 +111,8 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   }
 
   WorkspaceLayout& w = p.layout;
-  std::size_t at = 0;
-  auto take = [&](std::size_t bytes) {
-    const std::size_t off = at;
-    at += (bytes + 255) / 256 * 256;
-    return off;
-  };
+  AlignedOffsets offsets;
+  auto take = [&](std::size_t bytes) { return offsets.take(bytes); };
   w.counters = take(kCounters * sizeof(int));
   for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
   for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
@@ -147,7 +143,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   p.native_product_elements = std::max({std::min(p.mp * p.np, kNativeProductElements), p.mp, p.np});
   w.native_product = take(certified_bytes * std::size_t(p.native_product_elements) * sizeof(double));
   w.cublas = take(p.backend == GemmBackend::cublas || p.certified ? kCublasWorkspace : 0);
-  w.total = at;
+  w.total = offsets.total;
 
   if (p.kp > 0) {
     p.shapes[0].kc = std::min(p.kp, ozaki::kChunkK);

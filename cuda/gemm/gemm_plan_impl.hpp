@@ -60,6 +60,17 @@ inline std::int64_t product_block_columns(std::int64_t np) {
   return np / blocks >= kProductColumns / 2 ? np / blocks : np;
 }
 
+// Consecutive 256-byte aligned regions of one buffer: take() gives the next one's offset, `total`
+// the bytes taken so far.
+struct AlignedOffsets {
+  std::size_t total = 0;
+  std::size_t take(std::size_t bytes) {
+    const std::size_t at = total;
+    total += (bytes + 255) / 256 * 256;
+    return at;
+  }
+};
+
 // Byte offsets of everything in the workspace (256-byte aligned).
 // The int arrays of each side's lines (LineInfo), in the workspace in this order.
 enum LineArray : int {

@@ -160,12 +160,8 @@ GemmPrepared::GemmPrepared(const ArrayView& b, bool trans_b, GemmContract contra
   if (q.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   q.b = b;
   PreparedLayout& w = q.layout;
-  std::size_t at = 0;
-  auto take = [&](std::size_t bytes) {
-    const std::size_t off = at;
-    at += (bytes + 255) / 256 * 256;
-    return off;
-  };
+  AlignedOffsets offsets;
+  auto take = [&](std::size_t bytes) { return offsets.take(bytes); };
   const std::size_t lines = std::size_t(n), certified_bytes = q.certified ? 1 : 0;
   for (auto& o : w.col_int) o = take(lines * sizeof(int));
   w.largest = take(lines * sizeof(double));
@@ -175,7 +171,7 @@ GemmPrepared::GemmPrepared(const ArrayView& b, bool trans_b, GemmContract contra
   w.lower = take(certified_bytes * std::size_t(q.np) * q.kp);
   const std::size_t parts = std::size_t((k + kScanChunk - 1) / kScanChunk) * lines * sizeof(SpreadPart);
   w.residues = take(std::max(std::size_t(q.hi) * q.np * q.kp, q.norms() ? parts : 0));
-  w.total = at;
+  w.total = offsets.total;
 
   DeviceGuard guard(q.device);
   q.memory = Buffer(w.total, q.device);

@@ -31,6 +31,11 @@ def takes_native_route(arrays: dict, m: int, n: int, k: int, kw: dict) -> bool:
             and {dtype_name(x) for x in arrays.values()} <= {"float64", "complex128"})
 
 
+def result_like(a: Any, b: Any, shape: tuple) -> Any:
+    """A new result of `shape` for op(a)·op(b) in a's framework and device: complex128 where either is."""
+    return empty_like(a, shape, "complex128" if "complex128" in (dtype_name(a), dtype_name(b)) else "float64")
+
+
 def _c_contiguous(x: Any) -> bool:
     return x.is_contiguous() if framework_of(x) == "torch" else bool(x.flags.c_contiguous)
 
@@ -93,8 +98,7 @@ def gemm_batched(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
     pick = lambda x, i: x[i] if len(tuple(shape_of(x))) == 3 else x  # noqa: E731  (a shared matrix)
     m, n = op_shape(shapes["a"], kw.get("trans_a"))[0], op_shape(shapes["b"], kw.get("trans_b"))[1]
     if out is None:
-        complex_ = "complex128" in (dtype_name(a), dtype_name(b))
-        out = empty_like(a, (batch, m, n), "complex128" if complex_ else "float64")
+        out = result_like(a, b, (batch, m, n))
     elif shapes["out"] != (batch, m, n):
         raise ValueError(f"gemm: out has shape {shapes['out']}; accepted: ({batch}, {m}, {n})")
     k = op_shape(shapes["a"], kw.get("trans_a"))[1]

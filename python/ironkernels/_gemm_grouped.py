@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ._gemm_batched import combined_report, native_product, takes_native_route
+from ._gemm_batched import combined_report, native_product, result_like, takes_native_route
 from ._gemm_contract import op_shape
-from ._interop import device_of, dtype_name, empty_like, framework_of, shape_of
+from ._interop import device_of, dtype_name, framework_of, shape_of
 
 _DTYPES = ("float64", "float32", "complex128")
 
@@ -66,7 +66,7 @@ def gemm_grouped(gemm: Callable, a: Any, b: Any, *, c: Any, out: Any, report: bo
         arrays = {"a": ai, "b": bi, **({"c": ci} if ci is not None else {}), **({"out": oi} if oi is not None else {})}
         if takes_native_route(arrays, m, n, k, kw):
             if oi is None:
-                oi = empty_like(ai, (m, n), "complex128" if "complex128" in (dtype_name(ai), dtype_name(bi)) else "float64")
+                oi = result_like(ai, bi, (m, n))
             results.append(native_product(ai, bi, c=ci, out=oi, k=k, report=True, what="a product of a group", **kw))
         else:
             results.append(gemm(ai, bi, c=ci, out=oi, report=True, **kw) if report else (gemm(ai, bi, c=ci, out=oi, **kw), None))
