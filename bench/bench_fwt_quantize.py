@@ -99,11 +99,13 @@ def main():
     ap.add_argument("--mb", type=int, default=256)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--only", default="", help="comma-separated substrings of case names to keep")
+    ap.add_argument("--dtypes", default="", help="comma-separated input dtypes to keep")
     args = ap.parse_args()
     keep = [s for s in args.only.split(",") if s]
+    dtypes = [s for s in args.dtypes.split(",") if s]
     rows = []
     for name, dtype, shape, block, to, group in cases(args.mb):
-        if keep and not any(k in name for k in keep):
+        if keep and not any(k in name for k in keep) or dtypes and dtype not in dtypes:
             continue
         shape = sized(shape, dtype, args.mb)
         x = torch.randn(shape, device="cuda", dtype=torch.float32).to(DT[dtype])
