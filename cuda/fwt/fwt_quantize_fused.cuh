@@ -190,21 +190,38 @@ __device__ __forceinline__ void factor_stage(const FusedArgs& a, float (&v)[E], 
   }
 }
 
+// The butterflies over the lane bits [0, kLanes): the lower lane holds lo, the upper hi: lo + hi
+// there and lo - hi here, each one rounding, in one fma (1·v and -1·v are exact).
+template <int kLanes, int E>
+__device__ __forceinline__ void lane_butterflies(float (&v)[E]) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int b = 0; b < kLanes; ++b) {
+    const float sign = lane >> b & 1 ? -1.0f : 1.0f;
+#pragma unroll
+    for (int i = 0; i < E; ++i) v[i] = fmaf(sign, v[i], __shfl_xor_sync(kFullMask, v[i], 1 << b));
+  }
+}
+
 // The rotation of the block's span: registers, lanes, then (blocks past one warp's run) the corner
 // turn, in ascending bit order; then H_m across the blocks for m·2^k, and the scale.
 template <int E>
 __device__ __forceinline__ void rotate(const FusedArgs& a, float (&v)[E], float* turn) {
   constexpr int kLogE = ql::log_run<E>();
-  const int lane = threadIdx.x & 31;
-  fwt_gpu::register_butterflies(v, a.log_l);
-#pragma unroll
-  for (int b = 0; b < 5; ++b) {
-    if (kLogE + b >= a.log_l) break;
-    // The lower lane holds lo, the upper hi: lo + hi there and lo - hi here, each one rounding, in
-    // one fma (1·v and -1·v are exact).
-    const float sign = lane >> b & 1 ? -1.0f : 1.0f;
-#pragma unroll
-    for (int i = 0; i < E; ++i) v[i] = fmaf(sign, v[i], __shfl_xor_sync(kFullMask, v[i], 1 << b));
+  // Stage counts as compile-time constants (no exits between the stages, whose joins cost register
+  // moves), for rotations at least a run long; shorter ones stay in registers.
+  if (a.log_l < kLogE) {
+    fwt_gpu::register_butterflies(v, a.log_l);
+  } else {
+    fwt_gpu::register_butterflies(v, kLogE);
+    switch (min(a.log_l - kLogE, 5)) {
+      case 1: lane_butterflies<1>(v); break;
+      case 2: lane_butterflies<2>(v); break;
+      case 3: lane_butterflies<3>(v); break;
+      case 4: lane_butterflies<4>(v); break;
+      case 5: lane_butterflies<5>(v); break;
+      default: break;
+    }
   }
   constexpr int s = ql::turn_shift<E>();
   switch (a.log_l - s) {  // (at most log2 E: the span holds the rotation)
@@ -280,8 +297,10 @@ template <QuantFormat kTo>
 __device__ __forceinline__ std::uint8_t finite_code(float v, const qf::GroupScale& sc, float mx_factor) {
   if constexpr (kTo == QuantFormat::int8 || kTo == QuantFormat::int4) {
     constexpr int kLimit = kTo == QuantFormat::int8 ? 127 : 7;
-    const int r = min(max(__float2int_rn(v * sc.prescale * sc.multiplier), -kLimit), kLimit);
-    return std::uint8_t(kTo == QuantFormat::int8 ? r : r & 0x0F);
+    // Clamped first (to integers: the same codes as clamping the rounded value), rounded by the float
+    // adder rather than the slower float-to-int conversion.
+    const float y = fminf(fmaxf(v * sc.prescale * sc.multiplier, -float(kLimit)), float(kLimit));
+    return std::uint8_t(qf::rint_bits(y) & (kTo == QuantFormat::int8 ? 0xFF : 0x0F));
   } else if constexpr (kTo == QuantFormat::mxfp4) {
     return qf::encode_e2m1(v * mx_factor);
   } else if constexpr (kTo == QuantFormat::nvfp4) {

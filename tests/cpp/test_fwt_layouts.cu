@@ -674,8 +674,24 @@ void check_quantize_e2m1() {
   for (float y : {0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.4e38f}) same(y);
 }
 
+// rint_bits (the CUDA kernel's rounding of integer codes and of E2M1's values below 1) against
+// nearbyint, ties to even, near every half-integer of [-130, 130] and at ±0.
+void check_rint_bits() {
+  namespace q = ironkernels::detail::quant;
+  for (int h = -261; h <= 261; h += 2)
+    for (float y = 0.5f * float(h), down = y, up = y, step = 0; step < 40;
+         ++step, down = std::nextafter(down, -1000.0f), up = std::nextafter(up, 1000.0f))
+      for (float v : {down, up}) {
+        const int want = int(std::nearbyint(v)), got = q::rint_bits(v) & 0xFF;
+        CHECK(got == (want & 0xFF), "rint_bits(%a) low byte %d, nearbyint %d", double(v), got, want);
+        if (got != (want & 0xFF)) return;
+      }
+  CHECK((q::rint_bits(-0.0f) & 0xFF) == 0 && (q::rint_bits(0.0f) & 0xFF) == 0, "rint_bits(±0) is not 0");
+}
+
 int main() {
   check_quantize_e2m1();
+  check_rint_bits();
   check_quantize_factor<32, 12>(9, 192);   // 12·512, one rotation per block
   check_quantize_factor<32, 28>(9, 448);   // 28·512 (Llama-3-8B's 14336)
   check_quantize_factor<32, 20>(5, 320);   // 20·32, sixteen rotations per block

@@ -50,6 +50,15 @@ IRONKERNELS_HD std::uint8_t encode(float v, MiniFloat f) {
   return std::uint8_t(sign | ((re + f.bias) << f.mantissa) | mant);
 }
 
+/// y rounded to the nearest integer, ties to even, in the low bits of the result (two's complement),
+/// for |y| < 2^22: y + 1.5·2^23 lies where float32's spacing is 1, so the adder rounds y there.
+IRONKERNELS_HD std::int32_t rint_bits(float y) {
+  const float shifted = y + 12582912.0f;
+  std::int32_t bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  return bits;
+}
+
 /// encode(y, kE2M1) for y not NaN, in a few integer steps (the CUDA single-pass kernel's): below 1,
 /// the code is 2|y| rounded (quantum 0.5); from 1, |y|'s float32 bits with the mantissa rounded to
 /// one bit, nearest even (a carry moves the exponent up), give code 2·e + m + 2, saturated at 7.
@@ -61,7 +70,7 @@ IRONKERNELS_HD std::uint8_t encode_e2m1(float y) {
   int code;
   if (a < 1.0f) {
 #ifdef __CUDA_ARCH__
-    code = __float2int_rn(a + a);
+    code = rint_bits(a + a) & 3;  // (the float adder's rounding, not the slower float-to-int conversion)
 #else
     code = int(std::nearbyint(a + a));  // (the default rounding: nearest even)
 #endif
