@@ -97,7 +97,7 @@ def test_single_pass_spans(dev, rng, to, dtype, rotation, group):
 @pytest.mark.parametrize("to", ["float8_e4m3fn", "int4", "nvfp4"])
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_rows_of_an_odd_multiple_of_16(dev, rng, to, dtype):
-    """16-bit rows of 80 (16·5) in blocks of 16: too short for runs of 32, so runs of 16."""
+    """16-bit rows of 80 (16·5: one run of 16 past a multiple of 32) in blocks of 16, bit-equal to the host."""
     x = (rng.standard_normal((1000, 80)) * 3).astype(np_dtype(dtype))
     kw = dict(to=to, block=16, group=None if to in FIXED else 16)
     got, want = both(dev, x, **kw)
