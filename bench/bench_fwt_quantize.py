@@ -1,8 +1,9 @@
 """fwt_quantize on the GPU against its bytes floor and an unfused pipeline, per ../BENCHMARKS protocol.
 
 Each case: x (rows, N) of a 16- or 32-bit dtype, a rotation (the row, or blocks of `block`), a format
-and a scale group. Timed, in rotated order over --rounds rounds (median of 15 calls after >= 25 ms
-of warm-up, CUDA events, the full Python call):
+and a scale group; rows of 2^16 and 2^20, past the single pass, report the two-pass path. Timed, in
+rotated order over --rounds rounds (median of 15 calls after >= 25 ms of warm-up, CUDA events, the
+full Python call):
   - ours: ironkernels.fwt_quantize;
   - unfused: ironkernels.fwt (the fastest transform there is on this GPU) followed by PyTorch's
     amax / scale / round / cast (and nibble packing for the 4-bit formats) — the pipeline a user
@@ -53,6 +54,10 @@ def cases(mb: int):
                 if to == "mxfp4" and block < 32:
                     continue
                 out.append((f"blocks of {block}", dtype, (None, 4096), block, to, None if to in _FIXED_GROUP else block))
+        for log_n in (16, 20):  # past the one-pass kernel's 2^15: the transform, then the quantiser
+            for to in ("float8_e4m3fn", "int4", "nvfp4"):
+                out.append((f"rows 2^{log_n} (two passes)", dtype, (None, 1 << log_n), None, to,
+                            None if to in _FIXED_GROUP else 128))
     out.append(("deepseek", "bfloat16", (None, 64, 128), 128, "float8_e4m3fn", 128))
     out.append(("quarot 4096", "float16", (None, 4096), None, "int4", 128))
     out.append(("quarot 14336", "float16", (None, 14336), None, "int4", 128))
