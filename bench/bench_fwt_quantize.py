@@ -12,7 +12,8 @@ full Python call):
   - clone: torch.clone of x, giving the copy bandwidth of this run.
 The bytes floor is one read of x and one write of q and its scales at that bandwidth. Ours is checked
 first against the host path on sampled rows (codes and scales bit for bit where the rotation is a
-power of two). Rows report ours / floor and unfused / ours; nvfp4 rows also ours with the tensor's amax
+power of two up to 2^15; past it, the two-pass path quantises the device's own rotation, whose
+rounding may differ from the host's, so exact_vs_host may be False there by design). Rows report ours / floor and unfused / ours; nvfp4 rows also ours with the tensor's amax
 given (global_amax, one read of x) over the floor. Named cases: "deepseek" (bf16 tokens ×
 heads × 128, 128-point rotation, FP8 E4M3, one scale per 128) and "quarot" (Llama-3-8B rows of 4096
 and 14336 = 28·512, INT4 with one scale per 128).
