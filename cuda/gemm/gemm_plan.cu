@@ -63,6 +63,7 @@ void detail::PlanCounts::init(std::int64_t columns, std::int64_t inner, bool tra
   }
   n = columns, k = inner, trans_b = transposed_b, contract = c, device = d;
   np = round_up(n, kPad), kp = round_up(k, kPad);
+  if (np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const auto& moduli = gemm_moduli();
   mods.count = hi;
   for (int t = 0; t < hi; ++t) mods.c[t] = ozaki::residue_constants(moduli[t]);
@@ -95,7 +96,7 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
     raise<ValueError>("GemmPlan: backend wgmma needs compute capability 9.0 and a build with sm_90a code; ",
                       device_name(device), " or this build does not qualify");
   p.mp = round_up(m, kPad);
-  if (p.mp > INT_MAX || p.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
+  if (p.mp > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   const std::size_t product_bytes = std::size_t(p.mp) * std::size_t(p.np) * 4;
   p.group = int(std::clamp<std::size_t>(product_bytes ? kProductBytes / product_bytes : 1, 1, p.hi));
   const std::size_t planes = std::size_t(p.hi) * p.mp * p.np;
@@ -112,37 +113,36 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
 
   WorkspaceLayout& w = p.layout;
   AlignedOffsets offsets;
-  auto take = [&](std::size_t bytes) { return offsets.take(bytes); };
-  w.counters = take(kCounters * sizeof(int));
-  for (auto& o : w.row_int) o = take(std::size_t(m) * sizeof(int));
-  for (auto& o : w.col_int) o = take(std::size_t(n) * sizeof(int));
-  w.row_largest = take(std::size_t(m) * sizeof(double));
-  w.col_largest = take(std::size_t(n) * sizeof(double));
+  w.counters = offsets.take(kCounters * sizeof(int));
+  for (auto& o : w.row_int) o = offsets.take(std::size_t(m) * sizeof(int));
+  for (auto& o : w.col_int) o = offsets.take(std::size_t(n) * sizeof(int));
+  w.row_largest = offsets.take(std::size_t(m) * sizeof(double));
+  w.col_largest = offsets.take(std::size_t(n) * sizeof(double));
   const bool norms = p.norms();
-  w.row_sum = take(norms ? std::size_t(m) * sizeof(double) : 0);
-  w.col_sum = take(norms ? std::size_t(n) * sizeof(double) : 0);
+  w.row_sum = offsets.take(norms ? std::size_t(m) * sizeof(double) : 0);
+  w.col_sum = offsets.take(norms ? std::size_t(n) * sizeof(double) : 0);
   const std::size_t certified_bytes = p.certified ? 1 : 0;
-  w.row_units = take(certified_bytes * std::size_t(m) * 8);
-  w.col_units = take(certified_bytes * std::size_t(n) * 8);
-  w.row_table = take(certified_bytes * std::size_t(m) * certify::kNeedTable);
-  w.col_table = take(certified_bytes * std::size_t(n) * certify::kNeedTable);
-  w.histogram = take(certified_bytes * 2 * kHistogramBins * sizeof(unsigned long long));
-  w.decision = take(sizeof(certify::Decision));
+  w.row_units = offsets.take(certified_bytes * std::size_t(m) * 8);
+  w.col_units = offsets.take(certified_bytes * std::size_t(n) * 8);
+  w.row_table = offsets.take(certified_bytes * std::size_t(m) * certify::kNeedTable);
+  w.col_table = offsets.take(certified_bytes * std::size_t(n) * certify::kNeedTable);
+  w.histogram = offsets.take(certified_bytes * 2 * kHistogramBins * sizeof(unsigned long long));
+  w.decision = offsets.take(sizeof(certify::Decision));
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
-  w.parts = take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
+  w.parts = offsets.take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
   // The residues; a certified run's native remedy gathers lines into them afterwards (hi = 20 >= 8 bytes).
-  w.ra = take(std::size_t(p.hi) * p.mp * p.kp);
-  w.rb = take(std::size_t(p.hi) * p.np * p.kp);
+  w.ra = offsets.take(std::size_t(p.hi) * p.mp * p.kp);
+  w.rb = offsets.take(std::size_t(p.hi) * p.np * p.kp);
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄, for a certified contract first Λ (mp × np).
   const bool bound_product = p.contract.scaling == GemmScaling::accurate || p.certified;
-  w.prod = take(p.slab ? std::max(std::size_t(p.hi) * p.mp * std::size_t(p.slab) * 4, product_bytes)
+  w.prod = offsets.take(p.slab ? std::max(std::size_t(p.hi) * p.mp * std::size_t(p.slab) * 4, product_bytes)
                 : fused ? (bound_product ? product_bytes : 0)
                         : std::size_t(p.group) * product_bytes);
-  w.residues = take(p.slab ? 0 : planes);  // residue planes of C
+  w.residues = offsets.take(p.slab ? 0 : planes);  // residue planes of C
   p.native_product_elements = std::max({std::min(p.mp * p.np, kNativeProductElements), p.mp, p.np});
-  w.native_product = take(certified_bytes * std::size_t(p.native_product_elements) * sizeof(double));
-  w.cublas = take(p.backend == GemmBackend::cublas || p.certified ? kCublasWorkspace : 0);
+  w.native_product = offsets.take(certified_bytes * std::size_t(p.native_product_elements) * sizeof(double));
+  w.cublas = offsets.take(p.backend == GemmBackend::cublas || p.certified ? kCublasWorkspace : 0);
   w.total = offsets.total;
 
   if (p.kp > 0) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "core/aligned_offsets.hpp"
 #include "core/cuda_check.hpp"
 #include "gemm/cublas_loader.hpp"
 #include "gemm/ozaki.hpp"
@@ -60,17 +61,6 @@ inline std::int64_t product_block_columns(std::int64_t np) {
   return np / blocks >= kProductColumns / 2 ? np / blocks : np;
 }
 
-// Consecutive 256-byte aligned regions of one buffer: take() gives the next one's offset, `total`
-// the bytes taken so far.
-struct AlignedOffsets {
-  std::size_t total = 0;
-  std::size_t take(std::size_t bytes) {
-    const std::size_t at = total;
-    total += (bytes + 255) / 256 * 256;
-    return at;
-  }
-};
-
 // Byte offsets of everything in the workspace (256-byte aligned).
 // The int arrays of each side's lines (LineInfo), in the workspace in this order.
 enum LineArray : int {
@@ -94,7 +84,7 @@ inline void check_workspace(std::size_t needed, const void* workspace, std::size
 }
 
 // What a plan and a prepared operand share: the inner dimension, op(B)'s columns, the contract's
-// counts and the numbers each count needs. init() checks the contract (ValueError).
+// counts and the numbers each count needs. init() checks the contract and n (ValueError).
 struct PlanCounts {
   std::int64_t n = 0, k = 0, np = 0, kp = 0;
   bool trans_b = false;

@@ -157,20 +157,18 @@ GemmPrepared::GemmPrepared(const ArrayView& b, bool trans_b, GemmContract contra
   Impl& q = *impl_;
   const std::int64_t k = trans_b ? b.shape[1] : b.shape[0], n = trans_b ? b.shape[0] : b.shape[1];
   q.init(n, k, trans_b, contract, b.device);
-  if (q.np > INT_MAX) raise<ValueError>("gemm: m and n must be below 2^31");
   q.b = b;
   PreparedLayout& w = q.layout;
   AlignedOffsets offsets;
-  auto take = [&](std::size_t bytes) { return offsets.take(bytes); };
   const std::size_t lines = std::size_t(n), certified_bytes = q.certified ? 1 : 0;
-  for (auto& o : w.col_int) o = take(lines * sizeof(int));
-  w.largest = take(lines * sizeof(double));
-  w.sum = take(q.norms() ? lines * sizeof(double) : 0);
-  w.units = take(certified_bytes * lines * 8);
-  w.table = take(certified_bytes * lines * certify::kNeedTable);
-  w.lower = take(certified_bytes * std::size_t(q.np) * q.kp);
+  for (auto& o : w.col_int) o = offsets.take(lines * sizeof(int));
+  w.largest = offsets.take(lines * sizeof(double));
+  w.sum = offsets.take(q.norms() ? lines * sizeof(double) : 0);
+  w.units = offsets.take(certified_bytes * lines * 8);
+  w.table = offsets.take(certified_bytes * lines * certify::kNeedTable);
+  w.lower = offsets.take(certified_bytes * std::size_t(q.np) * q.kp);
   const std::size_t parts = std::size_t((k + kScanChunk - 1) / kScanChunk) * lines * sizeof(SpreadPart);
-  w.residues = take(std::max(std::size_t(q.hi) * q.np * q.kp, q.norms() ? parts : 0));
+  w.residues = offsets.take(std::max(std::size_t(q.hi) * q.np * q.kp, q.norms() ? parts : 0));
   w.total = offsets.total;
 
   DeviceGuard guard(q.device);

@@ -30,6 +30,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/aligned_offsets.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/gemm.hpp"
 #include "preload_convert.hpp"
@@ -136,13 +137,9 @@ class Call {
     else return true;
     return false;
   }
-  std::size_t reserve(std::size_t bytes) {  // its offset in the allocation
-    const std::size_t at = bytes_;
-    bytes_ += (bytes + 255) / 256 * 256;
-    return at;
-  }
+  std::size_t reserve(std::size_t bytes) { return offsets_.take(bytes); }  // its offset in the allocation
   bool allocate(std::string& why) {
-    if (cudaMallocAsync(&base_, std::max<std::size_t>(bytes_, 1), stream) == cudaSuccess) return true;
+    if (cudaMallocAsync(&base_, std::max<std::size_t>(offsets_.total, 1), stream) == cudaSuccess) return true;
     base_ = nullptr;
     why = "no device memory for the workspace";
     return false;
@@ -170,7 +167,7 @@ class Call {
 
  private:
   void* base_ = nullptr;
-  std::size_t bytes_ = 0;
+  detail::AlignedOffsets offsets_;
 };
 
 void check(cudaError_t e) {
