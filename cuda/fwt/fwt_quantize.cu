@@ -41,9 +41,11 @@ __global__ void widen_signs_kernel(const In* x, Work* r, std::int64_t total, std
 }
 
 // nvfp4: the largest finite magnitude of the rotated tensor, as the bits of a non-negative float
-// (whose order is the integers').
+// (whose order is the integers'): one atomic per block at most, and only where it raises the maximum
+// so far (one per warp on one address serialised the pass).
 template <class Work>
 __global__ void tensor_amax_kernel(const Work* r, std::int64_t total, unsigned* amax_bits) {
+  __shared__ float partials[kThreads / 32];
   float amax = 0.0f;
   for (std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += std::int64_t(gridDim.x) * blockDim.x) {
@@ -51,11 +53,18 @@ __global__ void tensor_amax_kernel(const Work* r, std::int64_t total, unsigned* 
     if (isfinite(a) && a > amax) amax = a;
   }
   for (int d = 16; d; d >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
-  if ((threadIdx.x & 31) == 0 && amax > 0.0f) atomicMax(amax_bits, __float_as_uint(amax));
+  if ((threadIdx.x & 31) == 0) partials[threadIdx.x >> 5] = amax;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) amax = fmaxf(amax, partials[w]);
+    if (amax > 0.0f && __float_as_uint(amax) > *static_cast<volatile unsigned*>(amax_bits))
+      atomicMax(amax_bits, __float_as_uint(amax));
+  }
 }
 
 struct QuantizeArgs {
   QuantFormat to;
+  int lanes;  // a group's lanes: its length rounded up to a power of two, at most 32
   std::int64_t groups_total, groups, group;  // groups per row
   bool swizzled;
   std::uint8_t* q;
@@ -65,42 +74,48 @@ struct QuantizeArgs {
   float* tensor_scale;               // nvfp4
 };
 
-// One warp per group: its largest magnitude (NaN if it holds NaN or ±Inf, as the host's group_amax),
-// the scale, then each element's code, two per byte where packed.
+// Each group on `lanes` lanes of a warp (its length rounded up to a power of two, at most 32; groups
+// of up to 16 share a warp): its largest magnitude (NaN if it holds NaN or ±Inf, as the host's
+// group_amax), the scale, then each element's code, two per byte where packed.
 template <class Work>
 __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
-  const int lane = threadIdx.x & 31;
+  const int lanes = a.lanes, lane = threadIdx.x & 31, sub = lane & (lanes - 1), per_warp = 32 / lanes;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   const float encode =
       a.to == QuantFormat::nvfp4
           ? qf::tensor_encode_scale(a.global_amax > 0.0f ? a.global_amax : __uint_as_float(*a.tensor_amax_bits))
           : 1.0f;
   if (a.to == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
-  for (std::int64_t g = std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; g < a.groups_total;
-       g += warps) {
+  for (std::int64_t g0 = (std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * per_warp;
+       g0 < a.groups_total; g0 += warps * per_warp) {  // (warp-uniform: every lane reaches the shuffles)
+    const std::int64_t g = g0 + lane / lanes;
+    const bool live = g < a.groups_total;
     const Work* v = r + g * a.group;
     float amax = 0.0f;
-    bool finite = true;
-    for (std::int64_t j = lane; j < a.group; j += 32) {
+    int finite = 1;
+    for (std::int64_t j = sub; live && j < a.group; j += lanes) {
       const float m = fabsf(float(v[j]));
       finite &= isfinite(m);
       amax = m > amax ? m : amax;
     }
-    for (int d = 16; d; d >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
-    finite = __all_sync(0xffffffffu, finite);
+    for (int d = lanes / 2; d; d >>= 1) {  // within the group's lanes
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
+      finite &= __shfl_xor_sync(0xffffffffu, finite, d);
+    }
+    if (!live) continue;
     const qf::GroupScale scale = qf::group_scale(a.to, finite ? amax : NAN, encode);
-    if (lane == 0) {
+    if (sub == 0) {
       const std::int64_t row = g / a.groups, column = g % a.groups;
       const std::int64_t at = a.swizzled ? qf::swizzled_scale_index(row, column, a.groups) : g;
       if (qf::fixed_group(a.to)) static_cast<std::uint8_t*>(a.scales)[at] = scale.code;
       else static_cast<float*>(a.scales)[at] = scale.stored_value;
     }
     if (qf::packs_pairs(a.to)) {  // element 2i in the low nibble
-      for (std::int64_t j = 2 * lane; j < a.group; j += 64)
+      for (std::int64_t j = 2 * sub; j < a.group; j += 2 * lanes)
         a.q[(g * a.group + j) / 2] = std::uint8_t(qf::element_code(a.to, float(v[j]), scale) |
                                                   (qf::element_code(a.to, float(v[j + 1]), scale) << 4));
     } else {
-      for (std::int64_t j = lane; j < a.group; j += 32) a.q[g * a.group + j] = qf::element_code(a.to, float(v[j]), scale);
+      for (std::int64_t j = sub; j < a.group; j += lanes) a.q[g * a.group + j] = qf::element_code(a.to, float(v[j]), scale);
     }
   }
 }
@@ -147,7 +162,9 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
   const ArrayView rv = ArrayView::contiguous(r, work_dtype, {s.rows, s.n}, x.device);
   fwt(widen ? rv : ArrayView::contiguous(x.data, work_dtype, {s.rows, s.n}, x.device), rv, fo, stream);
 
-  QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
+  int lanes = 1;
+  while (lanes < s.group && lanes < 32) lanes *= 2;
+  QuantizeArgs a{o.to, lanes, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
                  static_cast<std::uint8_t*>(q.data), scales.data,
                  static_cast<const unsigned*>(amax.data()), static_cast<float>(o.global_amax),
                  static_cast<float*>(tensor_scale.data)};
@@ -158,7 +175,7 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
     tensor_amax_kernel<<<grid, kThreads, 0, stream>>>(r, total, static_cast<unsigned*>(amax.data()));
     IK_CUDA_CHECK_LAUNCH("tensor_amax_kernel");
   }
-  quantize_groups_kernel<<<grid_for(a.groups_total, kThreads / 32), kThreads, 0, stream>>>(r, a);
+  quantize_groups_kernel<<<grid_for(a.groups_total, kThreads / 32 * (32 / lanes)), kThreads, 0, stream>>>(r, a);
   IK_CUDA_CHECK_LAUNCH("quantize_groups_kernel");
 }
 
