@@ -231,10 +231,10 @@ bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, st
   });
 }
 
-// The same in complex128, as gemm's complex path (_gemm_complex.py): op(x) = [Re op(A), Im op(A)]
-// (m × 2k), op(y_re) = [Re op(B); −Im op(B)] and op(y_im) = [Im op(B); Re op(B)] (2k × n), each
-// stacked in its operand's own orientation (the transposes stay flags) into a row-major copy, as
-// that path's concatenations give them (CUBLAS_OP_C conjugates its operand: its Im negated);
+// The same in complex128, as gemm's complex path (_gemm_complex.py): op(x) = (Re op(A), Im op(A))
+// (m × 2k), op(y_re) = (Re op(B), −Im op(B)) and op(y_im) = (Im op(B), Re op(B)) (2k × n), the parts
+// interleaved along k, each in its operand's own orientation (the transposes stay flags) in a
+// row-major copy, as that path stacks them (CUBLAS_OP_C conjugates its operand: its Im negated);
 // Re = op(x)·op(y_re) and Im = op(x)·op(y_im) by one plan over 2k into row-major temporaries, then
 // C = alpha·(Re + i·Im) + beta·C element by element.
 bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,

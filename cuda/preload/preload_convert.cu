@@ -44,7 +44,7 @@ cudaError_t tiles(const Op& op, std::int64_t rows, std::int64_t cols, cudaStream
 struct StackOp {
   using Value = double2;
   const double2* src;
-  std::int64_t ld, ld_out, second_at;  // (r, c) of a stack's first half at r·ld_out + c, of its second second_at on
+  std::int64_t ld, ld_out, col_step, second_at;  // (r, c)'s first half at r·ld_out + c·col_step, its second second_at on
   Stack x, y;
   __device__ Value in(std::int64_t r, std::int64_t c) const { return src[r + c * ld]; }
   __device__ static double part(double2 v, Half h) {
@@ -57,8 +57,8 @@ struct StackOp {
     t.data[at + second_at] = part(v, t.second);
   }
   __device__ void out(std::int64_t r, std::int64_t c, double2 v) const {
-    put(x, r * ld_out + c, second_at, v);
-    put(y, r * ld_out + c, second_at, v);
+    put(x, r * ld_out + c * col_step, second_at, v);
+    put(y, r * ld_out + c * col_step, second_at, v);
   }
 };
 
@@ -115,7 +115,8 @@ __global__ void widen_kernel(const float* src, std::int64_t rows, std::int64_t t
 
 cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                           bool along_rows, Stack x, Stack y, cudaStream_t s) {
-  const StackOp op{src, ld, along_rows ? cols : 2 * cols, along_rows ? rows * cols : cols, x, y};
+  // Interleaved: rows 2r and 2r + 1 of the 2R × C result (along_rows), else columns 2c and 2c + 1 of R × 2C.
+  const StackOp op{src, ld, 2 * cols, along_rows ? 1 : 2, along_rows ? cols : 1, x, y};
   return tiles<true>(op, rows, cols, s);
 }
 

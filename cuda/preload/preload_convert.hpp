@@ -13,8 +13,9 @@ namespace ironkernels::preload {
 struct Half {
   bool imag = false, negate = false;
 };
-/// A stacked real matrix: `first` and `second` halves of the source side by side (`along_rows`:
-/// one above the other, 2R × C, else R × 2C), row-major; data null for none.
+/// A stacked real matrix: `first` and `second` halves of the source interleaved (`along_rows`: rows
+/// 2r and 2r + 1 from source row r, 2R × C, else columns 2c and 2c + 1 from column c, R × 2C),
+/// row-major, as gemm's complex path stacks them; data null for none.
 struct Stack {
   double* data = nullptr;
   Half first, second;

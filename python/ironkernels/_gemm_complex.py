@@ -1,6 +1,7 @@
-"""gemm on complex128 (ZGEMM): Re(op(a)·op(b)) and Im(op(a)·op(b)) as two real products over 2k,
-Re = [ReA, ImA]·[ReB; −ImB] and Im = [ReA, ImA]·[ImB; ReB], each emulated under the call's contract and
-rounded once; docs/gemm.md states the bound this gives every element."""
+"""gemm on complex128 (ZGEMM): Re(op(a)·op(b)) and Im(op(a)·op(b)) as two real products over 2k, the
+operands' parts interleaved along k (Re: (ReA, ImA)·(ReB, −ImB), Im: (ReA, ImA)·(ImB, ReB)), each
+emulated under the call's contract and rounded once; docs/gemm.md states the bound this gives every
+element."""
 from __future__ import annotations
 
 import numbers
@@ -10,28 +11,31 @@ from ._gemm_contract import MAX_K, framework_arrays, op_shape
 from ._interop import empty_like, on_stream, shape_of
 
 
-def _concat(parts: list, axis: int, fw: str) -> Any:
+def _interleave(first: Any, second: Any, axis: int, fw: str) -> Any:
+    """first and second (same shape) interleaved along `axis`: positions 2l and 2l + 1 hold their l-th."""
     if fw == "torch":
         import torch
 
-        return torch.cat(parts, dim=axis)
-    if fw == "cupy":
-        import cupy
-
-        return cupy.concatenate(parts, axis=axis)
-    import numpy as np
-
-    return np.concatenate(parts, axis=axis)
+        z = torch.stack([first, second], dim=axis + 1)
+    else:
+        xp = __import__("cupy" if fw == "cupy" else "numpy")
+        z = xp.stack([first, second], axis=axis + 1)
+    shape = list(first.shape)
+    shape[axis] *= 2
+    return z.reshape(tuple(shape))
 
 
 def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str) -> tuple:
     """(x, y_re, y_im): real matrices with op(x)·op(y_re) = Re(op(a)·op(b)) and op(x)·op(y_im) =
-    Im(op(a)·op(b)), op(x) = [Re op(a), Im op(a)] (m × 2k), op(y_re) = [Re op(b); −Im op(b)] and
-    op(y_im) = [Im op(b); Re op(b)] (2k × n), built in the operands' own orientation (the transposes
-    stay flags)."""
-    x = _concat([a.real, a.imag], 0 if trans_a else 1, fw)
+    Im(op(a)·op(b)) over 2k, each pair of positions (2l, 2l + 1) of the inner dimension one term:
+    op(x) = (Re op(a), Im op(a)), op(y_re) = (Re op(b), −Im op(b)) and op(y_im) = (Im op(b), Re op(b)),
+    interleaved, in the operands' own orientation (the transposes stay flags). Interleaved, a column
+    of y_re and of y_im holds the same magnitudes in lanes of the canonical line sum that differ in
+    their lowest bit only, which that sum combines last: both parts get the same column facts bit for
+    bit (docs/gemm.md)."""
+    x = _interleave(a.real, a.imag, 0 if trans_a else 1, fw)
     axis = 1 if trans_b else 0
-    return x, _concat([b.real, -b.imag], axis, fw), _concat([b.imag, b.real], axis, fw)
+    return x, _interleave(b.real, -b.imag, axis, fw), _interleave(b.imag, b.real, axis, fw)
 
 
 def _complex(re: Any, im: Any, fw: str) -> Any:

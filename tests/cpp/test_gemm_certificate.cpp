@@ -5,8 +5,13 @@
 #include <cstdint>
 #include <random>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "check.hpp"
 #include "gemm/certificate.hpp"
+#include "gemm/ozaki_numbers.hpp"
 
 using namespace ironkernels;
 namespace certify = ironkernels::detail::certify;
@@ -143,7 +148,49 @@ void test_decide_on_known_histograms() {
         (long long)d.native_rows, (long long)d.native_cols);
 }
 
+// A line's ScaledSum in the canonical order (ozaki::kLineSumChunk: chunks in order, lane v adding
+// positions v, v + 32, …, lanes combined from the highest bit), as every backend sums it.
+std::pair<double, int> canonical_sum(const std::vector<double>& line) {
+  using namespace ironkernels::detail::ozaki;
+  ScaledSum total;
+  for (std::size_t c0 = 0; c0 < line.size(); c0 += kLineSumChunk) {
+    ScaledSum lanes[kLineSumLanes];
+    for (std::size_t l = c0; l < std::min(line.size(), c0 + kLineSumChunk); ++l)
+      if (line[l] != 0.0) lanes[(l - c0) % kLineSumLanes].add_value(line[l]);
+    for (int o = kLineSumLanes / 2; o > 0; o >>= 1)
+      for (int v = 0; v < o; ++v) lanes[v].add(lanes[v + o]);
+    total.add(lanes[0]);
+  }
+  return {total.sum, total.exponent};
+}
+
+// The complex path's columns (Re op(B), −Im op(B)) and (Im op(B), Re op(B)) interleaved along k sum
+// to the same bits in the canonical order (their lanes differ in the lowest lane bit only, combined
+// last and commutatively), so both parts get the same norm scaling; stacked one half after the other
+// they need not.
+void test_interleaved_complex_columns_sum_alike() {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int stacked_differ = 0;
+  for (int t = 0; t < 400; ++t) {
+    const std::size_t k = 1 + rng() % 3000;
+    std::vector<double> re(k), im(k);
+    for (std::size_t l = 0; l < k; ++l) {
+      re[l] = rng() % 17 == 0 ? 0.0 : std::ldexp(u(rng), int(rng() % 80) - 40);
+      im[l] = rng() % 13 == 0 ? 0.0 : std::ldexp(u(rng), int(rng() % 80) - 40);
+    }
+    std::vector<double> y_re(2 * k), y_im(2 * k), s_re, s_im;
+    for (std::size_t l = 0; l < k; ++l) y_re[2 * l] = re[l], y_re[2 * l + 1] = -im[l], y_im[2 * l] = im[l], y_im[2 * l + 1] = re[l];
+    CHECK(canonical_sum(y_re) == canonical_sum(y_im), "k = %zu: interleaved columns sum differently", k);
+    s_re = re, s_im = im;
+    for (std::size_t l = 0; l < k; ++l) s_re.push_back(-im[l]), s_im.push_back(re[l]);
+    stacked_differ += canonical_sum(s_re) != canonical_sum(s_im);
+  }
+  CHECK(stacked_differ > 0, "stacked halves never summed differently: the test does not tell the layouts apart");
+}
+
 int main() {
+  test_interleaved_complex_columns_sum_alike();
   test_lowest_bit_exponent();
   test_magnitudes_bound_from_both_sides();
   test_lower_bits_keep_lambda_in_int32();
