@@ -327,6 +327,19 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* map, int c0, 
   __trap();
 #endif
 }
+/// The same from a 4-dimensional tensor map, at coordinates (c0 innermost, c1, c2, c3).
+__device__ __forceinline__ void tma_load_4d(void* dst, const void* map, int c0, int c1, int c2, int c3,
+                                            unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(shared_address(bar))
+      : "memory");
+#else
+  __trap();
+#endif
+}
 /// prefetch.tensormap: the tensor map `map` (a kernel parameter) into the descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const void* map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

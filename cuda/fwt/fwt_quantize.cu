@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/stream_workspace.hpp"
 #include "core/cuda_check.hpp"
@@ -64,7 +65,6 @@ __global__ void tensor_amax_kernel(const Work* r, std::int64_t total, unsigned* 
 
 struct QuantizeArgs {
   QuantFormat to;
-  int lanes;  // a group's lanes: its length rounded up to a power of two, at most 32
   std::int64_t groups_total, groups, group;  // groups per row
   bool swizzled;
   std::uint8_t* q;
@@ -74,12 +74,13 @@ struct QuantizeArgs {
   float* tensor_scale;               // nvfp4
 };
 
-// Each group on `lanes` lanes of a warp (its length rounded up to a power of two, at most 32; groups
-// of up to 16 share a warp): its largest magnitude (NaN if it holds NaN or ±Inf, as the host's
+// Each group on kLanes lanes of a warp (its length rounded up to a power of two, at most 32; groups
+// of up to 16 share a warp; a compile-time count keeps the element loops' strides constant): its largest magnitude (NaN if it holds NaN or ±Inf, as the host's
 // group_amax), the scale, then each element's code, two per byte where packed.
-template <class Work>
+template <class Work, int kLanes>
 __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
-  const int lanes = a.lanes, lane = threadIdx.x & 31, sub = lane & (lanes - 1), per_warp = 32 / lanes;
+  constexpr int lanes = kLanes, per_warp = 32 / kLanes;
+  const int lane = threadIdx.x & 31, sub = lane & (lanes - 1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   const float encode =
       a.to == QuantFormat::nvfp4
@@ -89,7 +90,7 @@ __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
   for (std::int64_t g0 = (std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * per_warp;
        g0 < a.groups_total; g0 += warps * per_warp) {  // (warp-uniform: every lane reaches the shuffles)
     const std::int64_t g = g0 + lane / lanes;
-    const bool live = g < a.groups_total;
+    const bool live = kLanes == 32 || g < a.groups_total;
     const Work* v = r + g * a.group;
     float amax = 0.0f;
     int finite = 1;
@@ -162,9 +163,7 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
   const ArrayView rv = ArrayView::contiguous(r, work_dtype, {s.rows, s.n}, x.device);
   fwt(widen ? rv : ArrayView::contiguous(x.data, work_dtype, {s.rows, s.n}, x.device), rv, fo, stream);
 
-  int lanes = 1;
-  while (lanes < s.group && lanes < 32) lanes *= 2;
-  QuantizeArgs a{o.to, lanes, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
+  QuantizeArgs a{o.to, s.rows * (s.n / s.group), s.n / s.group, s.group, o.scale_layout == ScaleLayout::swizzled_128x4,
                  static_cast<std::uint8_t*>(q.data), scales.data,
                  static_cast<const unsigned*>(amax.data()), static_cast<float>(o.global_amax),
                  static_cast<float*>(tensor_scale.data)};
@@ -175,7 +174,15 @@ void rotate_and_quantize(const ArrayView& x, const ArrayView& q, const ArrayView
     tensor_amax_kernel<<<grid, kThreads, 0, stream>>>(r, total, static_cast<unsigned*>(amax.data()));
     IK_CUDA_CHECK_LAUNCH("tensor_amax_kernel");
   }
-  quantize_groups_kernel<<<grid_for(a.groups_total, kThreads / 32 * (32 / lanes)), kThreads, 0, stream>>>(r, a);
+  const auto launch = [&](auto lanes) {
+    quantize_groups_kernel<Work, lanes()><<<grid_for(a.groups_total, kThreads / lanes()), kThreads, 0, stream>>>(r, a);
+  };
+  if (s.group >= 32) launch(std::integral_constant<int, 32>{});
+  else if (s.group > 8) launch(std::integral_constant<int, 16>{});
+  else if (s.group > 4) launch(std::integral_constant<int, 8>{});
+  else if (s.group > 2) launch(std::integral_constant<int, 4>{});
+  else if (s.group > 1) launch(std::integral_constant<int, 2>{});
+  else launch(std::integral_constant<int, 1>{});
   IK_CUDA_CHECK_LAUNCH("quantize_groups_kernel");
 }
 

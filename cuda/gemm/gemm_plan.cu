@@ -70,11 +70,13 @@ void detail::PlanCounts::init(std::int64_t columns, std::int64_t inner, bool tra
 }
 
 GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
-                   Device device, GemmBackend backend)
+                   Device device, GemmBackend backend, GemmColumns columns)
     : impl_(std::make_unique<Impl>()) {
   using namespace detail;
   if (device.type != DeviceType::cuda) raise<ValueError>("GemmPlan: device must be a CUDA device, got ", device_name(device));
   if (m < 0 || n < 0 || k < 0) raise<ValueError>("GemmPlan: m, n, k must be >= 0, got ", m, ", ", n, ", ", k);
+  if (columns == GemmColumns::complex_pairs && (n % 2 || k % 2))
+    raise<ValueError>("GemmPlan: complex pairs need n and k even, got n = ", n, ", k = ", k);
   Impl& p = *impl_;
   p.init(n, k, trans_b, contract, device);
   p.m = m, p.trans_a = trans_a;
@@ -131,8 +133,15 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
   w.parts = offsets.take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
   // The residues; a certified run's native remedy gathers lines into them afterwards (hi = 20 >= 8 bytes).
-  w.ra = offsets.take(std::size_t(p.hi) * p.mp * p.kp);
-  w.rb = offsets.take(std::size_t(p.hi) * p.np * p.kp);
+  // Karatsuba's three residue sets of each operand (lines of k/2: op(A)'s mp, Y_re's n/2) take the
+  // place of both operands' residues (ra and rb are consecutive: ra's bytes are a multiple of 256), rb
+  // grown where they need more.
+  p.karatsuba = columns == GemmColumns::complex_pairs && fused && k > 0;
+  p.kph = round_up(k / 2, kPad), p.nhp = round_up(n / 2, kPad);
+  const std::size_t ra_bytes = std::size_t(p.hi) * p.mp * p.kp,
+                    karatsuba_bytes = p.karatsuba ? 3 * std::size_t(p.hi) * p.kph * (p.mp + p.nhp) : 0;
+  w.ra = offsets.take(ra_bytes);
+  w.rb = offsets.take(std::max(std::size_t(p.hi) * p.np * p.kp, karatsuba_bytes > ra_bytes ? karatsuba_bytes - ra_bytes : 0));
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄, for a certified contract first Λ (mp × np).
   const bool bound_product = p.contract.scaling == GemmScaling::accurate || p.certified;

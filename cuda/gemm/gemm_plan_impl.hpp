@@ -134,6 +134,10 @@ struct IRONKERNELS_HIDDEN GemmPlan::Impl : detail::PlanCounts {  // hidden: the 
   // through DRAM); 0: INT32 products reduced into residue planes, K in chunks.
   std::int64_t slab = 0;
   std::int64_t native_product_elements = 0;
+  // GemmColumns::complex_pairs on the wgmma engine: Re and Im by Karatsuba, from residue sets of
+  // lines of kph (k/2 padded) positions, op(A)'s mp lines and Y_re's nhp (n/2 padded), from ra on.
+  bool karatsuba = false;
+  std::int64_t kph = 0, nhp = 0;
   detail::WorkspaceLayout layout;
   cublasHandle_t handle = nullptr;
   cublasLtHandle_t lt = nullptr;  // created by tune()

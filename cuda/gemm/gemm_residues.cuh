@@ -20,7 +20,11 @@ namespace oz = ozaki;
 // (one INT8 matrix, kp / kBoundGroup groups at the start of each line of kp: Â for op(A), B̂ for op(B),
 // ozaki.hpp). lower: the certificate's lower-bound magnitudes (one INT8 matrix of lines of kp,
 // certify::lower_magnitude with `lower_bits`), and each line's units T added to info.units.
-enum class ResidueOutput { residues, bound_max, bound_mean, lower };
+// karatsuba_x / karatsuba_y: lines whose positions are pairs (e, o), as three residue sets of lines
+// of kp / 2 (each COUNT planes of padded_rows lines): (e, o, e + o) for op(A)'s rows (Re A, Im A)
+// and (e, e − o, −e − o) for Y_re's columns (Re B, −Im B), mod p: the operands of the wgmma
+// engine's Karatsuba products (gemm_int8_wgmma.cuh).
+enum class ResidueOutput { residues, bound_max, bound_mean, lower, karatsuba_x, karatsuba_y };
 constexpr int kTileLines = 32, kTilePositions = 128;
 // Position b of a tile row sits at column (b mod 4)·32 + b/4: the four positions a thread packs,
 // 4x … 4x + 3 for lane x, are read by the warp from 32 consecutive columns (no bank conflicts).
@@ -72,7 +76,7 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       if (l < kp) *reinterpret_cast<std::uint32_t*>(out + r * kp + l) = packed;
       for (int o = 16; o > 0; o >>= 1) units += __shfl_xor_sync(0xffffffffu, units, o);
       if (threadIdx.x == 0 && units) atomicAdd(&info.units[r], units);  // integers: any order
-    } else if constexpr (kOut != ResidueOutput::residues) {
+    } else if constexpr (kOut == ResidueOutput::bound_max || kOut == ResidueOutput::bound_mean) {
       static_assert(oz::kBoundGroup == 4, "a thread's four positions are one group");
       std::uint32_t v[oz::kBoundGroup];
       for (int e = 0; e < 4; ++e) {
@@ -87,6 +91,27 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
       for (int e = 0; e < 4; ++e)
         q[e] = oz::split_integer(real_line && l + e < x.cols ? oz::scaled_integer(tile[a][e * 32 + threadIdx.x], shift)
                                                              : 0.0);
+      if constexpr (kOut == ResidueOutput::karatsuba_x || kOut == ResidueOutput::karatsuba_y) {
+        // Positions l … l + 3 are pairs l/2 and l/2 + 1: (e, o) = (q[0], q[1]) and (q[2], q[3]).
+        constexpr bool kX = kOut == ResidueOutput::karatsuba_x;
+        const std::int64_t half = kp / 2, plane = padded_rows * half, set = COUNT * plane;
+        std::uint8_t* to = reinterpret_cast<std::uint8_t*>(out) + r * half + l / 2;
+#pragma unroll
+        for (int t = 0; t < COUNT; ++t, to += plane) {
+          const int p = mods.c[t].p, top = p - 1 - p / 2;  // residues in [top - p + 1, top]
+          auto reduced = [&](int v) { return v > top ? v - p : v < top - p + 1 ? v + p : v; };
+          int sets[3][2];
+          for (int u = 0; u < 2; ++u) {
+            const int e = oz::residue(q[2 * u], mods.c[t]), o = oz::residue(q[2 * u + 1], mods.c[t]);
+            sets[0][u] = e;
+            sets[1][u] = kX ? o : reduced(e - o);
+            sets[2][u] = kX ? reduced(e + o) : reduced(-reduced(e + o));
+          }
+          for (int v = 0; v < 3; ++v)
+            *reinterpret_cast<std::uint16_t*>(to + v * set) = std::uint16_t((sets[v][0] & 0xff) | (sets[v][1] & 0xff) << 8);
+        }
+        continue;
+      }
       const std::int64_t plane_words = padded_rows * kp / 4;  // kp is a multiple of 16
       auto* to = reinterpret_cast<std::uint32_t*>(out + r * kp + l);
 #pragma unroll
@@ -108,7 +133,8 @@ void residues(const Lines& x, const LineInfo& info, std::int64_t padded_rows, st
   if (padded_rows == 0 || kp == 0) return;
   const dim3 grid(unsigned((padded_rows + kTileLines - 1) / kTileLines),
                   unsigned((kp + kTilePositions - 1) / kTilePositions));
-  if constexpr (kOut != ResidueOutput::residues) {
+  if constexpr (kOut != ResidueOutput::residues && kOut != ResidueOutput::karatsuba_x &&
+                kOut != ResidueOutput::karatsuba_y) {
     residues_kernel<kOut, 0><<<grid, dim3(32, 8), 0, s>>>(x, info, padded_rows, kp, mods, lower_bits, out);
   } else {
     oz::with_moduli_count(mods.count, [&](auto count) {

@@ -402,7 +402,15 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
                                                                       counters + 1);
     IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
-    if (p.k > 0) {
+    // Karatsuba (complex pairs on the wgmma engine): op(A)'s sets (Re A, Im A, Re A + Im A) from ra on,
+    // then Y_re's (Re B, Re B + Im B, Im B − Re B), each `count` planes of lines of kph positions.
+    const bool karatsuba = p.karatsuba && !q;
+    const std::int64_t x_set = count * p.mp * p.kph, y_set = count * p.nhp * p.kph, half_n = p.n / 2;
+    if (karatsuba) {
+      residues<ResidueOutput::karatsuba_x>(A, rows, p.mp, 2 * p.kph, mods, ra, s);
+      const Lines y_re{Bt.data, half_n, Bt.cols, Bt.rs, Bt.cs};
+      residues<ResidueOutput::karatsuba_y>(y_re, cols, p.nhp, 2 * p.kph, mods, ra + 3 * x_set, s);
+    } else if (p.k > 0) {
       residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, mods, ra, s);
       // A prepared operand keeps its residues at the last count (its shifts depend on the count only).
       if (!q || q->residue_count != count) residues<ResidueOutput::residues>(Bt, cols, p.np, p.kp, mods, rb_residues, s);
@@ -432,6 +440,12 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     } else {
       if (p.k == 0) {
         IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(count) * per_product, s));
+      } else if (karatsuba) {  // Re into C's first n/2 columns' planes, Im into the last n/2's
+        for (std::int64_t l0 = 0; l0 < p.kph; l0 += gemm_wgmma::kKaratsubaChunkK)
+          gemm_wgmma::int8_product_residues_karatsuba(
+              ra + l0, p.mp * p.kph, x_set, ra + 3 * x_set + l0, p.nhp * p.kph, y_set, res, res + half_n * p.mp,
+              per_product, p.mp, half_n, std::min(gemm_wgmma::kKaratsubaChunkK, p.kph - l0), p.kph, p.mp, mods.c,
+              count, l0 > 0, p.device.id, s);
       } else if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue, all moduli at once
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
           const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));

@@ -3,9 +3,9 @@
 // that dtype, through ironkernels::GemmPlan, so its bits are that call's:
 //   float64     one product under Contract.native() (certified: every emulated element within
 //               DGEMM's bound, the rest computed natively);
-//   complex128  Re and Im as two real products over 2k under Contract.native() on stacked copies of
-//               the operands (_gemm_complex.py; CUBLAS_OP_C negates the imaginary parts there),
-//               then alpha·(Re + i·Im) + beta·C, each operation rounded on its own;
+//   complex128  [Re | Im] as one real product over 2k and 2n columns under Contract.native() on
+//               stacked copies of the operands (_gemm_complex.py; CUBLAS_OP_C negates the imaginary
+//               parts there), then alpha·(Re + i·Im) + beta·C, each operation rounded on its own;
 //   float32     the operands widened to float64, one product under Contract(rtol=√k·2⁻²⁴) with
 //               alpha and beta, rounded once to float32 (_gemm_single.py).
 // Every other call (reduced-precision float32 arithmetic included), and every call of the other
@@ -232,11 +232,11 @@ bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, st
 }
 
 // The same in complex128, as gemm's complex path (_gemm_complex.py): op(x) = (Re op(A), Im op(A))
-// (m × 2k), op(y_re) = (Re op(B), −Im op(B)) and op(y_im) = (Im op(B), Re op(B)) (2k × n), the parts
-// interleaved along k, each in its operand's own orientation (the transposes stay flags) in a
-// row-major copy, as that path stacks them (CUBLAS_OP_C conjugates its operand: its Im negated);
-// Re = op(x)·op(y_re) and Im = op(x)·op(y_im) by one plan over 2k into row-major temporaries, then
-// C = alpha·(Re + i·Im) + beta·C element by element.
+// (m × 2k) and op(y) = [Y_re | Y_im] (2k × 2n), Y_re = (Re op(B), −Im op(B)) and Y_im = (Im op(B),
+// Re op(B)), the parts interleaved along k, each in its operand's own orientation (the transposes
+// stay flags) in a row-major copy, as that path stacks them (CUBLAS_OP_C conjugates its operand:
+// its Im negated); [Re | Im] = op(x)·op(y) by one plan (GemmColumns::complex_pairs) into a row-major
+// temporary, then C = alpha·(Re + i·Im) + beta·C element by element.
 bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
            std::int64_t k, cuDoubleComplex alpha, const cuDoubleComplex* a, std::int64_t lda, const cuDoubleComplex* b,
            std::int64_t ldb, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc, std::string& why) {
@@ -251,25 +251,24 @@ bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, st
     const bool trans_a = ta != CUBLAS_OP_N, trans_b = tb != CUBLAS_OP_N;
     const bool conj_a = ta == CUBLAS_OP_C, conj_b = tb == CUBLAS_OP_C;
     const std::int64_t k2 = 2 * k;
-    const std::shared_ptr<GemmPlan> plan = gemm_plan(m, n, k2, trans_a, trans_b, certified(0.0), call.device);
-    const std::size_t x = call.reserve(sizeof(double) * m * k2), y_re = call.reserve(sizeof(double) * k2 * n),
-                      y_im = call.reserve(sizeof(double) * k2 * n), re = call.reserve(sizeof(double) * m * n),
-                      im = call.reserve(sizeof(double) * m * n), ws = call.reserve(plan->workspace_bytes());
+    const std::shared_ptr<GemmPlan> plan = gemm_plan(m, 2 * n, k2, trans_a, trans_b, certified(0.0), call.device,
+                                                     GemmBackend::automatic, GemmColumns::complex_pairs);
+    const std::size_t x = call.reserve(sizeof(double) * m * k2), y = call.reserve(sizeof(double) * k2 * 2 * n),
+                      parts = call.reserve(sizeof(double) * m * 2 * n), ws = call.reserve(plan->workspace_bytes());
     if (!call.allocate(why)) return false;
     const Half real{false, false};
     check(preload::stack_complex(a, trans_a ? k : m, trans_a ? m : k, lda, trans_a,
                                  {call.at(x), real, Half{true, conj_a}}, {}, call.stream));
+    // y row-major: with trans_b Y_re's n rows then Y_im's, else rows of 2n, Y_re's columns first.
+    double* y_im = call.at(y) + (trans_b ? n * k2 : n);
     check(preload::stack_complex(b, trans_b ? n : k, trans_b ? k : n, ldb, !trans_b,
-                                 {call.at(y_re), real, Half{true, !conj_b}}, {call.at(y_im), Half{true, conj_b}, real},
-                                 call.stream));
-    const ArrayView xv = call.rows(call.at(x), trans_a ? k2 : m, trans_a ? m : k2);
-    const std::int64_t y_rows = trans_b ? n : k2, y_cols = trans_b ? k2 : n;
-    const std::string said_re = run(*plan, xv, call.rows(call.at(y_re), y_rows, y_cols), call.rows(call.at(re), m, n),
-                                    1.0, 0.0, call, ws);
-    const std::string said_im = run(*plan, xv, call.rows(call.at(y_im), y_rows, y_cols), call.rows(call.at(im), m, n),
-                                    1.0, 0.0, call, ws);
-    check(preload::combine_complex(call.at(re), call.at(im), m, n, alpha, beta, c, ldc, call.stream));
-    why = settings().report ? "Re " + said_re + "; Im " + said_im : "";
+                                 {call.at(y), real, Half{true, !conj_b}}, {y_im, Half{true, conj_b}, real}, call.stream,
+                                 trans_b ? 0 : 2 * n));
+    const std::int64_t y_rows = trans_b ? 2 * n : k2, y_cols = trans_b ? k2 : 2 * n;
+    why = run(*plan, call.rows(call.at(x), trans_a ? k2 : m, trans_a ? m : k2), call.rows(call.at(y), y_rows, y_cols),
+              call.rows(call.at(parts), m, 2 * n), 1.0, 0.0, call, ws);
+    check(preload::combine_complex(call.at(parts), call.at(parts) + n, m, n, 2 * n, alpha, beta, c, ldc, call.stream));
+    if (settings().report) why = "[Re | Im] " + why;
     return true;
   });
 }

@@ -70,12 +70,14 @@ __device__ double2 multiply(double2 a, double2 b) {  // (a + bi)(c + di) = (ac �
 struct CombineOp {
   using Value = double2;
   const double *re, *im;
-  std::int64_t n;
+  std::int64_t ld_rows;
   double2* c;
   std::int64_t ldc;
   double2 alpha, beta;
   bool scale, add;
-  __device__ Value in(std::int64_t r, std::int64_t col) const { return make_double2(re[r * n + col], im[r * n + col]); }
+  __device__ Value in(std::int64_t r, std::int64_t col) const {
+    return make_double2(re[r * ld_rows + col], im[r * ld_rows + col]);
+  }
   __device__ void out(std::int64_t r, std::int64_t col, double2 z) const {
     double2& dst = c[r + col * ldc];
     if (scale) z = multiply(z, alpha);
@@ -114,17 +116,18 @@ __global__ void widen_kernel(const float* src, std::int64_t rows, std::int64_t t
 }  // namespace
 
 cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool along_rows, Stack x, Stack y, cudaStream_t s) {
+                          bool along_rows, Stack x, Stack y, cudaStream_t s, std::int64_t stacked_ld) {
   // Interleaved: rows 2r and 2r + 1 of the 2R × C result (along_rows), else columns 2c and 2c + 1 of R × 2C.
-  const StackOp op{src, ld, 2 * cols, along_rows ? 1 : 2, along_rows ? cols : 1, x, y};
+  const std::int64_t row = stacked_ld ? stacked_ld : along_rows ? cols : 2 * cols;
+  const StackOp op{src, ld, along_rows ? 2 * row : row, along_rows ? 1 : 2, along_rows ? row : 1, x, y};
   return tiles<true>(op, rows, cols, s);
 }
 
 cudaError_t combine_complex(const double* re_rows, const double* im_rows, std::int64_t m, std::int64_t n,
-                            cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc,
-                            cudaStream_t s) {
+                            std::int64_t ld_rows, cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c,
+                            std::int64_t ldc, cudaStream_t s) {
   const bool scale = !(alpha.x == 1.0 && alpha.y == 0.0), add = !(beta.x == 0.0 && beta.y == 0.0);
-  return tiles<false>(CombineOp{re_rows, im_rows, n, c, ldc, alpha, beta, scale, add}, m, n, s);
+  return tiles<false>(CombineOp{re_rows, im_rows, ld_rows, c, ldc, alpha, beta, scale, add}, m, n, s);
 }
 
 cudaError_t widen(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, double* dst,

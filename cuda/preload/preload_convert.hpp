@@ -15,7 +15,8 @@ struct Half {
 };
 /// A stacked real matrix: `first` and `second` halves of the source interleaved (`along_rows`: rows
 /// 2r and 2r + 1 from source row r, 2R × C, else columns 2c and 2c + 1 from column c, R × 2C),
-/// row-major, as gemm's complex path stacks them; data null for none.
+/// row-major (rows `stacked_ld` apart where given), as gemm's complex path stacks them; data null
+/// for none.
 struct Stack {
   double* data = nullptr;
   Half first, second;
@@ -23,13 +24,13 @@ struct Stack {
 
 /// The complex R × C matrix `src` into up to two stacked matrices.
 cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool along_rows, Stack x, Stack y, cudaStream_t s);
+                          bool along_rows, Stack x, Stack y, cudaStream_t s, std::int64_t stacked_ld = 0);
 
 /// C = z·alpha (where alpha != 1) + beta·C (where beta != 0), z = re_rows + i·im_rows taken part by
-/// part, each complex product (a + bi)(c + di) as (ac − bd) + (ad + bc)i with every operation
-/// rounded on its own.
+/// part (each m × n, rows ld_rows apart), each complex product (a + bi)(c + di) as (ac − bd) +
+/// (ad + bc)i with every operation rounded on its own.
 cudaError_t combine_complex(const double* re_rows, const double* im_rows, std::int64_t m, std::int64_t n,
-                            cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc,
+                            std::int64_t ld_rows, cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc,
                             cudaStream_t s);
 
 /// dst (rows × cols, leading dimension rows) = src widened to float64.

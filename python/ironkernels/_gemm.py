@@ -95,9 +95,10 @@ def gemm(
     Args:
         a, b: float64 matrices (NumPy, PyTorch, CuPy, ... host or CUDA arrays), any strides; host
             arrays run on the CPU reference, CUDA arrays on their GPU (all arrays on one device).
-            complex128 (NumPy, PyTorch, CuPy): each part one real product over 2k under
-            ``contract`` (docs/gemm.md); alpha and beta may then be complex, and the report holds
-            the two products' reports under ``parts``. Batches (NumPy, PyTorch, CuPy):
+            complex128 (NumPy, PyTorch, CuPy): both parts one real product over 2k and 2n
+            columns under ``contract`` (docs/gemm.md; on the wgmma engine three INT8 products per
+            modulus, Karatsuba); alpha and beta may then be complex, and the report holds each
+            part's native lines under ``parts``. Batches (NumPy, PyTorch, CuPy):
             a (batch, m, k) and/or b (batch, k, n), the other operand shared, c and out batched
             alike: one certified product per matrix (the report's ``batch`` lists their reports);
             on CUDA (PyTorch, CuPy) under a certified contract, where m, n or k is below 4096, one
@@ -163,8 +164,19 @@ def gemm(
         return gemm_single(gemm, a, b, c=c, alpha=alpha, beta=beta, contract=contract, out=out, report=report,
                            trans_a=trans_a, trans_b=trans_b, backend=backend, engine=engine, stream=stream)
     if "complex128" in (dtype_name(a), dtype_name(b)):
-        return gemm_complex(gemm, a, b, c=c, alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b,
+        return gemm_complex(_gemm_float64, a, b, c=c, alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b,
                             contract=contract, backend=backend, engine=engine, out=out, stream=stream, report=report)
+    return _gemm_float64(a, b, c=c, alpha=alpha, beta=beta, trans_a=trans_a, trans_b=trans_b, contract=contract,
+                         backend=backend, engine=engine, engine_arg=engine_arg, out=out, stream=stream, report=report,
+                         prepared=prepared)
+
+
+def _gemm_float64(a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: Any, trans_b: Any, contract: Contract,
+                  backend: str, engine: str, out: Any, stream: Any, report: Any, engine_arg: str = "engine",
+                  prepared: Optional[PreparedOperand] = None, complex_pairs: bool = False) -> Any:
+    """gemm's float64 path, after the dispatch on batches, groups and dtypes. complex_pairs: b is the
+    complex path's [Y_re | Y_im] (GemmColumns::complex_pairs: the wgmma engine then shares products
+    between the parts; the bits are the same either way)."""
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"gemm: {name} must be a real number, got {type(v).__name__}")
@@ -209,7 +221,7 @@ def gemm(
     if cuda:
         products = engine
         plan = _core.gemm_plan(ma, nb, ka, bool(trans_a), bool(trans_b), moduli, scaling, where[1], products,
-                               contract.is_native, rtol)
+                               contract.is_native, rtol, complex_pairs)
     if out is None:
         out = empty_like(c) if use_c else empty_like(a, (ma, nb))
     if use_c and out is not c:

@@ -1,7 +1,7 @@
-"""gemm on complex128 (ZGEMM): Re(op(a)·op(b)) and Im(op(a)·op(b)) as two real products over 2k, the
-operands' parts interleaved along k (Re: (ReA, ImA)·(ReB, −ImB), Im: (ReA, ImA)·(ImB, ReB)), each
-emulated under the call's contract and rounded once; docs/gemm.md states the bound this gives every
-element."""
+"""gemm on complex128 (ZGEMM): [Re(op(a)·op(b)) | Im(op(a)·op(b))] as one real product over 2k, the
+operands' parts interleaved along k (Re: (ReA, ImA)·(ReB, −ImB), Im: (ReA, ImA)·(ImB, ReB)), emulated
+under the call's contract, each element rounded once; on the wgmma engine by three INT8 products per
+modulus (Karatsuba) with the same bits. docs/gemm.md states the bound this gives every element."""
 from __future__ import annotations
 
 import numbers
@@ -26,16 +26,53 @@ def _interleave(first: Any, second: Any, axis: int, fw: str) -> Any:
 
 
 def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str) -> tuple:
-    """(x, y_re, y_im): real matrices with op(x)·op(y_re) = Re(op(a)·op(b)) and op(x)·op(y_im) =
-    Im(op(a)·op(b)) over 2k, each pair of positions (2l, 2l + 1) of the inner dimension one term:
-    op(x) = (Re op(a), Im op(a)), op(y_re) = (Re op(b), −Im op(b)) and op(y_im) = (Im op(b), Re op(b)),
-    interleaved, in the operands' own orientation (the transposes stay flags). Interleaved, a column
-    of y_re and of y_im holds the same magnitudes in lanes of the canonical line sum that differ in
-    their lowest bit only, which that sum combines last: both parts get the same column facts bit for
-    bit (docs/gemm.md)."""
-    x = _interleave(a.real, a.imag, 0 if trans_a else 1, fw)
-    axis = 1 if trans_b else 0
-    return x, _interleave(b.real, -b.imag, axis, fw), _interleave(b.imag, b.real, axis, fw)
+    """(x, y): real matrices with op(x)·op(y) = [Re(op(a)·op(b)) | Im(op(a)·op(b))] over 2k, each pair
+    of positions (2l, 2l + 1) of the inner dimension one term: op(x) = (Re op(a), Im op(a)) and op(y) =
+    [Y_re | Y_im], Y_re = (Re op(b), −Im op(b)) and Y_im = (Im op(b), Re op(b)), interleaved, in the
+    operands' own orientation (the transposes stay flags). Interleaved, a column of Y_re and the same
+    column of Y_im hold the same magnitudes in lanes of the canonical line sum that differ in their
+    lowest bit only, which that sum combines last: both get the same column scaling bit for bit, so
+    the wgmma engine can form both parts from three products (docs/gemm.md)."""
+    x = None if trans_a else _pairs_view(a, fw)
+    if x is None:
+        x = _interleave(a.real, a.imag, 0 if trans_a else 1, fw)
+    k, n = op_shape(shape_of(b), trans_b)
+    shape = (2 * n, 2 * k) if trans_b else (2 * k, 2 * n)
+    y = empty_like(x, shape, "float64")
+    # op(y)'s rows 2l and 2l + 1 are y's rows (columns with trans_b) 2l and 2l + 1; Y_im after Y_re.
+    half = (lambda rows, cols: y[cols, rows]) if trans_b else (lambda rows, cols: y[rows, cols])
+    even, odd, re_cols, im_cols = slice(0, None, 2), slice(1, None, 2), slice(0, n), slice(n, 2 * n)
+    half(even, re_cols)[...] = b.real
+    _negated(b.imag, half(odd, re_cols), fw)
+    half(even, im_cols)[...] = b.imag
+    half(odd, im_cols)[...] = b.real
+    return x, y
+
+
+def _pairs_view(a: Any, fw: str) -> Any:
+    """A row-major complex a (m × k) as the real m × 2k matrix of its (Re, Im) pairs, without a copy
+    (its memory is that matrix); None where a is not row-major contiguous (or a lazily conjugated
+    PyTorch tensor)."""
+    m, k = shape_of(a)
+    if fw == "torch":
+        import torch
+
+        if not a.is_contiguous() or a.is_conj():
+            return None
+        return torch.view_as_real(a).reshape(m, 2 * k)
+    if not a.flags.c_contiguous:
+        return None
+    return a.view(__import__("cupy" if fw == "cupy" else "numpy").float64).reshape(m, 2 * k)
+
+
+def _negated(v: Any, into: Any, fw: str) -> None:
+    """into = −v, in place."""
+    if fw == "torch":
+        import torch
+
+        torch.neg(v, out=into)
+    else:
+        __import__("cupy" if fw == "cupy" else "numpy").negative(v, out=into)
 
 
 def _complex(re: Any, im: Any, fw: str) -> Any:
@@ -49,10 +86,10 @@ def _complex(re: Any, im: Any, fw: str) -> Any:
     return z
 
 
-def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool, trans_b: bool, contract: Any,
-                 backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
-    """gemm's complex128 path: Re and Im by two real calls of `gemm` over 2k (the public call: the same
-    contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
+def gemm_complex(gemm_float64: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: Any, trans_a: bool,
+                 trans_b: bool, contract: Any, backend: str, engine: str, out: Any, stream: Any, report: bool) -> Any:
+    """gemm's complex128 path: Re and Im by one call of gemm's float64 path over 2k and 2n columns (the
+    same contract, device, engine and stream), then alpha·(Re + i·Im) + beta·c."""
     arrays, fw = framework_arrays(a, b, c, out)
     for name, v in (("alpha", alpha), ("beta", beta)):
         if isinstance(v, bool) or not isinstance(v, numbers.Complex):
@@ -68,13 +105,15 @@ def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: An
         raise ValueError(f"gemm: op(a) is {m}x{ka} but op(b) is {kb}x{n}; inner dimensions must match")
     if 2 * ka > MAX_K:
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K // 2} for complex128 (products over 2k)")
-    kw = dict(trans_a=trans_a, trans_b=trans_b, contract=contract, backend=backend, engine=engine, stream=stream,
-              report=True)
     with on_stream(stream, a):  # the framework's own operations in order with the products
-        x, y_re, y_im = stacked_operands(a, b, trans_a, trans_b, fw)
-        (re, rep_re), (im, rep_im) = gemm(x, y_re, **kw), gemm(x, y_im, **kw)
-        del x, y_re, y_im
-        z = _complex(re, im, fw)
+        x, y = stacked_operands(a, b, trans_a, trans_b, fw)
+        both = gemm_float64(x, y, c=None, alpha=1.0, beta=0.0, trans_a=trans_a, trans_b=trans_b, contract=contract,
+                            backend=backend, engine=engine, out=None, stream=stream, report=report,
+                            complex_pairs=True)
+        del x, y
+        if report:
+            both, rep = both
+        z = _complex(both[:, :n], both[:, n:], fw)
         if alpha != 1:
             z = z * alpha
         if c is not None and beta != 0:
@@ -84,16 +123,17 @@ def gemm_complex(gemm: Callable, a: Any, b: Any, *, c: Any, alpha: Any, beta: An
             z = out
     if not report:
         return z
-    parts = [rep_re, rep_im]
-    paths = {p["path"] for p in parts}
-    rep = {
-        "path": paths.pop() if len(paths) == 1 else "mixed",
-        "moduli": max(p["moduli"] for p in parts),
-        "certified": all(p["certified"] for p in parts),
-        "rtol": rep_re["rtol"],
-        "bound": max(p["bound"] for p in parts),
-        "backend": rep_re["backend"],
-        "contract": rep_re["contract"],
-        "parts": {"re": rep_re, "im": rep_im},
-    }
+    rep["parts"] = {"re": _part(rep, m, n, 0), "im": _part(rep, m, n, n)}
     return z, rep
+
+
+def _part(rep: dict, m: int, n: int, first: int) -> dict:
+    """The report of the product's columns [first, first + n), one part of the complex result: its
+    native lines and elements (the whole product's count of elements in Inf/NaN lines left out)."""
+    cols = [j - first for j in rep["native_col_indices"] if first <= j < first + n]
+    rows = rep["native_row_indices"]
+    native = len(rows) * n + len(cols) * m - len(rows) * len(cols)
+    part = {key: v for key, v in rep.items() if key != "nonfinite_elements"}
+    part.update(native_col_indices=cols, native_cols=len(cols), native_elements=native,
+                path="native" if rep["path"] == "native" else "mixed" if native else "emulated")
+    return part

@@ -162,14 +162,17 @@ void bind_gemm(nb::module_& m) {
       .def_prop_ro("tuned", &GemmPlan::tuned);
   m.def("gemm_plan", [](std::int64_t mm, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, int moduli,
                         const std::string& scaling, int device_id, const std::string& products, bool native,
-                        double rtol) {
+                        double rtol, bool complex_pairs) {
     const GemmContract contract = contract_of(moduli, scaling, native, rtol);
     const GemmBackend backend = parse_products(products);
     nb::gil_scoped_release release;  // another thread may be planning under the cache's lock
-    return gemm_plan(mm, n, k, trans_a, trans_b, contract, Device{DeviceType::cuda, device_id}, backend);
+    return gemm_plan(mm, n, k, trans_a, trans_b, contract, Device{DeviceType::cuda, device_id}, backend,
+                     complex_pairs ? GemmColumns::complex_pairs : GemmColumns::real);
   }, nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("trans_a"), nb::arg("trans_b"), nb::arg("moduli"),
      nb::arg("scaling"), nb::arg("device_id"), nb::arg("products") = "auto", nb::arg("native") = false,
-     nb::arg("rtol") = 0.0, "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used.");
+     nb::arg("rtol") = 0.0, nb::arg("complex_pairs") = false,
+     "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used\n"
+     "(complex_pairs: op(B) is gemm's complex path's [Y_re | Y_im], GemmColumns::complex_pairs).");
   m.def("gemm_plan_cache_clear", [] {
     nb::gil_scoped_release release;
     gemm_plan_cache_clear();

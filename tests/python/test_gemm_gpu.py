@@ -405,6 +405,37 @@ def test_complex_products_on_the_gpu_equal_the_cpu(dev, rng):
     np.testing.assert_array_equal(get(got), want)
 
 
+@pytest.mark.parametrize("m, k, n", [(1, 1, 1), (33, 17, 129), (130, 300, 260), (16, 33000, 24)])
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, True), (False, True)])
+@pytest.mark.parametrize("contract", [Contract.native(), Contract(moduli=9), Contract(rtol=1e-6)], ids=repr)
+def test_complex_karatsuba_bitwise_equal_to_cpu(dev, rng, m, k, n, trans_a, trans_b, contract):
+    """ZGEMM on the wgmma engine, Re and Im from three INT8 products per modulus (Karatsuba): past
+    every tile's edge and past one K chunk (2k > 2^16), with a row and a column far from the rest in
+    magnitude (lines a certificate may send native) and an Inf: the real product [Re | Im] matches
+    the CPU's as a real call does (the same decisions; emulated elements bit for bit), on the
+    cuBLAS engine (four products' worth over 2k) too."""
+    from ironkernels._gemm_complex import stacked_operands
+
+    skip_unavailable("wgmma")
+    if dev.name == "ironkernels' own":
+        pytest.skip("complex gemm takes NumPy, PyTorch or CuPy arrays (their .real / .imag parts)")
+    a = gemm_family(rng, (m, k), 2.0) + 1j * gemm_family(rng, (m, k), 2.0)
+    b = gemm_family(rng, (k, n), 2.0) + 1j * gemm_family(rng, (k, n), 2.0)
+    if m > 2 and n > 2:
+        a[1] *= 2.0**300
+        b[:, 2] *= 2.0**-300
+        b[0, 1] = complex(np.inf, 1.0)
+    want, rep_cpu = gemm(a, b, contract=contract, report=True)
+    x, y = stacked_operands(a, b, False, False, "numpy")
+    parts = lambda z: np.hstack([z.real, z.imag])  # noqa: E731
+    ga = dev.put(np.ascontiguousarray(a.T) if trans_a else a)
+    gb = dev.put(np.ascontiguousarray(b.T) if trans_b else b)
+    for engine in ("wgmma", "cublas"):
+        got, rep = gemm(ga, gb, trans_a=trans_a, trans_b=trans_b, contract=contract, engine=engine, report=True)
+        assert_report_matches_cpu(rep, rep_cpu, 2 * k)
+        assert_matches_cpu(parts(get(got)), parts(want), rep, x, y)
+
+
 def test_torch_streams_of_raw_handles_are_those_streams():
     """The NULL stream's handle (0) gives the NULL stream, not a fresh pooled one (which
     torch.cuda.ExternalStream(0) gives): c's copy into out and the batched native products run in

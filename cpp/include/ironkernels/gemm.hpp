@@ -109,6 +109,16 @@ enum class GemmBackend : std::uint8_t {
   wgmma,      ///< the library's TMA + wgmma kernel (compute capability 9.0, a build with sm_90a code)
 };
 
+/// What op(B)'s columns hold: a promise of the caller that lets the CUDA backend share work between
+/// columns. The bits never depend on it; a broken promise gives wrong results.
+enum class GemmColumns : std::uint8_t {
+  real,           ///< any matrices
+  complex_pairs,  ///< gemm's complex path (docs/gemm.md): n even, op(B) = [Y_re | Y_im] with rows 2l and
+                  ///< 2l + 1 of Y_re (Re B_l, −Im B_l) and of Y_im (Im B_l, Re B_l), op(A)'s positions
+                  ///< (Re A, Im A) alike. The wgmma engine then forms Re and Im from three INT8 products
+                  ///< per modulus over k/2 (Karatsuba) instead of four.
+};
+
 /// Whether `backend` can run the INT8 products on CUDA device `device` with this build.
 bool gemm_backend_available(GemmBackend backend, Device device);
 
@@ -159,7 +169,7 @@ class GemmPrepared {
 class GemmPlan {
  public:
   GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, GemmContract contract,
-           Device device, GemmBackend backend = GemmBackend::automatic);
+           Device device, GemmBackend backend = GemmBackend::automatic, GemmColumns columns = GemmColumns::real);
   ~GemmPlan();
   GemmPlan(GemmPlan&&) noexcept;
   GemmPlan& operator=(GemmPlan&&) noexcept;
@@ -210,7 +220,8 @@ class GemmPlan {
 /// run() (a no-op once tuned): every user of a shared plan then runs it tuned.
 constexpr int kGemmPlanCacheSize = 8;
 std::shared_ptr<GemmPlan> gemm_plan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
-                                    GemmContract contract, Device device, GemmBackend backend = GemmBackend::automatic);
+                                    GemmContract contract, Device device, GemmBackend backend = GemmBackend::automatic,
+                                    GemmColumns columns = GemmColumns::real);
 /// Empties the cache (its plans live on with the callers holding them): for an exit path that must
 /// release cuBLAS handles while CUDA is still up (the cache itself is never destroyed).
 void gemm_plan_cache_clear();

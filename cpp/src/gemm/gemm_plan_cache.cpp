@@ -10,7 +10,7 @@ namespace ironkernels {
 namespace {
 
 using PlanKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, bool, int, GemmScaling, bool, double, int,
-                           GemmBackend>;
+                           GemmBackend, GemmColumns>;
 
 struct PlanCache {
   std::mutex mutex;
@@ -26,11 +26,11 @@ PlanCache& plan_cache() {
 }  // namespace
 
 std::shared_ptr<GemmPlan> gemm_plan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a, bool trans_b,
-                                    GemmContract contract, Device device, GemmBackend backend) {
+                                    GemmContract contract, Device device, GemmBackend backend, GemmColumns columns) {
   const bool certified = contract.certified();
   const PlanKey key{m, n, k, trans_a, trans_b, certified ? 0 : contract.moduli,
                     certified ? GemmScaling::norm : contract.scaling, contract.native, contract.native ? 0.0 : contract.rtol,
-                    device.id, backend};
+                    device.id, backend, columns};
   PlanCache& cache = plan_cache();
   std::lock_guard<std::mutex> lock(cache.mutex);
   for (auto it = cache.plans.begin(); it != cache.plans.end(); ++it)
@@ -39,7 +39,7 @@ std::shared_ptr<GemmPlan> gemm_plan(std::int64_t m, std::int64_t n, std::int64_t
       return it->second;
     }
   // Constructed under the lock: a second caller of the same key waits for this plan, not a copy.
-  auto plan = std::make_shared<GemmPlan>(m, n, k, trans_a, trans_b, contract, device, backend);
+  auto plan = std::make_shared<GemmPlan>(m, n, k, trans_a, trans_b, contract, device, backend, columns);
   cache.plans.emplace_front(key, plan);
   if (cache.plans.size() > std::size_t(kGemmPlanCacheSize)) cache.plans.pop_back();
   return plan;

@@ -9,7 +9,8 @@ struct GemmPrepared::Impl {};
 
 bool gemm_backend_available(GemmBackend, Device) { return false; }
 
-GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device, GemmBackend) {
+GemmPlan::GemmPlan(std::int64_t, std::int64_t, std::int64_t, bool, bool, GemmContract, Device, GemmBackend,
+                   GemmColumns) {
   raise<UnsupportedError>("gemm: this build of ironkernels has no CUDA backend; use backend='cpu' (gemm_reference)");
 }
 GemmPlan::~GemmPlan() = default;
