@@ -60,8 +60,7 @@ constexpr int kOutStride = 80;
 static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
 constexpr int kKaratsubaPhases = 3;
 constexpr std::int64_t kKaratsubaChunkK = ozaki::kChunkK / 2;
-// After the barriers: each consumer thread's 128 residues of Re (eight 16-byte words, swizzled by
-// the thread's low bits so that a quarter warp's stores fall in distinct banks).
+// After the barriers: each consumer thread's 128 residues of Re, kept between the phases (32 words).
 constexpr int kKeptBytes = 128 * kConsumers * 128;
 constexpr int kSmemBytesKaratsuba = kSmemBytes + kKeptBytes;
 static_assert(sizeof(Barriers) % 16 == 0 && kSmemBytesKaratsuba <= 227 * 1024);
