@@ -75,12 +75,13 @@ struct QuantizeArgs {
 };
 
 // Each group on kLanes lanes of a warp (its length rounded up to a power of two, at most 32; groups
-// of up to 16 share a warp; a compile-time count keeps the element loops' strides constant): its largest magnitude (NaN if it holds NaN or ±Inf, as the host's
-// group_amax), the scale, then each element's code, two per byte where packed.
+// of up to 16 share a warp; a compile-time count keeps the element loops' strides constant): its
+// largest magnitude (NaN if it holds NaN or ±Inf, as the host's group_amax), the scale, then each
+// element's code, two per byte where packed.
 template <class Work, int kLanes>
 __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
-  constexpr int lanes = kLanes, per_warp = 32 / kLanes;
-  const int lane = threadIdx.x & 31, sub = lane & (lanes - 1);
+  constexpr int per_warp = 32 / kLanes;
+  const int lane = threadIdx.x & 31, sub = lane & (kLanes - 1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   const float encode =
       a.to == QuantFormat::nvfp4
@@ -89,17 +90,17 @@ __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
   if (a.to == QuantFormat::nvfp4 && blockIdx.x == 0 && threadIdx.x == 0) *a.tensor_scale = 1.0f / encode;
   for (std::int64_t g0 = (std::int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * per_warp;
        g0 < a.groups_total; g0 += warps * per_warp) {  // (warp-uniform: every lane reaches the shuffles)
-    const std::int64_t g = g0 + lane / lanes;
+    const std::int64_t g = g0 + lane / kLanes;
     const bool live = kLanes == 32 || g < a.groups_total;
     const Work* v = r + g * a.group;
     float amax = 0.0f;
     int finite = 1;
-    for (std::int64_t j = sub; live && j < a.group; j += lanes) {
+    for (std::int64_t j = sub; live && j < a.group; j += kLanes) {
       const float m = fabsf(float(v[j]));
       finite &= isfinite(m);
       amax = m > amax ? m : amax;
     }
-    for (int d = lanes / 2; d; d >>= 1) {  // within the group's lanes
+    for (int d = kLanes / 2; d; d >>= 1) {  // within the group's lanes
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, d));
       finite &= __shfl_xor_sync(0xffffffffu, finite, d);
     }
@@ -112,11 +113,11 @@ __global__ void quantize_groups_kernel(const Work* r, QuantizeArgs a) {
       else static_cast<float*>(a.scales)[at] = scale.stored_value;
     }
     if (qf::packs_pairs(a.to)) {  // element 2i in the low nibble
-      for (std::int64_t j = 2 * sub; j < a.group; j += 2 * lanes)
+      for (std::int64_t j = 2 * sub; j < a.group; j += 2 * kLanes)
         a.q[(g * a.group + j) / 2] = std::uint8_t(qf::element_code(a.to, float(v[j]), scale) |
                                                   (qf::element_code(a.to, float(v[j + 1]), scale) << 4));
     } else {
-      for (std::int64_t j = sub; j < a.group; j += lanes) a.q[g * a.group + j] = qf::element_code(a.to, float(v[j]), scale);
+      for (std::int64_t j = sub; j < a.group; j += kLanes) a.q[g * a.group + j] = qf::element_code(a.to, float(v[j]), scale);
     }
   }
 }

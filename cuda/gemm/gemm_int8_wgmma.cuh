@@ -180,10 +180,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   std::uint32_t* const kept =
       reinterpret_cast<std::uint32_t*>(slots + kStages * kStageBytes + sizeof(Barriers)) + (int(threadIdx.x) - 128);
   auto kept_word = [&](int i) -> std::uint32_t& { return kept[i * 128 * kConsumers]; };
-  auto packed_residues = [&](int i) {
-    return ozaki::product_residue(acc[4 * i], residue) | ozaki::product_residue(acc[4 * i + 1], residue) << 8 |
-           ozaki::product_residue(acc[4 * i + 2], residue) << 16 | ozaki::product_residue(acc[4 * i + 3], residue) << 24;
-  };
   for (int s = 0; s < kPhases * steps; ++s) {
     const int slot = s % kStages;
     ptx::mbarrier_wait_parity(&bar.full[slot], unsigned(s / kStages) & 1);
@@ -202,7 +198,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool first = s + 1 == steps;
 #pragma unroll
         for (int i = 0; i < 32; ++i) {
-          const std::uint32_t r = packed_residues(i);
+          const std::uint32_t r =
+              ozaki::packed_product_residues(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3], residue);
           kept_word(i) = first ? r : sub_residues(r, kept_word(i), std::uint32_t(residue.p));  // Re = K1 − K3
           if (first)
 #pragma unroll

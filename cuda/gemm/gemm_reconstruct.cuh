@@ -20,8 +20,7 @@ struct OutputArgs {
 
 // Four consecutive INT32 products mod p, packed one byte each.
 __device__ __forceinline__ std::uint32_t packed_residues(const int4& x, const oz::ResidueConstants& c) {
-  return oz::product_residue(x.x, c) | oz::product_residue(x.y, c) << 8 | oz::product_residue(x.z, c) << 16 |
-         oz::product_residue(x.w, c) << 24;
+  return oz::packed_product_residues(x.x, x.y, x.z, x.w, c);
 }
 
 // INT32 products of one group of moduli, reduced mod p and added to the per-modulus residues of C.

@@ -30,8 +30,8 @@ cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::in
 /// part (each m × n, rows ld_rows apart), each complex product (a + bi)(c + di) as (ac − bd) +
 /// (ad + bc)i with every operation rounded on its own.
 cudaError_t combine_complex(const double* re_rows, const double* im_rows, std::int64_t m, std::int64_t n,
-                            std::int64_t ld_rows, cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc,
-                            cudaStream_t s);
+                            std::int64_t ld_rows, cuDoubleComplex alpha, cuDoubleComplex beta, cuDoubleComplex* c,
+                            std::int64_t ldc, cudaStream_t s);
 
 /// dst (rows × cols, leading dimension rows) = src widened to float64.
 cudaError_t widen(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, double* dst, cudaStream_t s);

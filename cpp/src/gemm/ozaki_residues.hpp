@@ -82,6 +82,13 @@ IRONKERNELS_HD std::uint32_t product_residue(std::int32_t x, const ResidueConsta
   return u - q * static_cast<std::uint32_t>(c.p);
 }
 
+/// Four INT32 products mod p (product_residue), packed one byte each, the first in the low byte.
+IRONKERNELS_HD std::uint32_t packed_product_residues(std::int32_t x0, std::int32_t x1, std::int32_t x2, std::int32_t x3,
+                                                     const ResidueConstants& c) {
+  return product_residue(x0, c) | product_residue(x1, c) << 8 | product_residue(x2, c) << 16 |
+         product_residue(x3, c) << 24;
+}
+
 /// Residue modulo p of q = hi·2^32 + lo in [-h, p-1-h], h = floor(p/2), in the low byte of the
 /// result (as int8). x = hi·pow32 + lo is an exact integer, |x| < 2^39, and r = x - p·N with
 /// N = round(x/p): for odd p, x/p = N + j/p with |j| <= h, at least 1/(2p) >= 2^-9 from a tie, and
