@@ -22,13 +22,10 @@
 // separate reduction pass.
 //
 // Karatsuba (complex parts, GemmColumns::complex_pairs): X and Y each hold three residue sets (a
-// fourth tensor-map coordinate) and a block runs three products over its tile one after another on
-// the same pipeline: K3 = X_1·Y_1; then, the accumulator reset, K1 = X_2·Y_0; then K2 = X_0·Y_2 added
-// to it. With X's sets (Re A, Im A, Re A + Im A) and Y's (Re B, Re B + Im B, Im B − Re B), K3 =
-// Im A·(Re B + Im B), K1 = (Re A + Im A)·Re B and K2 = Re A·(Im B − Re B): the accumulator ends as
-// Im = K1 + K2, and Re = K1 − K3 is kept mod p in shared memory between the phases (128 bytes a
-// thread). Three INT8 products of k/2 where the stacked operands take four; K1 + K2 stays within
-// kMaxProduct for chunks of kKaratsubaChunkK.
+// fourth tensor-map coordinate) and a block runs ozaki_karatsuba.hpp's three products over its tile
+// one after another on the same pipeline: K3; then, the accumulator reset, K1; then K2 added to it.
+// The accumulator ends as Im = K1 + K2, and Re = K1 − K3 is kept mod p in shared memory between the
+// phases (128 bytes a thread). Three INT8 products of k/2 where the stacked operands take four.
 #include <cuda.h>  // CUtensorMap (header only: the encoder is reached through the runtime)
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
@@ -58,8 +55,8 @@ constexpr int kSmemBytes = 1024 + kStages * kStageBytes + int(sizeof(Barriers));
 // apart (16-byte aligned; 80 puts the four columns a store instruction's lanes write in distinct banks).
 constexpr int kOutStride = 80;
 static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
-constexpr int kKaratsubaPhases = 3;
-constexpr std::int64_t kKaratsubaChunkK = ozaki::kChunkK / 2;
+constexpr int kKaratsubaPhases = ozaki::kKaratsubaSets;
+using ozaki::kKaratsubaChunkK;
 // After the barriers: each consumer thread's 128 residues of Re, kept between the phases (32 words).
 constexpr int kKeptBytes = 128 * kConsumers * 128;
 constexpr int kSmemBytesKaratsuba = kSmemBytes + kKeptBytes;
@@ -156,9 +153,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (s >= kStages) ptx::mbarrier_wait_parity(&bar.empty[slot], unsigned(s / kStages - 1) & 1);
         unsigned char* stage = slots + slot * kStageBytes;
         ptx::mbarrier_arrive_expect_tx(&bar.full[slot], kStageBytes);
-        if constexpr (kKaratsuba) {  // phases (X_1, Y_1), (X_2, Y_0), (X_0, Y_2)
-          ptx::tma_load_4d(stage, &x_map, k0, tile_m * kTileM, modulus, (phase + 1) % 3, &bar.full[slot]);
-          ptx::tma_load_4d(stage + kTileBytesX, &y_map, k0, tile_n * kTileN, modulus, phase == 2 ? 2 : 1 - phase,
+        if constexpr (kKaratsuba) {
+          ptx::tma_load_4d(stage, &x_map, k0, tile_m * kTileM, modulus, ozaki::karatsuba_a_of(phase), &bar.full[slot]);
+          ptx::tma_load_4d(stage + kTileBytesX, &y_map, k0, tile_n * kTileN, modulus, ozaki::karatsuba_b_of(phase),
                            &bar.full[slot]);
         } else {
           ptx::tma_load_3d(stage, &x_map, k0, tile_m * kTileM, modulus, &bar.full[slot]);

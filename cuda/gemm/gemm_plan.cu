@@ -133,15 +133,20 @@ GemmPlan::GemmPlan(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
   const std::size_t chunks = std::size_t((k + kScanChunk - 1) / kScanChunk);
   w.parts = offsets.take(norms ? chunks * std::size_t(m + n) * sizeof(SpreadPart) : 0);
   // The residues; a certified run's native remedy gathers lines into them afterwards (hi = 20 >= 8 bytes).
-  // Karatsuba's three residue sets of each operand (lines of k/2: op(A)'s mp, Y_re's n/2) take the
-  // place of both operands' residues (ra and rb are consecutive: ra's bytes are a multiple of 256), rb
-  // grown where they need more.
+  // Karatsuba's three residue sets of each operand (lines of k/2: op(A)'s mp, Y_re's n/2), for one
+  // group of at most kKaratsubaGroup moduli at a time, take the place of both operands' residues (ra
+  // and rb are consecutive: ra's bytes are a multiple of 256), rb grown where they need more. ra and
+  // rb then hold only the one-plane bound or lower-bound residues, or a certified run's native lines
+  // (8 bytes an element).
   p.karatsuba = columns == GemmColumns::complex_pairs && fused && k > 0;
   p.kph = round_up(k / 2, kPad), p.nhp = round_up(n / 2, kPad);
-  const std::size_t ra_bytes = std::size_t(p.hi) * p.mp * p.kp,
-                    karatsuba_bytes = p.karatsuba ? 3 * std::size_t(p.hi) * p.kph * (p.mp + p.nhp) : 0;
+  const std::size_t operand_planes = !p.karatsuba ? std::size_t(p.hi) : p.certified ? 8 : 1;
+  const std::size_t ra_bytes = operand_planes * p.mp * p.kp, rb_bytes = operand_planes * p.np * p.kp,
+                    karatsuba_bytes = p.karatsuba ? std::size_t(ozaki::kKaratsubaSets) *
+                                                        std::min(p.hi, ozaki::kKaratsubaGroup) * p.kph * (p.mp + p.nhp)
+                                                  : 0;
   w.ra = offsets.take(ra_bytes);
-  w.rb = offsets.take(std::max(std::size_t(p.hi) * p.np * p.kp, karatsuba_bytes > ra_bytes ? karatsuba_bytes - ra_bytes : 0));
+  w.rb = offsets.take(std::max(rb_bytes, karatsuba_bytes > ra_bytes ? karatsuba_bytes - ra_bytes : 0));
   // INT32 products (of a group of moduli, or of every modulus for one slab); under accurate scaling
   // first the bound C̄, for a certified contract first Λ (mp × np).
   const bool bound_product = p.contract.scaling == GemmScaling::accurate || p.certified;

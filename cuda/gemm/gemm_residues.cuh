@@ -21,9 +21,9 @@ namespace oz = ozaki;
 // ozaki.hpp). lower: the certificate's lower-bound magnitudes (one INT8 matrix of lines of kp,
 // certify::lower_magnitude with `lower_bits`), and each line's units T added to info.units.
 // karatsuba_x / karatsuba_y: lines whose positions are pairs (e, o), as three residue sets of lines
-// of kp / 2 (each COUNT planes of padded_rows lines): (e, o, e + o) for op(A)'s rows (Re A, Im A)
-// and (e, e − o, −e − o) for Y_re's columns (Re B, −Im B), mod p: the operands of the wgmma
-// engine's Karatsuba products (gemm_int8_wgmma.cuh).
+// of kp / 2 (each COUNT planes of padded_rows lines): ozaki_karatsuba.hpp's sets of op(A)'s rows
+// (Re A, Im A) and of Y_re's columns (Re B, −Im B), the operands of the wgmma engine's Karatsuba
+// products (gemm_int8_wgmma.cuh).
 enum class ResidueOutput { residues, bound_max, bound_mean, lower, karatsuba_x, karatsuba_y };
 constexpr int kTileLines = 32, kTilePositions = 128;
 // Position b of a tile row sits at column (b mod 4)·32 + b/4: the four positions a thread packs,
@@ -98,16 +98,14 @@ __global__ void __launch_bounds__(256) residues_kernel(Lines x, LineInfo info, s
         std::uint8_t* to = reinterpret_cast<std::uint8_t*>(out) + r * half + l / 2;
 #pragma unroll
         for (int t = 0; t < COUNT; ++t, to += plane) {
-          const int p = mods.c[t].p, top = p - 1 - p / 2;  // residues in [top - p + 1, top]
-          auto reduced = [&](int v) { return v > top ? v - p : v < top - p + 1 ? v + p : v; };
-          int sets[3][2];
+          const int p = mods.c[t].p;
+          int sets[oz::kKaratsubaSets][2];
           for (int u = 0; u < 2; ++u) {
             const int e = oz::residue(q[2 * u], mods.c[t]), o = oz::residue(q[2 * u + 1], mods.c[t]);
-            sets[0][u] = e;
-            sets[1][u] = kX ? o : reduced(e - o);
-            sets[2][u] = kX ? reduced(e + o) : reduced(-reduced(e + o));
+            for (int v = 0; v < oz::kKaratsubaSets; ++v)
+              sets[v][u] = kX ? oz::karatsuba_a_set(v, e, o, p) : oz::karatsuba_b_set(v, e, o, p);
           }
-          for (int v = 0; v < 3; ++v)
+          for (int v = 0; v < oz::kKaratsubaSets; ++v)
             *reinterpret_cast<std::uint16_t*>(to + v * set) = std::uint16_t((sets[v][0] & 0xff) | (sets[v][1] & 0xff) << 8);
         }
         continue;

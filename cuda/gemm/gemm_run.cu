@@ -244,6 +244,9 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
   check_workspace(p.layout.total, workspace, workspace_bytes);
   GemmPrepared::Impl* q = prepared_b ? prepared_b->impl_.get() : nullptr;
   if (q) check_prepared(*q, p, b);
+  if (q && p.karatsuba)  // its workspace holds Karatsuba's residue sets, not a prepared operand's planes
+    raise<ValueError>("gemm: prepared_b cannot serve a plan for complex pairs on the wgmma engine; call it without "
+                      "prepared_b");
 
   DeviceGuard guard(p.device);
   auto s = static_cast<cudaStream_t>(stream_handle);
@@ -402,14 +405,38 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
                                                                       counters + 1);
     IK_CUDA_CHECK_LAUNCH("finalize_lines_kernel");
 
-    // Karatsuba (complex pairs on the wgmma engine): op(A)'s sets (Re A, Im A, Re A + Im A) from ra on,
-    // then Y_re's (Re B, Re B + Im B, Im B − Re B), each `count` planes of lines of kph positions.
+    // Karatsuba (complex pairs on the wgmma engine), by groups of moduli: a group's sets of op(A)
+    // (ozaki_karatsuba.hpp) from ra on, then Y_re's, each `size` planes of lines of kph positions;
+    // its products then go into its moduli's planes. The first group's residues count as scaling, the
+    // later groups' as products.
     const bool karatsuba = p.karatsuba && !q;
-    const std::int64_t x_set = count * p.mp * p.kph, y_set = count * p.nhp * p.kph, half_n = p.n / 2;
-    if (karatsuba) {
-      residues<ResidueOutput::karatsuba_x>(A, rows, p.mp, 2 * p.kph, mods, ra, s);
+    const std::int64_t half_n = p.n / 2;
+    auto karatsuba_moduli = [&](int g) {
+      const oz::ModuliGroup group = oz::karatsuba_group(count, g);
+      ResidueArgs of_group;
+      of_group.count = group.count;
+      for (int t = 0; t < group.count; ++t) of_group.c[t] = mods.c[group.first + t];
+      return std::make_pair(group.first, of_group);
+    };
+    auto karatsuba_residues = [&](int g) {
+      const ResidueArgs of_group = karatsuba_moduli(g).second;
+      residues<ResidueOutput::karatsuba_x>(A, rows, p.mp, 2 * p.kph, of_group, ra, s);
       const Lines y_re{Bt.data, half_n, Bt.cols, Bt.rs, Bt.cs};
-      residues<ResidueOutput::karatsuba_y>(y_re, cols, p.nhp, 2 * p.kph, mods, ra + 3 * x_set, s);
+      residues<ResidueOutput::karatsuba_y>(y_re, cols, p.nhp, 2 * p.kph, of_group, ra + 3 * of_group.count * p.mp * p.kph,
+                                           s);
+    };
+    auto karatsuba_products = [&](int g) {  // Re into C's first n/2 columns' planes, Im into the last n/2's
+      const auto [first, of_group] = karatsuba_moduli(g);
+      const std::int64_t x_set = of_group.count * p.mp * p.kph, y_set = of_group.count * p.nhp * p.kph;
+      std::uint8_t* re = res + first * per_product;
+      for (std::int64_t l0 = 0; l0 < p.kph; l0 += oz::kKaratsubaChunkK)
+        gemm_wgmma::int8_product_residues_karatsuba(
+            ra + l0, p.mp * p.kph, x_set, ra + 3 * x_set + l0, p.nhp * p.kph, y_set, re, re + half_n * p.mp,
+            per_product, p.mp, half_n, std::min(oz::kKaratsubaChunkK, p.kph - l0), p.kph, p.mp, of_group.c,
+            of_group.count, l0 > 0, p.device.id, s);
+    };
+    if (karatsuba) {
+      karatsuba_residues(0);
     } else if (p.k > 0) {
       residues<ResidueOutput::residues>(A, rows, p.mp, p.kp, mods, ra, s);
       // A prepared operand keeps its residues at the last count (its shifts depend on the count only).
@@ -440,12 +467,11 @@ void GemmPlan::run(const ArrayView& a, const ArrayView& b, const ArrayView& c, d
     } else {
       if (p.k == 0) {
         IK_CUDA_CHECK(cudaMemsetAsync(res, 0, std::size_t(count) * per_product, s));
-      } else if (karatsuba) {  // Re into C's first n/2 columns' planes, Im into the last n/2's
-        for (std::int64_t l0 = 0; l0 < p.kph; l0 += gemm_wgmma::kKaratsubaChunkK)
-          gemm_wgmma::int8_product_residues_karatsuba(
-              ra + l0, p.mp * p.kph, x_set, ra + 3 * x_set + l0, p.nhp * p.kph, y_set, res, res + half_n * p.mp,
-              per_product, p.mp, half_n, std::min(gemm_wgmma::kKaratsubaChunkK, p.kph - l0), p.kph, p.mp, mods.c,
-              count, l0 > 0, p.device.id, s);
+      } else if (karatsuba) {
+        for (int g = 0; g < oz::karatsuba_groups(count); ++g) {
+          if (g > 0) karatsuba_residues(g);
+          karatsuba_products(g);
+        }
       } else if (p.backend == GemmBackend::wgmma) {  // residues straight from the products' epilogue, all moduli at once
         for (std::int64_t l0 = 0; l0 < p.kp; l0 += oz::kChunkK) {
           const Int8Product& sh = p.shape(std::min(oz::kChunkK, p.kp - l0));

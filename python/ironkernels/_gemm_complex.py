@@ -8,7 +8,8 @@ import numbers
 from typing import Any, Callable
 
 from ._gemm_contract import MAX_K, framework_arrays, op_shape
-from ._interop import empty_like, on_stream, shape_of
+from . import _core
+from ._interop import device_of, empty_like, on_stream, resolve_stream, shape_of
 
 
 def _interleave(first: Any, second: Any, axis: int, fw: str) -> Any:
@@ -25,20 +26,24 @@ def _interleave(first: Any, second: Any, axis: int, fw: str) -> Any:
     return z.reshape(tuple(shape))
 
 
-def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str) -> tuple:
+def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str, stream: Any = None) -> tuple:
     """(x, y): real matrices with op(x)·op(y) = [Re(op(a)·op(b)) | Im(op(a)·op(b))] over 2k, each pair
     of positions (2l, 2l + 1) of the inner dimension one term: op(x) = (Re op(a), Im op(a)) and op(y) =
     [Y_re | Y_im], Y_re = (Re op(b), −Im op(b)) and Y_im = (Im op(b), Re op(b)), interleaved, in the
     operands' own orientation (the transposes stay flags). Interleaved, a column of Y_re and the same
     column of Y_im hold the same magnitudes in lanes of the canonical line sum that differ in their
     lowest bit only, which that sum combines last: both get the same column scaling bit for bit, so
-    the wgmma engine can form both parts from three products (docs/gemm.md)."""
+    the wgmma engine can form both parts from three products (docs/gemm.md). A CUDA b with
+    contiguous rows is stacked by one kernel (gemm_complex_columns), on `stream`."""
     x = None if trans_a else _pairs_view(a, fw)
     if x is None:
         x = _interleave(a.real, a.imag, 0 if trans_a else 1, fw)
     k, n = op_shape(shape_of(b), trans_b)
     shape = (2 * n, 2 * k) if trans_b else (2 * k, 2 * n)
     y = empty_like(x, shape, "float64")
+    if _rows_contiguous(b, fw):
+        _core.gemm_complex_columns(b, trans_b, y, resolve_stream(stream, b))
+        return x, y
     # op(y)'s rows 2l and 2l + 1 are y's rows (columns with trans_b) 2l and 2l + 1; Y_im after Y_re.
     half = (lambda rows, cols: y[cols, rows]) if trans_b else (lambda rows, cols: y[rows, cols])
     even, odd, re_cols, im_cols = slice(0, None, 2), slice(1, None, 2), slice(0, n), slice(n, 2 * n)
@@ -47,6 +52,15 @@ def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str) -> t
     half(even, im_cols)[...] = b.imag
     half(odd, im_cols)[...] = b.real
     return x, y
+
+
+def _rows_contiguous(b: Any, fw: str) -> bool:
+    """Whether b is a PyTorch or CuPy CUDA array (not lazily conjugated) whose rows are contiguous."""
+    if fw not in ("torch", "cupy") or device_of(b)[0] != "cuda" or (fw == "torch" and b.is_conj()):
+        return False
+    rows, cols = shape_of(b)
+    row_stride, col_stride = (b.stride() if fw == "torch" else (s // b.itemsize for s in b.strides))
+    return (cols <= 1 or col_stride == 1) and (rows <= 1 or row_stride >= cols)
 
 
 def _pairs_view(a: Any, fw: str) -> Any:
@@ -106,7 +120,7 @@ def gemm_complex(gemm_float64: Callable, a: Any, b: Any, *, c: Any, alpha: Any, 
     if 2 * ka > MAX_K:
         raise ValueError(f"gemm: k = {ka} is above the supported maximum {MAX_K // 2} for complex128 (products over 2k)")
     with on_stream(stream, a):  # the framework's own operations in order with the products
-        x, y = stacked_operands(a, b, trans_a, trans_b, fw)
+        x, y = stacked_operands(a, b, trans_a, trans_b, fw, stream)
         both = gemm_float64(x, y, c=None, alpha=1.0, beta=0.0, trans_a=trans_a, trans_b=trans_b, contract=contract,
                             backend=backend, engine=engine, out=None, stream=stream, report=report,
                             complex_pairs=True)

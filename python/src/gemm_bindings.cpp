@@ -173,6 +173,13 @@ void bind_gemm(nb::module_& m) {
      nb::arg("rtol") = 0.0, nb::arg("complex_pairs") = false,
      "The shared GemmPlan for these arguments from the library's cache of the 8 most recently used\n"
      "(complex_pairs: op(B) is gemm's complex path's [Y_re | Y_im], GemmColumns::complex_pairs).");
+  m.def("gemm_complex_columns", [](nb::ndarray<nb::ro> b, bool trans_b, nb::ndarray<> y, std::uintptr_t stream) {
+    const ArrayView bv = python::to_view(b, "gemm: b", false, "complex128"),
+                    yv = python::to_view(y, "gemm: y", false, "float64");
+    nb::gil_scoped_release release;
+    gemm_complex_columns(bv, trans_b, yv, python::to_stream(stream));
+  }, nb::arg("b").noconvert(), nb::arg("trans_b"), nb::arg("y").noconvert(), nb::arg("stream"),
+     "gemm's complex path's real op(y) = [Y_re | Y_im] from a complex128 CUDA b with contiguous rows, in one pass.");
   m.def("gemm_plan_cache_clear", [] {
     nb::gil_scoped_release release;
     gemm_plan_cache_clear();

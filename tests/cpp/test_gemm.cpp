@@ -571,10 +571,64 @@ void test_threads_do_not_change_bits() {
   CHECK(std::memcmp(c1.v.data(), c4.v.data(), c1.v.size() * 8) == 0, "results differ with thread count");
 }
 
+// Karatsuba's three products (ozaki_karatsuba.hpp), formed as the wgmma engine forms them (K3 reduced
+// and kept, K1 + K2 in one INT32 accumulator), against the stacked products (Re A, Im A)·(Re B, −Im B)
+// and (Re A, Im A)·(Im B, Re B) mod p, for every modulus: random residues, and one chunk of
+// kKaratsubaChunkK pairs at the residues' extremes (the largest accumulator the engine meets).
+void test_karatsuba_phases_give_the_stacked_products() {
+  namespace oz = detail::ozaki;
+  std::mt19937_64 rng(17);
+  const auto& moduli = gemm_moduli();
+  int wrong = 0;
+  for (int t = 0; t < kGemmMaxModuli; ++t) {
+    const int p = moduli[t], top = p - 1 - p / 2, bottom = top - p + 1;
+    const auto c = oz::residue_constants(p);
+    for (int trial = 0; trial < 40; ++trial) {
+      const bool extreme = trial < 2;
+      const std::int64_t pairs = extreme ? oz::kKaratsubaChunkK : 1 + std::int64_t(rng() % 200);
+      auto residue = [&] { return extreme ? (trial ? top : bottom) : bottom + int(rng() % std::uint64_t(p)); };
+      std::int64_t k[oz::kKaratsubaSets] = {}, re = 0, im = 0;  // k[phase], then the stacked products
+      for (std::int64_t l = 0; l < pairs; ++l) {
+        const int ae = residue(), ao = residue(), be = residue(), bo = extreme ? (trial ? bottom : top) : residue();
+        for (int phase = 0; phase < oz::kKaratsubaSets; ++phase)
+          k[phase] += std::int64_t(oz::karatsuba_a_set(oz::karatsuba_a_of(phase), ae, ao, p)) *
+                      oz::karatsuba_b_set(oz::karatsuba_b_of(phase), be, bo, p);
+        re += std::int64_t(ae) * be + std::int64_t(ao) * bo;  // (e, o)·(Re B, −Im B)
+        im += -std::int64_t(ae) * bo + std::int64_t(ao) * be;  // (e, o)·(Im B, Re B)
+      }
+      const std::int64_t k1_plus_k2 = k[1] + k[2];
+      if (std::abs(k[0]) > oz::kMaxProduct || std::abs(k1_plus_k2) > oz::kMaxProduct) {
+        CHECK(false, "Karatsuba accumulator past kMaxProduct: %lld, %lld", (long long)k[0], (long long)k1_plus_k2);
+        return;
+      }
+      const std::uint32_t k3 = oz::product_residue(std::int32_t(k[0]), c),
+                          k1 = oz::product_residue(std::int32_t(k[1]), c);
+      const std::int64_t got_re = (std::int64_t(k1) - k3 + p) % p,
+                         got_im = oz::product_residue(std::int32_t(k1_plus_k2), c);
+      if ((got_re != ((re % p) + p) % p || got_im != ((im % p) + p) % p) && wrong++ < 5)
+        CHECK(false, "Karatsuba mod %d, %lld pairs: Re %lld want %lld, Im %lld want %lld", p, (long long)pairs,
+              (long long)got_re, (long long)(((re % p) + p) % p), (long long)got_im, (long long)(((im % p) + p) % p));
+    }
+  }
+  CHECK(wrong == 0, "%d wrong Karatsuba residues", wrong);
+  // Groups: consecutive, none above kKaratsubaGroup, none below 2, covering every count.
+  for (int count = 2; count <= kGemmMaxModuli; ++count) {
+    int next = 0;
+    for (int g = 0; g < oz::karatsuba_groups(count); ++g) {
+      const oz::ModuliGroup group = oz::karatsuba_group(count, g);
+      CHECK(group.first == next && group.count >= 2 && group.count <= oz::kKaratsubaGroup,
+            "count %d: group %d is [%d, +%d)", count, g, group.first, group.count);
+      next = group.first + group.count;
+    }
+    CHECK(next == count, "count %d: groups cover %d moduli", count, next);
+  }
+}
+
 int main() {
   test_limbs_to_double_rounds_once();
   test_residues_are_exact();
   test_product_residues_are_exact();
+  test_karatsuba_phases_give_the_stacked_products();
   test_crt_reconstructs_exactly();
   test_scale_by_pow2_is_ldexp();
   test_moduli_are_pairwise_coprime();

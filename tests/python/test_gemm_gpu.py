@@ -436,6 +436,34 @@ def test_complex_karatsuba_bitwise_equal_to_cpu(dev, rng, m, k, n, trans_a, tran
         assert_matches_cpu(parts(get(got)), parts(want), rep, x, y)
 
 
+
+@pytest.mark.parametrize("trans_b", [False, True], ids=["b", "bT"])
+@pytest.mark.parametrize("rows, cols", [(1, 1), (1, 300), (37, 1), (64, 200), (257, 513)])
+def test_complex_columns_in_one_pass_equal_the_stacking(dev, rng, rows, cols, trans_b):
+    """The one-kernel op(y) of a CUDA b with contiguous rows (a slice of wider rows too) bit for bit the
+    NumPy stacking, signed zeros, Inf and NaN included; a b whose rows are not contiguous is stacked
+    by the framework's copies, equally."""
+    from ironkernels import _core
+    from ironkernels._gemm_complex import _rows_contiguous, stacked_operands
+
+    if dev.name not in ("PyTorch's", "CuPy's"):
+        pytest.skip("the one-pass stacking serves PyTorch and CuPy arrays")
+    wide = gemm_family(rng, (rows, cols + 3), 1.0) + 1j * gemm_family(rng, (rows, cols + 3), 1.0)
+    wide[0, 0] = complex(-0.0, 0.0)
+    if cols > 1:
+        wide[-1, 1] = complex(np.inf, np.nan)
+    for b in (wide[:, :cols], np.ascontiguousarray(wide[:, :cols].T)):
+        a = np.ones((2, b.shape[1] if trans_b else b.shape[0]), complex)  # op(a): 2 × k
+        gb = dev.put(wide)[:, :cols] if b.shape == (rows, cols) else dev.put(np.ascontiguousarray(b.T)).T
+        fw = "torch" if dev.name == "PyTorch's" else "cupy"
+        assert _rows_contiguous(gb, fw) == (b.shape == (rows, cols) or 1 in b.shape)
+        _, want = stacked_operands(a, b, False, trans_b, "numpy")
+        _, got = stacked_operands(dev.put(a), gb, False, trans_b, fw)
+        assert_bitwise(got, want)
+    with pytest.raises(ValueError, match="y must be a row-major float64 array of shape"):
+        _core.gemm_complex_columns(dev.put(wide), trans_b, dev.zeros((1, 1)), 0)
+
+
 def test_torch_streams_of_raw_handles_are_those_streams():
     """The NULL stream's handle (0) gives the NULL stream, not a fresh pooled one (which
     torch.cuda.ExternalStream(0) gives): c's copy into out and the batched native products run in

@@ -5,6 +5,7 @@
 // No expression here may be contracted into an FMA differently on host and device: products that
 // feed a sum are either exact or explicit fma() calls.
 #include "gemm/ozaki_crt.hpp"
+#include "gemm/ozaki_karatsuba.hpp"
 #include "gemm/ozaki_numbers.hpp"
 #include "gemm/ozaki_residues.hpp"
 #include "gemm/ozaki_scaling.hpp"
