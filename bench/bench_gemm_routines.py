@@ -31,7 +31,11 @@ import subprocess
 import sys
 
 import numpy as np
-import torch
+
+# 16384³ ZGEMM holds operands, results and a 33 GiB workspace at once: PyTorch's cache must not keep
+# the freed blocks of earlier calls in pieces too small for the workspace.
+os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import ironkernels  # noqa: E402

@@ -13,6 +13,9 @@
 namespace ironkernels {
 namespace {
 
+// −v by its sign bit, as the frameworks' negation (the compiler's may give a NaN its own sign).
+__device__ __forceinline__ double negated(double v) { return __longlong_as_double(__double_as_longlong(v) ^ (1ll << 63)); }
+
 // Element (r, c) of b (rows × cols, row stride ld): without trans_b b is k × n and y 2k × 2n, rows
 // 2r and 2r + 1 taking (Re, −Im) in column c and (Im, Re) in column n + c; with trans_b b is n × k and
 // y 2n × 2k, row r taking the pair (Re, −Im) at 2c and row n + r the pair (Im, Re).
@@ -23,12 +26,12 @@ __global__ void complex_columns_kernel(const double2* b, std::int64_t rows, std:
          c += std::int64_t(gridDim.x) * blockDim.x) {
       const double2 v = b[r * ld + c];
       if (trans_b) {
-        reinterpret_cast<double2*>(y + r * 2 * cols)[c] = make_double2(v.x, -v.y);
+        reinterpret_cast<double2*>(y + r * 2 * cols)[c] = make_double2(v.x, negated(v.y));
         reinterpret_cast<double2*>(y + (rows + r) * 2 * cols)[c] = make_double2(v.y, v.x);
       } else {
         double* even = y + 2 * r * (2 * cols);
         double* odd = even + 2 * cols;
-        even[c] = v.x, odd[c] = -v.y, even[cols + c] = v.y, odd[cols + c] = v.x;
+        even[c] = v.x, odd[c] = negated(v.y), even[cols + c] = v.y, odd[cols + c] = v.x;
       }
     }
 }
