@@ -407,13 +407,14 @@ def test_complex_products_on_the_gpu_equal_the_cpu(dev, rng):
 
 @pytest.mark.parametrize("m, k, n", [(1, 1, 1), (33, 17, 129), (130, 300, 260), (16, 33000, 24)])
 @pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, True), (False, True)])
-@pytest.mark.parametrize("contract", [Contract.native(), Contract(moduli=9), Contract(rtol=1e-6)], ids=repr)
+@pytest.mark.parametrize("contract", [Contract.native(), Contract(moduli=9), Contract(moduli=18), Contract(rtol=1e-6)],
+                         ids=repr)
 def test_complex_karatsuba_bitwise_equal_to_cpu(dev, rng, m, k, n, trans_a, trans_b, contract):
     """ZGEMM on the wgmma engine, Re and Im from three INT8 products per modulus (Karatsuba): past
     every tile's edge and past one K chunk (2k > 2^16), with a row and a column far from the rest in
     magnitude (lines a certificate may send native) and an Inf: the real product [Re | Im] matches
     the CPU's as a real call does (the same decisions; emulated elements bit for bit), on the
-    cuBLAS engine (four products' worth over 2k) too."""
+    cuBLAS engine (four products' worth over 2k) too. 18 moduli: the residue sets in two groups."""
     from ironkernels._gemm_complex import stacked_operands
 
     skip_unavailable("wgmma")
