@@ -611,6 +611,20 @@ void test_karatsuba_phases_give_the_stacked_products() {
     }
   }
   CHECK(wrong == 0, "%d wrong Karatsuba residues", wrong);
+  // Every pair of residues: each set in the residue range (its byte is then the one residue there) and
+  // congruent to its definition.
+  int outside = 0;
+  for (int t = 0; t < kGemmMaxModuli; ++t) {
+    const int p = moduli[t], top = p - 1 - p / 2, bottom = top - p + 1;
+    for (int e = bottom; e <= top; ++e)
+      for (int o = bottom; o <= top; ++o)
+        for (int set = 0; set < oz::kKaratsubaSets; ++set) {
+          const int a = oz::karatsuba_a_set(set, e, o, p), b = oz::karatsuba_b_set(set, e, o, p);
+          const int want_a = set == 0 ? e : set == 1 ? o : e + o, want_b = set == 0 ? e : set == 1 ? e - o : -e - o;
+          if (a < bottom || a > top || b < bottom || b > top || (a - want_a) % p || (b - want_b) % p) ++outside;
+        }
+  }
+  CHECK(outside == 0, "%d Karatsuba sets outside the residue range or not congruent", outside);
   // Groups: consecutive, none above kKaratsubaGroup, none below 2, covering every count.
   for (int count = 2; count <= kGemmMaxModuli; ++count) {
     int next = 0;

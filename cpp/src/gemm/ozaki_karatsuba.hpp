@@ -30,9 +30,10 @@ IRONKERNELS_HD int karatsuba_reduced(int v, int p) {
 IRONKERNELS_HD int karatsuba_a_set(int set, int e, int o, int p) {
   return set == 0 ? e : set == 1 ? o : karatsuba_reduced(e + o, p);
 }
-/// Set `set` of Y_re's pair of residues (e, o) = (Re B, −Im B): e, e − o, −e − o.
+/// Set `set` of Y_re's pair of residues (e, o) = (Re B, −Im B): e, e − o, −e − o (each one step from
+/// the range at most: −e − o is in [−2·top, −2·(top − p + 1)], and top − p + 1 >= −top − 1).
 IRONKERNELS_HD int karatsuba_b_set(int set, int e, int o, int p) {
-  return set == 0 ? e : set == 1 ? karatsuba_reduced(e - o, p) : karatsuba_reduced(-karatsuba_reduced(e + o, p), p);
+  return set == 0 ? e : karatsuba_reduced(set == 1 ? e - o : -e - o, p);
 }
 /// The sets phase 0, 1, 2 multiplies: (X_1, Y_1) = K3, (X_2, Y_0) = K1, (X_0, Y_2) = K2.
 IRONKERNELS_HD int karatsuba_a_of(int phase) { return (phase + 1) % 3; }
