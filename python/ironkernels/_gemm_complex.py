@@ -55,8 +55,8 @@ def stacked_operands(a: Any, b: Any, trans_a: bool, trans_b: bool, fw: str, stre
 
 
 def _rows_contiguous(b: Any, fw: str) -> bool:
-    """Whether b is a PyTorch or CuPy CUDA array (not lazily conjugated) whose rows are contiguous."""
-    if fw not in ("torch", "cupy") or device_of(b)[0] != "cuda" or (fw == "torch" and b.is_conj()):
+    """Whether b is a PyTorch or CuPy CUDA array (not lazily conjugated or negated) whose rows are contiguous."""
+    if fw not in ("torch", "cupy") or device_of(b)[0] != "cuda" or (fw == "torch" and (b.is_conj() or b.is_neg())):
         return False
     rows, cols = shape_of(b)
     row_stride, col_stride = (b.stride() if fw == "torch" else (s // b.itemsize for s in b.strides))

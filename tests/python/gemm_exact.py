@@ -186,12 +186,12 @@ def _violations(c, a, b, rel: Fraction, eta: Tuple[int, int], native_mask=None,
 
 
 def check_certified(c, a, b, rtol: float, native_mask=None, ref: Optional[ExactRef] = None,
-                    eta: Tuple[int, int] = ETA) -> List[Tuple[int, int]]:
+                    eta: Tuple[int, int] = ETA, extra: Optional[np.ndarray] = None) -> List[Tuple[int, int]]:
     """Elements violating |c_ij − P_ij| <= rtol·(|A||B|)_ij + 2^-53·|c_ij| + eta (eta = (n, e): n·2^e,
-    by default one rounding among the subnormals), in exact arithmetic (rtol taken as the exact value
-    of the float); skips elements native_mask marks and those in lines holding Inf/NaN. ref: an
-    ExactRef of (a, b) to reuse."""
-    return _violations(c, a, b, Fraction(rtol), eta, native_mask, ref=ref)
+    by default one rounding among the subnormals) (+ extra_ij, Fractions, where given), in exact
+    arithmetic (rtol taken as the exact value of the float); skips elements native_mask marks and
+    those in lines holding Inf/NaN. ref: an ExactRef of (a, b) to reuse."""
+    return _violations(c, a, b, Fraction(rtol), eta, native_mask, extra=extra, ref=ref)
 
 
 def fixed_contract_bound(a, b, bits_a: int, bits_b: int) -> np.ndarray:
