@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/float_bits.cuh"
 #include "core/cuda_check.hpp"
 #include "ironkernels/core/error.hpp"
 #include "ironkernels/core/runtime.hpp"
@@ -13,18 +14,19 @@
 namespace ironkernels {
 namespace {
 
-// −v by its sign bit, as the frameworks' negation (the compiler's may give a NaN its own sign).
-__device__ __forceinline__ double negated(double v) { return __longlong_as_double(__double_as_longlong(v) ^ (1ll << 63)); }
+using detail::negated;
 
-// Element (r, c) of b (rows × cols, row stride ld): without trans_b b is k × n and y 2k × 2n, rows
-// 2r and 2r + 1 taking (Re, −Im) in column c and (Im, Re) in column n + c; with trans_b b is n × k and
-// y 2n × 2k, row r taking the pair (Re, −Im) at 2c and row n + r the pair (Im, Re).
+// Element (r, c) of b (rows × cols, row stride ld), Im its imaginary part (negated where
+// `conjugate`): without trans_b b is k × n and y 2k × 2n, rows 2r and 2r + 1 taking (Re, −Im) in
+// column c and (Im, Re) in column n + c; with trans_b b is n × k and y 2n × 2k, row r taking the pair
+// (Re, −Im) at 2c and row n + r the pair (Im, Re).
 __global__ void complex_columns_kernel(const double2* b, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                                       bool trans_b, double* y) {
+                                       bool trans_b, bool conjugate, double* y) {
   for (std::int64_t r = blockIdx.y; r < rows; r += gridDim.y)
     for (std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
          c += std::int64_t(gridDim.x) * blockDim.x) {
-      const double2 v = b[r * ld + c];
+      double2 v = b[r * ld + c];
+      if (conjugate) v.y = negated(v.y);
       if (trans_b) {
         reinterpret_cast<double2*>(y + r * 2 * cols)[c] = make_double2(v.x, negated(v.y));
         reinterpret_cast<double2*>(y + (rows + r) * 2 * cols)[c] = make_double2(v.y, v.x);
@@ -38,7 +40,7 @@ __global__ void complex_columns_kernel(const double2* b, std::int64_t rows, std:
 
 }  // namespace
 
-void gemm_complex_columns(const ArrayView& b, bool trans_b, const ArrayView& y, Stream stream) {
+void gemm_complex_columns(const ArrayView& b, bool trans_b, const ArrayView& y, Stream stream, bool conjugate) {
   if (b.dtype != DType::complex128 || b.ndim() != 2)
     raise<ValueError>("gemm_complex_columns: b must be a 2-D complex128 array, got ", b.ndim(), "-D ",
                       dtype_name(b.dtype));
@@ -62,7 +64,7 @@ void gemm_complex_columns(const ArrayView& b, bool trans_b, const ArrayView& y, 
                   unsigned(std::min<std::int64_t>(rows, 65535)));
   complex_columns_kernel<<<grid, threads, 0, static_cast<cudaStream_t>(stream)>>>(
       static_cast<const double2*>(b.data), rows, cols, rows > 1 ? b.strides[0] : cols, trans_b,
-      static_cast<double*>(y.data));
+      conjugate, static_cast<double*>(y.data));
   IK_CUDA_CHECK_LAUNCH("complex_columns_kernel");
 }
 

@@ -55,8 +55,6 @@ constexpr int kSmemBytes = 1024 + kStages * kStageBytes + int(sizeof(Barriers));
 // apart (16-byte aligned; 80 puts the four columns a store instruction's lanes write in distinct banks).
 constexpr int kOutStride = 80;
 static_assert(kConsumers * kTileN * kOutStride <= kStages * kStageBytes);
-constexpr int kKaratsubaPhases = ozaki::kKaratsubaSets;
-using ozaki::kKaratsubaChunkK;
 // After the barriers: each consumer thread's 128 residues of Re, kept between the phases (32 words).
 constexpr int kKeptBytes = 128 * kConsumers * 128;
 constexpr int kSmemBytesKaratsuba = kSmemBytes + kKeptBytes;
@@ -126,7 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   Barriers& bar = *reinterpret_cast<Barriers*>(slots + kStages * kStageBytes);
   const int warpgroup = int(threadIdx.x) / 128;
   const int steps = int((kc + kTileK - 1) / kTileK);
-  constexpr int kPhases = kKaratsuba ? kKaratsubaPhases : 1;
+  constexpr int kPhases = kKaratsuba ? ozaki::kKaratsubaSets : 1;
 
   // This block's modulus (outermost) and tile: tile rows in groups of kGroupM, tile columns outermost
   // within a group.
@@ -312,7 +310,7 @@ inline void launch(const std::int8_t* x, const std::int8_t* y, const ProductOutp
                                  : reinterpret_cast<const void*>(int8_products_wgmma_kernel<false>);
   const int smem = karatsuba ? kSmemBytesKaratsuba : kSmemBytes;
   allow_smem(kernel, smem, device);
-  const int groups = karatsuba ? kKaratsubaPhases : 0;
+  const int groups = karatsuba ? ozaki::kKaratsubaSets : 0;
   const CUtensorMap x_map = lines_map(x, kc, rows, ld, count, x_stride, kTileM, groups, x_sets),
                     y_map = lines_map(y, kc, cols, ld, count, y_stride, kTileN, groups, y_sets);
   const std::int64_t tiles = ((rows + kTileM - 1) / kTileM) * ((cols + kTileN - 1) / kTileN) * count;
@@ -351,7 +349,7 @@ inline void int8_product_residues(const std::int8_t* x, std::int64_t x_stride, c
   launch(x, y, out, rows, cols, kc, ld, count, x_stride, y_stride, device, stream);
 }
 
-/// Karatsuba's three products for `count` moduli in one launch (kc <= kKaratsubaChunkK): X's sets
+/// Karatsuba's three products for `count` moduli in one launch (kc <= ozaki::kKaratsubaChunkK): X's sets
 /// (Re A, Im A, Re A + Im A) at x, x + x_sets, x + 2·x_sets and Y's (Re B, Re B + Im B, Im B − Re B)
 /// at y, y + y_sets, y + 2·y_sets, each laid out as int8_product_residues' x and y; the residues of
 /// Re(A·B) into re + t·plane_stride and of Im(A·B) into im + t·plane_stride, added to them mod p
@@ -363,7 +361,8 @@ inline void int8_product_residues_karatsuba(const std::int8_t* x, std::int64_t x
                                             std::int64_t ldc, const ozaki::ResidueConstants* moduli, int count,
                                             bool accumulate, int device, cudaStream_t stream) {
   if (count > kGemmMaxModuli) raise<ValueError>("gemm: ", count, " moduli in one launch; at most ", kGemmMaxModuli);
-  if (kc > kKaratsubaChunkK) raise<ValueError>("gemm: Karatsuba products of ", kc, " positions; at most ", kKaratsubaChunkK);
+  if (kc > ozaki::kKaratsubaChunkK)
+    raise<ValueError>("gemm: Karatsuba products of ", kc, " positions; at most ", ozaki::kKaratsubaChunkK);
   ProductOutput out;
   out.plane = re, out.plane_im = im, out.ldc = ldc, out.plane_stride = plane_stride, out.accumulate = accumulate;
   for (int t = 0; t < count; ++t) out.moduli[t] = moduli[t];

@@ -232,11 +232,13 @@ bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, st
 }
 
 // The same in complex128, as gemm's complex path (_gemm_complex.py): op(x) = (Re op(A), Im op(A))
-// (m × 2k) and op(y) = [Y_re | Y_im] (2k × 2n), Y_re = (Re op(B), −Im op(B)) and Y_im = (Im op(B),
-// Re op(B)), the parts interleaved along k, each in its operand's own orientation (the transposes
-// stay flags) in a row-major copy, as that path stacks them (CUBLAS_OP_C conjugates its operand:
-// its Im negated); [Re | Im] = op(x)·op(y) by one plan (GemmColumns::complex_pairs) into a row-major
-// temporary, then C = alpha·(Re + i·Im) + beta·C element by element.
+// (m × 2k), the parts interleaved along k, in A's own orientation (the transpose stays a flag) in a
+// row-major copy; op(y) = [Y_re | Y_im] (2k × 2n), Y_re = (Re op(B), −Im op(B)) and Y_im = (Im op(B),
+// Re op(B)), by gemm_complex_columns from B's columns (rows of the row-major view B is): B of
+// CUBLAS_OP_N is op(B)ᵀ there, so the plan's op(y) is transposed where cuBLAS's op(B) is not
+// (CUBLAS_OP_C conjugates its operand: its Im negated). [Re | Im] = op(x)·op(y) by one plan
+// (GemmColumns::complex_pairs) into a row-major temporary, then C = alpha·(Re + i·Im) + beta·C
+// element by element.
 bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
            std::int64_t k, cuDoubleComplex alpha, const cuDoubleComplex* a, std::int64_t lda, const cuDoubleComplex* b,
            std::int64_t ldb, cuDoubleComplex beta, cuDoubleComplex* c, std::int64_t ldc, std::string& why) {
@@ -248,23 +250,22 @@ bool serve(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, st
   Call call;
   return call.open(handle, why) && guarded(why, [&] {
     using preload::Half;
-    const bool trans_a = ta != CUBLAS_OP_N, trans_b = tb != CUBLAS_OP_N;
+    const bool trans_a = ta != CUBLAS_OP_N, y_transposed = tb == CUBLAS_OP_N;
     const bool conj_a = ta == CUBLAS_OP_C, conj_b = tb == CUBLAS_OP_C;
     const std::int64_t k2 = 2 * k;
-    const std::shared_ptr<GemmPlan> plan = gemm_plan(m, 2 * n, k2, trans_a, trans_b, certified(0.0), call.device,
+    const std::shared_ptr<GemmPlan> plan = gemm_plan(m, 2 * n, k2, trans_a, y_transposed, certified(0.0), call.device,
                                                      GemmBackend::automatic, GemmColumns::complex_pairs);
     const std::size_t x = call.reserve(sizeof(double) * m * k2), y = call.reserve(sizeof(double) * k2 * 2 * n),
                       parts = call.reserve(sizeof(double) * m * 2 * n), ws = call.reserve(plan->workspace_bytes());
     if (!call.allocate(why)) return false;
     const Half real{false, false};
     check(preload::stack_complex(a, trans_a ? k : m, trans_a ? m : k, lda, trans_a,
-                                 {call.at(x), real, Half{true, conj_a}}, {}, call.stream));
-    // y row-major: with trans_b Y_re's n rows then Y_im's, else rows of 2n, Y_re's columns first.
-    double* y_im = call.at(y) + (trans_b ? n * k2 : n);
-    check(preload::stack_complex(b, trans_b ? n : k, trans_b ? k : n, ldb, !trans_b,
-                                 {call.at(y), real, Half{true, !conj_b}}, {y_im, Half{true, conj_b}, real}, call.stream,
-                                 trans_b ? 0 : 2 * n));
-    const std::int64_t y_rows = trans_b ? 2 * n : k2, y_cols = trans_b ? k2 : 2 * n;
+                                 {call.at(x), real, Half{true, conj_a}}, call.stream));
+    ArrayView b_rows;  // B (column-major, ldb) as the row-major matrix of its columns
+    b_rows.data = const_cast<cuDoubleComplex*>(b), b_rows.dtype = DType::complex128, b_rows.device = call.device;
+    b_rows.shape = {y_transposed ? n : k, y_transposed ? k : n}, b_rows.strides = {ldb, 1};
+    const std::int64_t y_rows = y_transposed ? 2 * n : k2, y_cols = y_transposed ? k2 : 2 * n;
+    gemm_complex_columns(b_rows, y_transposed, call.rows(call.at(y), y_rows, y_cols), Stream(call.stream), conj_b);
     why = run(*plan, call.rows(call.at(x), trans_a ? k2 : m, trans_a ? m : k2), call.rows(call.at(y), y_rows, y_cols),
               call.rows(call.at(parts), m, 2 * n), 1.0, 0.0, call, ws);
     check(preload::combine_complex(call.at(parts), call.at(parts) + n, m, n, 2 * n, alpha, beta, c, ldc, call.stream));

@@ -4,6 +4,7 @@
 // (explicit _rn intrinsics: no contraction into FMAs), as gemm's Python path writes them.
 #include <algorithm>
 
+#include "common/float_bits.cuh"
 #include "preload_convert.hpp"
 
 namespace ironkernels::preload {
@@ -45,20 +46,16 @@ struct StackOp {
   using Value = double2;
   const double2* src;
   std::int64_t ld, ld_out, col_step, second_at;  // (r, c)'s first half at r·ld_out + c·col_step, its second second_at on
-  Stack x, y;
+  Stack to;
   __device__ Value in(std::int64_t r, std::int64_t c) const { return src[r + c * ld]; }
   __device__ static double part(double2 v, Half h) {
     const double p = h.imag ? v.y : v.x;
-    return h.negate ? -p : p;
-  }
-  __device__ static void put(const Stack& t, std::int64_t at, std::int64_t second_at, double2 v) {
-    if (!t.data) return;
-    t.data[at] = part(v, t.first);
-    t.data[at + second_at] = part(v, t.second);
+    return h.negate ? detail::negated(p) : p;
   }
   __device__ void out(std::int64_t r, std::int64_t c, double2 v) const {
-    put(x, r * ld_out + c * col_step, second_at, v);
-    put(y, r * ld_out + c * col_step, second_at, v);
+    const std::int64_t at = r * ld_out + c * col_step;
+    to.data[at] = part(v, to.first);
+    to.data[at + second_at] = part(v, to.second);
   }
 };
 
@@ -116,10 +113,9 @@ __global__ void widen_kernel(const float* src, std::int64_t rows, std::int64_t t
 }  // namespace
 
 cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool along_rows, Stack x, Stack y, cudaStream_t s, std::int64_t stacked_ld) {
+                          bool along_rows, Stack to, cudaStream_t s) {
   // Interleaved: rows 2r and 2r + 1 of the 2R × C result (along_rows), else columns 2c and 2c + 1 of R × 2C.
-  const std::int64_t row = stacked_ld ? stacked_ld : along_rows ? cols : 2 * cols;
-  const StackOp op{src, ld, along_rows ? 2 * row : row, along_rows ? 1 : 2, along_rows ? row : 1, x, y};
+  const StackOp op{src, ld, 2 * cols, along_rows ? 1 : 2, along_rows ? cols : 1, to};
   return tiles<true>(op, rows, cols, s);
 }
 

@@ -15,16 +15,15 @@ struct Half {
 };
 /// A stacked real matrix: `first` and `second` halves of the source interleaved (`along_rows`: rows
 /// 2r and 2r + 1 from source row r, 2R × C, else columns 2c and 2c + 1 from column c, R × 2C),
-/// row-major (rows `stacked_ld` apart where given), as gemm's complex path stacks them; data null
-/// for none.
+/// row-major, as gemm's complex path stacks op(A).
 struct Stack {
   double* data = nullptr;
   Half first, second;
 };
 
-/// The complex R × C matrix `src` into up to two stacked matrices.
+/// The complex R × C matrix `src` stacked into `to`.
 cudaError_t stack_complex(const cuDoubleComplex* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                          bool along_rows, Stack x, Stack y, cudaStream_t s, std::int64_t stacked_ld = 0);
+                          bool along_rows, Stack to, cudaStream_t s);
 
 /// C = z·alpha (where alpha != 1) + beta·C (where beta != 0), z = re_rows + i·im_rows taken part by
 /// part (each m × n, rows ld_rows apart), each complex product (a + bi)(c + di) as (ac − bd) +

@@ -229,8 +229,9 @@ void gemm_plan_cache_clear();
 /// gemm's complex path's real operand op(y) = [Y_re | Y_im] (docs/gemm.md, GemmColumns::complex_pairs)
 /// from a complex128 b on a CUDA device, in one pass over b: b is k × n (trans_b: n × k) with
 /// contiguous rows, y row-major float64 of 2k × 2n (trans_b: 2n × 2k), not overlapping b. op(y)'s
-/// rows 2l and 2l + 1 are Y_re = (Re op(b), −Im op(b)) and Y_im = (Im op(b), Re op(b)). Enqueued on
-/// `stream`; ValueError for any other operand, before anything is written.
-void gemm_complex_columns(const ArrayView& b, bool trans_b, const ArrayView& y, Stream stream);
+/// rows 2l and 2l + 1 are Y_re = (Re op(b), −Im op(b)) and Y_im = (Im op(b), Re op(b)); `conjugate`:
+/// those of conj(op(b)). Enqueued on `stream`; ValueError for any other operand, before anything is
+/// written.
+void gemm_complex_columns(const ArrayView& b, bool trans_b, const ArrayView& y, Stream stream, bool conjugate = false);
 
 }  // namespace ironkernels

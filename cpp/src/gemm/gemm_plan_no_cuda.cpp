@@ -35,7 +35,7 @@ GemmPrepared& GemmPrepared::operator=(GemmPrepared&&) noexcept = default;
 std::size_t GemmPrepared::bytes() const { return 0; }
 int GemmPrepared::residue_count() const { return 0; }
 
-void gemm_complex_columns(const ArrayView&, bool, const ArrayView&, Stream) {
+void gemm_complex_columns(const ArrayView&, bool, const ArrayView&, Stream, bool) {
   raise<UnsupportedError>("gemm_complex_columns: this build of ironkernels has no CUDA backend");
 }
 
